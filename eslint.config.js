@@ -1,0 +1,73 @@
+// @ts-check
+import eslint from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+const layer = (files, patterns) => ({
+  files,
+  rules: { "@typescript-eslint/no-restricted-imports": ["error", { patterns }] },
+});
+
+export default tseslint.config(
+  { ignores: ["node_modules", "dist", "data", "coverage", "bin", "eslint.config.js"] },
+  eslint.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      // Fastify handlers are async by convention even when they return a value directly.
+      "@typescript-eslint/require-await": "off",
+      "@typescript-eslint/no-unnecessary-type-parameters": "off",
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  // Layering rules of DESIGN.md.
+  layer(["src/platform/**"], [{ group: ["**/modules/**"], message: "platform/ knows no feature module" }]),
+  layer(
+    ["src/edifact/**"],
+    [
+      {
+        group: [
+          "**/platform/**",
+          "**/modules/**",
+          "**/config/**",
+          "**/protocol/**",
+          "**/sdk/**",
+          "**/cli/**",
+        ],
+        message: "edifact/ imports nothing from the rest of src/",
+      },
+      {
+        group: ["node:fs", "node:fs/*", "node:net", "node:http", "node:child_process", "fs", "net", "http"],
+        message: "edifact/ does no I/O",
+      },
+    ],
+  ),
+  layer(
+    ["src/sdk/**"],
+    [
+      {
+        group: ["**/platform/**", "**/modules/**", "**/edifact/**", "**/config/**"],
+        message: "sdk/ imports only protocol/",
+      },
+    ],
+  ),
+  layer(["src/protocol/**"], [{ group: ["../*"], message: "protocol/ has no dependencies" }]),
+  {
+    files: ["src/modules/*/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.js$).+",
+              message: "modules reach each other only through index.ts",
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

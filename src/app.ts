@@ -1,0 +1,73 @@
+import swagger from "@fastify/swagger";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { LogController, type FastifyInstance } from "fastify";
+import type { Container } from "./container.js";
+import { authPlugin } from "./platform/auth/index.js";
+import { AppError } from "./platform/http/app-error.js";
+import { correlationIdFor } from "./platform/http/correlation.js";
+import { docsRoutes } from "./platform/http/docs.routes.js";
+import { healthRoutes } from "./platform/http/health.routes.js";
+import { ProblemSchema } from "./platform/http/openapi-schemas.js";
+import { handleError, sendProblem } from "./platform/http/problem.js";
+import { headers } from "./protocol/headers.js";
+import { serverVersion } from "./version.js";
+
+/** JSON bodies are small everywhere except where a route raises its own limit. */
+export const defaultBodyLimit = 1024 * 1024;
+
+export async function buildApp(container: Container): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: container.logger,
+    genReqId: correlationIdFor,
+    logController: new LogController({ requestIdLogLabel: "correlationId" }),
+    requestIdHeader: false,
+    bodyLimit: defaultBodyLimit,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: "array" } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ProblemSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Hanse",
+        version: serverVersion,
+        description:
+          "Partner exchange (UN/EDIFACT), discovery, system tenants, entitlements and workflow transitions. " +
+          "Errors are RFC 9457 problem details with a stable `code`.",
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: "http", scheme: "bearer", description: "User session or access token" },
+          partnerKey: {
+            type: "http",
+            scheme: "bearer",
+            description: "Partner API key `<apiKeyId>:<secret>`",
+          },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`,
+    },
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header(headers.correlationId, request.id);
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((_request, reply) =>
+    sendProblem(reply, new AppError("ERR_NOT_FOUND", "No such resource.")),
+  );
+
+  await app.register(authPlugin, { authenticator: container.authenticator });
+  await app.register(healthRoutes({ ready: () => container.ready() }));
+  await app.register(docsRoutes(app as unknown as FastifyInstance));
+  for (const module of container.modules) {
+    if (module.routes) await app.register(module.routes);
+  }
+  await app.ready();
+  return app;
+}

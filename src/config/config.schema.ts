@@ -1,0 +1,100 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+const seconds = (defaultValue: number, description: string, maximum?: number) =>
+  Type.Integer({ minimum: 1, ...(maximum ? { maximum } : {}), default: defaultValue, description });
+
+/**
+ * Every setting Hanse reads from its environment (CONTRACT §0 plus our own).
+ * `.env.example` documents the same keys; a test keeps the two in step.
+ */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "HTTP port" }),
+  HOST: Type.String({ minLength: 1, default: "127.0.0.1", description: "HTTP bind address" }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: "^postgres(ql)?://",
+      description: "PostgreSQL URL; unset means the embedded PGlite database in HANSE_DATA_DIR",
+    }),
+  ),
+  HANSE_DATA_DIR: Type.String({
+    minLength: 1,
+    default: "./data",
+    description: "Embedded database and bootstrap token",
+  }),
+  HANSE_BOOTSTRAP_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 32,
+      maxLength: 512,
+      pattern: "^[\\x21-\\x7e]+$",
+      description: "Access token of the initial system administrator (first start only)",
+    }),
+  ),
+  HANSE_BOOTSTRAP_EMAIL: Type.String({
+    minLength: 3,
+    default: "admin@system.local",
+    description: "E-mail of the initial system administrator (first start only)",
+  }),
+  HANSE_ROLES: Type.String({
+    pattern: "^(api|worker)(,(api|worker))?$",
+    default: "api,worker",
+    description: "Process roles: api, worker or api,worker",
+  }),
+  HANSE_PUBLIC_URL: Type.Optional(
+    Type.String({ pattern: "^https?://[^\\s]+$", description: "Base of absolute URLs and issuer of grants" }),
+  ),
+  HANSE_SECRET_KEY: Type.Optional(
+    Type.String({
+      minLength: 32,
+      description: "Key for cursor and reference MACs; unset means a random key kept in the database",
+    }),
+  ),
+  HANSE_MAILBOX_LEASE_SECONDS: seconds(300, "Mailbox claim lease"),
+  HANSE_MAILBOX_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 5,
+    description: "Claims per delivery",
+  }),
+  HANSE_MAILBOX_RETRY_BASE_SECONDS: seconds(30, "Backoff base after an expired lease"),
+  HANSE_GRANT_TTL_SECONDS: seconds(300, "Lifetime of entitlement grants", 900),
+  HANSE_FEED_RETENTION_SECONDS: seconds(604800, "How long entitlement changes are kept"),
+  HANSE_CREDENTIAL_OVERLAP_SECONDS: seconds(3600, "Validity of a rotated-out service secret"),
+  HANSE_SESSION_TTL_SECONDS: seconds(43200, "Lifetime of user sessions"),
+  HANSE_WEBHOOK_ALLOW_PRIVATE: Type.Union([Type.Literal("0"), Type.Literal("1")], {
+    default: "0",
+    description: "Local testing only: allow private webhook targets",
+  }),
+  HANSE_WEBHOOK_CA_FILE: Type.Optional(
+    Type.String({ minLength: 1, description: "Local testing only: extra CA" }),
+  ),
+  HANSE_JOB_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60000,
+    default: 1000,
+    description: "Job poll interval",
+  }),
+  HANSE_WORKER_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 4,
+    description: "Jobs run at once",
+  }),
+  HANSE_SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 0,
+    default: 10000,
+    description: "Graceful drain limit",
+  }),
+  HANSE_BUILD_COMMIT: Type.Optional(Type.String({ description: "Build commit for discovery" })),
+  HANSE_BUILD_TIME: Type.Optional(Type.String({ description: "Build time for discovery" })),
+  LOG_LEVEL: Type.Union(
+    ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((l) => Type.Literal(l)),
+    { default: "info", description: "pino log level" },
+  ),
+});
+
+export type RawConfig = Static<typeof ConfigSchema>;
+
+export interface Config extends Omit<RawConfig, "HANSE_ROLES" | "HANSE_PUBLIC_URL"> {
+  HANSE_ROLES: { api: boolean; worker: boolean };
+  HANSE_PUBLIC_URL: string;
+}

@@ -1,0 +1,104 @@
+import type { FastifyBaseLogger as Logger } from "fastify";
+import type { Config } from "./config/index.js";
+import { createDiscoveryModule } from "./modules/discovery/index.js";
+import { createIdentityModule } from "./modules/identity/index.js";
+import type { HanseModule, ModuleDeps, ProvisioningStep } from "./modules/module.js";
+import { createTenantsModule } from "./modules/tenants/index.js";
+import type { Discovery } from "./protocol/entrypoints.js";
+import type { Authenticator } from "./platform/auth/index.js";
+import { systemClock, type Clock } from "./platform/clock/clock.js";
+import { sha256, uuidv7, type IdGenerator } from "./platform/crypto/index.js";
+import { openDatabase, type Database } from "./platform/db/database.js";
+import { instanceSecret } from "./platform/db/instance-settings.js";
+import { migrateToLatest, migrationsApplied } from "./platform/db/migrate.js";
+import { createCursorCodec } from "./platform/http/cursor.js";
+import { createEntrypointRegistry, type EntrypointRegistry } from "./platform/http/entrypoints.js";
+import { createIdempotency } from "./platform/http/idempotency.js";
+import { createJobQueue, type JobDefinition } from "./platform/jobs/index.js";
+import { serverVersion } from "./version.js";
+
+/** Everything a process needs, built once: the composition root. */
+export interface Container {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  database: Database;
+  modules: HanseModule[];
+  authenticator: Authenticator;
+  registry: EntrypointRegistry;
+  jobs: JobDefinition<never>[];
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+  /** Set on the first start when no HANSE_BOOTSTRAP_TOKEN was configured. */
+  generatedBootstrapToken?: string;
+}
+
+export interface ContainerOptions {
+  logger: Logger;
+  database?: Database;
+  clock?: Clock;
+  newId?: IdGenerator;
+}
+
+export async function createContainer(config: Config, options: ContainerOptions): Promise<Container> {
+  const clock = options.clock ?? systemClock;
+  const newId = options.newId ?? (() => uuidv7(clock.now().getTime()));
+  const database =
+    options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.HANSE_DATA_DIR }));
+  await migrateToLatest(database.db);
+
+  const macKey = config.HANSE_SECRET_KEY
+    ? sha256(config.HANSE_SECRET_KEY)
+    : await instanceSecret(database.db, "mac-key");
+  const deps: ModuleDeps = {
+    config,
+    database,
+    clock,
+    newId,
+    cursors: createCursorCodec(macKey),
+    idempotency: createIdempotency({ database, clock, macKey }),
+    jobs: createJobQueue({ clock, newId }),
+    logger: options.logger,
+  };
+
+  const identity = createIdentityModule(deps);
+  const bootstrap = await identity.service.bootstrap({
+    token: config.HANSE_BOOTSTRAP_TOKEN,
+    email: config.HANSE_BOOTSTRAP_EMAIL,
+  });
+
+  const steps: ProvisioningStep[] = [];
+  const tenants = createTenantsModule({ ...deps, identity: identity.service, steps: () => steps });
+  const registry = createEntrypointRegistry();
+  const featureModules: HanseModule[] = [identity, tenants];
+  for (const module of featureModules) {
+    registry.register(...(module.entrypoints ?? []));
+    steps.push(...(module.provisioningSteps ?? []));
+  }
+
+  const capabilities = featureModules.flatMap((m) => m.capabilities ?? []).sort();
+  const discovery = (): Discovery => ({
+    apiMajor: 1,
+    serverVersion,
+    build: { commit: config.HANSE_BUILD_COMMIT ?? null, builtAt: config.HANSE_BUILD_TIME ?? null },
+    capabilities,
+  });
+  const modules = [createDiscoveryModule({ discovery, registry }), ...featureModules];
+
+  return {
+    config,
+    logger: options.logger,
+    clock,
+    database,
+    modules,
+    authenticator: identity.service.authenticator,
+    registry,
+    jobs: modules.flatMap((m) => m.jobs ?? []),
+    ready: async () => {
+      await database.ping();
+      return migrationsApplied(database.db);
+    },
+    close: () => database.close(),
+    ...(bootstrap.generatedToken ? { generatedBootstrapToken: bootstrap.generatedToken } : {}),
+  };
+}

@@ -1,0 +1,47 @@
+import { Command } from "commander";
+import { ConfigError, loadConfig } from "./config/index.js";
+import { createLogger } from "./platform/logging/logger.js";
+import { startProcess } from "./server.js";
+import { registerCliCommands } from "./cli/index.js";
+
+/** The only place that reads process.env and exits. */
+async function serve(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const running = await startProcess(config, logger);
+  if (running.url) logger.info({ url: running.url, roles: config.HANSE_ROLES }, "hanse is serving");
+  else logger.info({ roles: config.HANSE_ROLES }, "hanse worker is running");
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, "shutting down");
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => { shutdown("SIGTERM"); });
+  process.once("SIGINT", () => { shutdown("SIGINT"); });
+}
+
+const program = new Command("hanse").description("Hanse: server and command-line client");
+program
+  .command("serve")
+  .description("Run the server (roles from HANSE_ROLES: api, worker or both)")
+  .action(serve);
+registerCliCommands(program, { env: process.env, stdout: process.stdout, stderr: process.stderr });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { Discovery, EntrypointList } from "../../protocol/entrypoints.js";
+import { requirePrincipal } from "../../platform/auth/index.js";
+import { AppError } from "../../platform/http/app-error.js";
+import type { EntrypointRegistry } from "../../platform/http/entrypoints.js";
+import { problemResponses } from "../../platform/http/openapi-schemas.js";
+import {
+  DiscoveryResponse,
+  EntrypointListResponse,
+  EntrypointMetaResponse,
+  EntryIdParams,
+} from "./discovery.schemas.js";
+
+const bearer = [{ bearerAuth: [] }];
+
+/** Public entrypoints: how to authenticate (kind `auth`). */
+const publicEntrypoints: EntrypointList = {
+  entrypoints: [
+    {
+      id: "auth.sessions",
+      kind: "auth",
+      href: "/api/v1/auth/sessions",
+      actions: [{ id: "create", method: "POST", href: "/api/v1/auth/sessions" }],
+    },
+  ],
+};
+
+export const discoveryRoutes =
+  (deps: { discovery: () => Discovery; registry: EntrypointRegistry }): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      "/api/v1/meta/discovery",
+      {
+        config: { auth: { kind: "public" } },
+        schema: {
+          tags: ["discovery"],
+          summary: "API major, server version, build metadata and public capabilities",
+          response: { 200: DiscoveryResponse, ...problemResponses(500) },
+        },
+      },
+      async () => deps.discovery(),
+    );
+
+    app.get(
+      "/api/v1/meta/entrypoints",
+      {
+        config: { auth: { kind: "public" } },
+        schema: {
+          tags: ["discovery"],
+          summary: "Public authentication and onboarding entrypoints",
+          response: { 200: EntrypointListResponse, ...problemResponses(500) },
+        },
+      },
+      async () => publicEntrypoints,
+    );
+
+    app.get(
+      "/api/v1/profile/entrypoints",
+      {
+        config: { auth: { kind: "session" } },
+        schema: {
+          tags: ["discovery"],
+          summary: "Entrypoints and actions this session may use",
+          description: "A missing entry or action is a definitive denial; do not infer other paths.",
+          security: bearer,
+          response: { 200: EntrypointListResponse, ...problemResponses(401, 500, 503) },
+        },
+      },
+      async (request) => ({ entrypoints: deps.registry.visibleTo(requirePrincipal(request)) }),
+    );
+
+    app.get(
+      "/api/v1/profile/entrypoints/:entryId/meta",
+      {
+        config: { auth: { kind: "session" } },
+        schema: {
+          tags: ["discovery"],
+          summary: "JSON Schemas of a crud entrypoint's payloads (its metaHref)",
+          security: bearer,
+          params: EntryIdParams,
+          response: { 200: EntrypointMetaResponse, ...problemResponses(401, 404, 500, 503) },
+        },
+      },
+      async (request) => {
+        const principal = requirePrincipal(request);
+        const visible = deps.registry.visibleTo(principal).find((e) => e.id === request.params.entryId);
+        const definition = deps.registry.find(request.params.entryId);
+        if (!visible || visible.kind !== "crud" || !definition?.schemas) {
+          throw new AppError("ERR_NOT_FOUND", "No such entrypoint.");
+        }
+        return { id: definition.id, schemas: definition.schemas };
+      },
+    );
+  };

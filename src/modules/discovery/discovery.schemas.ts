@@ -1,0 +1,46 @@
+import { Type } from "@sinclair/typebox";
+
+export const DiscoveryResponse = Type.Object({
+  apiMajor: Type.Integer(),
+  serverVersion: Type.String(),
+  build: Type.Object({
+    commit: Type.Union([Type.String(), Type.Null()]),
+    builtAt: Type.Union([Type.String(), Type.Null()]),
+  }),
+  capabilities: Type.Array(Type.String()),
+  entitlements: Type.Optional(Type.Object({ issuer: Type.String(), jwksUri: Type.String() })),
+});
+
+const Action = Type.Object({
+  id: Type.String(),
+  method: Type.String(),
+  href: Type.String(),
+  requiredHeaders: Type.Optional(Type.Array(Type.String())),
+  acceptedStatus: Type.Optional(Type.Integer()),
+  responseHeaders: Type.Optional(Type.Array(Type.String())),
+  statusHref: Type.Optional(Type.String()),
+  statusRequiredAnyScopes: Type.Optional(Type.Array(Type.String())),
+});
+
+export const EntrypointListResponse = Type.Object({
+  entrypoints: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      kind: Type.String({ description: "crud, system-resource or auth; treat unknown kinds as unusable" }),
+      href: Type.String(),
+      metaHref: Type.Optional(Type.String()),
+      actions: Type.Array(Action),
+    }),
+  ),
+});
+
+export const EntrypointMetaResponse = Type.Object({
+  id: Type.String(),
+  schemas: Type.Object({
+    create: Type.Unknown({ description: "JSON Schema of the create payload" }),
+    update: Type.Unknown({ description: "JSON Schema of the update payload, or null" }),
+    item: Type.Unknown({ description: "JSON Schema of one record" }),
+  }),
+});
+
+export const EntryIdParams = Type.Object({ entryId: Type.String({ minLength: 1, maxLength: 100 }) });

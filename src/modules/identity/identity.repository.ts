@@ -1,0 +1,141 @@
+import type { Kysely } from "kysely";
+import type {
+  CredentialKind,
+  CredentialsTable,
+  IdentityTables,
+  TenantsTable,
+  UsersTable,
+} from "./identity.tables.js";
+import type { Insertable } from "kysely";
+
+type Db = Kysely<IdentityTables>;
+
+/** One query per authenticated request: the credential and its tenant's current type. */
+export function findCredentialWithTenant(db: Db, id: string) {
+  return db
+    .selectFrom("credentials as c")
+    .innerJoin("tenants as t", "t.id", "c.tenant_id")
+    .select([
+      "c.id",
+      "c.kind",
+      "c.principal_id",
+      "c.name",
+      "c.secret_hash",
+      "c.scopes",
+      "c.connection_ids",
+      "c.expires_at",
+      "c.revoked_at",
+      "t.id as tenant_id",
+      "t.slug as tenant_slug",
+      "t.type as tenant_type",
+      "t.status as tenant_status",
+    ])
+    .where("c.id", "=", id)
+    .executeTakeFirst();
+}
+
+export function findUserName(db: Db, tenantId: string, userId: string) {
+  return db
+    .selectFrom("users")
+    .select(["email", "name"])
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", userId)
+    .executeTakeFirst();
+}
+
+export function findTenantBySlug(db: Db, slug: string) {
+  return db.selectFrom("tenants").selectAll().where("slug", "=", slug).executeTakeFirst();
+}
+
+export function findSystemTenant(db: Db) {
+  return db.selectFrom("tenants").selectAll().where("type", "=", "system").executeTakeFirst();
+}
+
+export function findUserByEmail(db: Db, tenantId: string, email: string) {
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where((eb) => eb(eb.fn("lower", ["email"]), "=", email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export async function insertTenant(db: Db, tenant: TenantsTable): Promise<void> {
+  await db.insertInto("tenants").values(tenant).execute();
+}
+
+export async function insertUser(db: Db, user: UsersTable): Promise<void> {
+  await db.insertInto("users").values(user).execute();
+}
+
+export async function insertCredential(db: Db, credential: Insertable<CredentialsTable>): Promise<void> {
+  await db.insertInto("credentials").values(credential).execute();
+}
+
+export function listCredentials(
+  db: Db,
+  tenantId: string,
+  kind: CredentialKind,
+  limit: number,
+  after?: { createdAt: string; id: string },
+) {
+  let query = db
+    .selectFrom("credentials")
+    .select([
+      "id",
+      "name",
+      "scopes",
+      "principal_id",
+      "created_by",
+      "created_at",
+      "expires_at",
+      "revoked_at",
+      "connection_ids",
+    ])
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", kind);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("created_at", ">", new Date(after.createdAt)),
+        eb.and([eb("created_at", "=", new Date(after.createdAt)), eb("id", ">", after.id)]),
+      ]),
+    );
+  }
+  return query
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit + 1)
+    .execute();
+}
+
+export function findCredential(db: Db, tenantId: string, kind: CredentialKind, id: string) {
+  return db
+    .selectFrom("credentials")
+    .select([
+      "id",
+      "name",
+      "scopes",
+      "principal_id",
+      "created_by",
+      "created_at",
+      "expires_at",
+      "revoked_at",
+      "connection_ids",
+    ])
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", kind)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function revokeCredential(db: Db, tenantId: string, kind: CredentialKind, id: string, at: Date) {
+  await db
+    .updateTable("credentials")
+    .set({ revoked_at: at })
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", kind)
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .execute();
+}

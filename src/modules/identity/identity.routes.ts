@@ -1,0 +1,143 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { requirePrincipal } from "../../platform/auth/index.js";
+import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import {
+  AccessTokenItem,
+  AccessTokenList,
+  CreateAccessTokenBody,
+  CreateSessionBody,
+  CreatedAccessToken,
+  IdParams,
+  SessionResponse,
+  WhoamiResponse,
+} from "./identity.schemas.js";
+import type { IdentityService } from "./identity.service.js";
+
+const bearer = [{ bearerAuth: [] }];
+
+export const identityRoutes =
+  (service: IdentityService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      "/api/v1/auth/sessions",
+      {
+        config: { auth: { kind: "public" } },
+        schema: {
+          tags: ["auth"],
+          summary: "Log in with tenant slug, e-mail and password",
+          body: CreateSessionBody,
+          response: { 201: SessionResponse, ...problemResponses(400, 401, 413, 500, 503) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.createSession(request.body)),
+    );
+
+    app.delete(
+      "/api/v1/auth/sessions/current",
+      {
+        config: { auth: { kind: "session" } },
+        schema: {
+          tags: ["auth"],
+          summary: "Log out: revoke the calling session",
+          security: bearer,
+          response: { 204: { type: "null", description: "Revoked" }, ...problemResponses(401, 500, 503) },
+        },
+      },
+      async (request, reply) => {
+        const principal = requirePrincipal(request);
+        if (principal.kind === "user") await service.revokeSession(principal);
+        return reply.code(204).send();
+      },
+    );
+
+    app.get(
+      "/api/v1/profile/whoami",
+      {
+        config: { auth: { kind: "session" } },
+        schema: {
+          tags: ["profile"],
+          summary: "The calling principal, its tenant and scopes",
+          security: bearer,
+          response: { 200: WhoamiResponse, ...problemResponses(401, 500, 503) },
+        },
+      },
+      async (request) => {
+        const principal = requirePrincipal(request);
+        return {
+          principal: {
+            id: principal.id,
+            kind: principal.kind as "user" | "access_token",
+            name: principal.name,
+          },
+          tenant: principal.tenant,
+          scopes: [...principal.scopes],
+        };
+      },
+    );
+
+    const tokens = "/api/v1/admin/access-tokens";
+    app.get(
+      tokens,
+      {
+        config: { auth: { kind: "session", allScopes: ["admin:read"] } },
+        schema: {
+          tags: ["admin"],
+          summary: "List access tokens of the tenant",
+          security: bearer,
+          querystring: PageQuery,
+          response: { 200: AccessTokenList, ...problemResponses(400, 401, 403, 500, 503) },
+        },
+      },
+      async (request) =>
+        service.listAccessTokens(requirePrincipal(request), {
+          limit: request.query.limit ?? 50,
+          cursor: request.query.cursor,
+        }),
+    );
+
+    app.post(
+      tokens,
+      {
+        config: { auth: { kind: "session", allScopes: ["admin:write"] } },
+        schema: {
+          tags: ["admin"],
+          summary: "Create an access token (scopes ⊆ the caller's)",
+          security: bearer,
+          body: CreateAccessTokenBody,
+          response: { 201: CreatedAccessToken, ...problemResponses(400, 401, 403, 413, 500, 503) },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await service.createAccessToken(requirePrincipal(request), request.body)),
+    );
+
+    app.get(
+      `${tokens}/:id`,
+      {
+        config: { auth: { kind: "session", allScopes: ["admin:read"] } },
+        schema: {
+          tags: ["admin"],
+          summary: "Read an access token",
+          security: bearer,
+          params: IdParams,
+          response: { 200: AccessTokenItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (request) => service.getAccessToken(requirePrincipal(request), request.params.id),
+    );
+
+    app.post(
+      `${tokens}/:id/revoke`,
+      {
+        config: { auth: { kind: "session", allScopes: ["admin:write"] } },
+        schema: {
+          tags: ["admin"],
+          summary: "Revoke an access token (idempotent)",
+          security: bearer,
+          params: IdParams,
+          response: { 200: AccessTokenItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (request) => service.revokeAccessToken(requirePrincipal(request), request.params.id),
+    );
+  };

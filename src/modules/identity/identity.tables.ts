@@ -1,0 +1,46 @@
+import type { ColumnType } from "kysely";
+import type { Scope, TenantType } from "../../protocol/scopes.js";
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  slug: string;
+  type: TenantType;
+  status: "provisioning" | "active" | "failed";
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface UsersTable {
+  tenant_id: string;
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  scopes: Scope[];
+  created_at: Date;
+  disabled_at: Date | null;
+}
+
+export type CredentialKind = "session" | "access_token" | "api_key";
+
+export interface CredentialsTable {
+  id: string;
+  tenant_id: string;
+  kind: CredentialKind;
+  principal_id: string;
+  name: string;
+  secret_hash: ColumnType<Uint8Array, Buffer, Buffer>;
+  scopes: Scope[];
+  connection_ids: string[] | null;
+  created_by: string | null;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface IdentityTables {
+  tenants: TenantsTable;
+  users: UsersTable;
+  credentials: CredentialsTable;
+}

@@ -1,0 +1,37 @@
+import type { HanseModule, ModuleDeps } from "../module.js";
+import { crudActions } from "../../platform/http/entrypoints.js";
+import { identityRoutes } from "./identity.routes.js";
+import { AccessTokenItem, CreateAccessTokenBody } from "./identity.schemas.js";
+import { createIdentityService, type IdentityService } from "./identity.service.js";
+
+export type { IdentityService } from "./identity.service.js";
+export type { IdentityTables, TenantsTable } from "./identity.tables.js";
+export { systemTenantSlug } from "./identity.service.js";
+
+export function createIdentityModule(deps: ModuleDeps): HanseModule & { service: IdentityService } {
+  const service = createIdentityService({
+    database: deps.database,
+    clock: deps.clock,
+    newId: deps.newId,
+    cursors: deps.cursors,
+    sessionTtlSeconds: deps.config.HANSE_SESSION_TTL_SECONDS,
+  });
+  const href = "/api/v1/admin/access-tokens";
+  return {
+    name: "identity",
+    service,
+    routes: identityRoutes(service),
+    entrypoints: [
+      {
+        id: "admin.accessTokens",
+        kind: "crud",
+        href,
+        tenantTypes: ["system", "customer"],
+        actions: crudActions(href, { read: "admin:read", write: "admin:write" }, [
+          { id: "revoke", method: "POST", href: `${href}/{id}/revoke`, anyScopes: ["admin:write"] },
+        ]),
+        schemas: { create: CreateAccessTokenBody, update: null, item: AccessTokenItem },
+      },
+    ],
+  };
+}

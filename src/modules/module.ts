@@ -1,0 +1,44 @@
+import type { FastifyPluginAsync } from "fastify";
+import type { Transaction } from "kysely";
+import type { FastifyBaseLogger as Logger } from "fastify";
+import type { Config } from "../config/index.js";
+import type { Clock } from "../platform/clock/clock.js";
+import type { IdGenerator } from "../platform/crypto/index.js";
+import type { Database } from "../platform/db/database.js";
+import type { CursorCodec } from "../platform/http/cursor.js";
+import type { EntrypointDefinition } from "../platform/http/entrypoints.js";
+import type { Idempotency } from "../platform/http/idempotency.js";
+import type { JobDefinition, JobQueue } from "../platform/jobs/index.js";
+
+/** What every module factory receives from the composition root. */
+export interface ModuleDeps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  cursors: CursorCodec;
+  idempotency: Idempotency;
+  jobs: JobQueue;
+  logger: Logger;
+}
+
+/** A named, idempotent step of tenant provisioning, run in its own transaction. */
+export interface ProvisioningStep {
+  name: string;
+  run(
+    trx: Transaction<unknown>,
+    context: { tenantId: string; input: Record<string, unknown> },
+  ): Promise<void>;
+}
+
+/** What a module contributes to the process. */
+export interface HanseModule {
+  name: string;
+  routes?: FastifyPluginAsync;
+  jobs?: JobDefinition<never>[];
+  entrypoints?: EntrypointDefinition[];
+  /** Public capability names reported by discovery. */
+  capabilities?: string[];
+  /** Work every new tenant needs from this module (default definitions, keys, sequences). */
+  provisioningSteps?: ProvisioningStep[];
+}

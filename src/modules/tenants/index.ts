@@ -1,0 +1,49 @@
+import { defineJob } from "../../platform/jobs/index.js";
+import type { IdentityService } from "../identity/index.js";
+import type { HanseModule, ModuleDeps, ProvisioningStep } from "../module.js";
+import { tenantsRoutes } from "./tenants.routes.js";
+import { createTenantsService, provisionTenantJobName, type TenantsService } from "./tenants.service.js";
+
+export { requireIdempotencyKey } from "./tenants.service.js";
+
+export function createTenantsModule(
+  deps: ModuleDeps & { identity: IdentityService; steps: () => ProvisioningStep[] },
+): HanseModule & { service: TenantsService } {
+  const service = createTenantsService(deps);
+  const provision = defineJob<{ tenantId: string }>({
+    name: provisionTenantJobName,
+    maxAttempts: 8,
+    run: (payload, context) => service.runProvisioning(payload.tenantId, context),
+    onDead: (payload) => service.failProvisioning(payload.tenantId),
+  });
+  const href = "/api/v1/system/tenants";
+  return {
+    name: "tenants",
+    service,
+    routes: tenantsRoutes(service),
+    jobs: [provision],
+    entrypoints: [
+      {
+        id: "system.tenants",
+        kind: "system-resource",
+        href,
+        tenantTypes: ["system"],
+        actions: [
+          { id: "list", method: "GET", href, anyScopes: ["tenants:list"] },
+          { id: "read", method: "GET", href: `${href}/{tenantId}`, anyScopes: ["tenants:read"] },
+          {
+            id: "create",
+            method: "POST",
+            href,
+            anyScopes: ["tenants:create"],
+            requiredHeaders: ["Idempotency-Key"],
+            acceptedStatus: 202,
+            responseHeaders: ["Location", "Retry-After"],
+            statusHref: `${href}/{tenantId}/provisioning`,
+            statusRequiredAnyScopes: ["tenants:read", "system_diagnostics:read"],
+          },
+        ],
+      },
+    ],
+  };
+}

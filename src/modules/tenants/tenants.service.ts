@@ -1,0 +1,259 @@
+import type { Selectable, Transaction } from "kysely";
+import { headers as headerNames, idempotencyKeyPattern } from "../../protocol/headers.js";
+import { tenantAdminScopes } from "../../protocol/scopes.js";
+import type { Principal } from "../../platform/auth/index.js";
+import type { Clock } from "../../platform/clock/clock.js";
+import type { IdGenerator } from "../../platform/crypto/index.js";
+import { hashPassword } from "../../platform/crypto/index.js";
+import type { Database } from "../../platform/db/database.js";
+import { isUniqueViolation } from "../../platform/db/errors.js";
+import { AppError } from "../../platform/http/app-error.js";
+import type { CursorCodec } from "../../platform/http/cursor.js";
+import { canonicalJson, type Idempotency } from "../../platform/http/idempotency.js";
+import type { JobContext, JobQueue } from "../../platform/jobs/index.js";
+import type { TenantsTable } from "../identity/index.js";
+import type { IdentityService } from "../identity/index.js";
+import type { ProvisioningStep } from "../module.js";
+import * as repo from "./tenants.repository.js";
+import type { TenantProvisioningTable, TenantTables } from "./tenants.tables.js";
+
+export const provisionTenantJobName = "tenants.provision";
+export const provisioningRetryAfterSeconds = 1;
+
+export interface CreateTenantInput {
+  name: string;
+  slug: string;
+  admin?: { email: string; password: string; name?: string };
+}
+
+const toTenant = (row: TenantsTable) => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  type: row.type,
+  status: row.status,
+  createdAt: row.created_at.toISOString(),
+});
+
+export const provisioningHref = (tenantId: string) => `/api/v1/system/tenants/${tenantId}/provisioning`;
+export const tenantHref = (tenantId: string) => `/api/v1/system/tenants/${tenantId}`;
+
+const toProvisioning = (row: Selectable<TenantProvisioningTable>) => {
+  const terminal = row.state === "succeeded" || row.state === "failed";
+  return {
+    tenantId: row.tenant_id,
+    state: row.state,
+    terminal,
+    steps: row.steps,
+    error: row.error,
+    startedAt: row.started_at ? row.started_at.toISOString() : null,
+    completedAt: row.completed_at ? row.completed_at.toISOString() : null,
+  };
+};
+
+/** CONTRACT §3: missing or empty → ERR_IDEMPOTENCY_KEY_REQUIRED, malformed or > 255 → ERR_VALIDATION. */
+export function requireIdempotencyKey(
+  value: string | string[] | undefined,
+  header: string = headerNames.idempotencyKey,
+): string {
+  if (value === undefined || value === "" || Array.isArray(value)) {
+    throw new AppError("ERR_IDEMPOTENCY_KEY_REQUIRED", `The ${header} header is required.`);
+  }
+  if (!idempotencyKeyPattern.test(value)) {
+    throw new AppError("ERR_VALIDATION", `The ${header} header must be 1–255 visible ASCII characters.`, {
+      errors: [{ pointer: `/headers/${header}`, message: "1–255 visible ASCII characters" }],
+    });
+  }
+  return value;
+}
+
+export interface TenantsDeps {
+  database: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  cursors: CursorCodec;
+  idempotency: Idempotency;
+  jobs: JobQueue;
+  identity: IdentityService;
+  /** Steps other modules add; run after the administrator is created, in order. */
+  steps: () => ProvisioningStep[];
+}
+
+export function createTenantsService(deps: TenantsDeps) {
+  const database = deps.database.as<TenantTables>();
+  const { db } = database;
+
+  const administratorStep: ProvisioningStep = {
+    name: "create-administrator",
+    async run(trx, { tenantId, input }) {
+      const admin = input.admin as { email: string; name: string; passwordHash: string } | undefined;
+      if (!admin) return;
+      await deps.identity.ensureUser(trx as never, {
+        tenantId,
+        email: admin.email,
+        name: admin.name,
+        passwordHash: admin.passwordHash,
+        scopes: [...tenantAdminScopes],
+      });
+    },
+  };
+  const allSteps = () => [administratorStep, ...deps.steps()];
+
+  return {
+    async listTenants(page: { limit: number; cursor?: string | undefined }) {
+      const binding = "system.tenants";
+      const after = page.cursor
+        ? deps.cursors.decode<{ createdAt: string; id: string }>(binding, page.cursor)
+        : undefined;
+      const rows = await repo.listTenants(db, page.limit, after);
+      const items = rows.slice(0, page.limit).map(toTenant);
+      const hasMore = rows.length > page.limit;
+      const last = items.at(-1);
+      return {
+        items,
+        meta: {
+          hasMore,
+          nextCursor:
+            hasMore && last ? deps.cursors.encode(binding, { createdAt: last.createdAt, id: last.id }) : null,
+        },
+      };
+    },
+
+    async getTenant(id: string) {
+      const row = await repo.findTenant(db, id);
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No such tenant.");
+      return toTenant(row);
+    },
+
+    async getProvisioning(tenantId: string) {
+      const row = await repo.findProvisioning(db, tenantId);
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No such tenant.");
+      return toProvisioning(row);
+    },
+
+    /** Starts provisioning: tenant row, provisioning status and job in one transaction. */
+    async createTenant(principal: Principal, key: string, body: CreateTenantInput) {
+      const fingerprint = canonicalJson(body);
+      const passwordHash = body.admin ? await hashPassword(body.admin.password) : undefined;
+      try {
+        return await deps.idempotency.run(
+          { tenantId: principal.tenant.id, endpoint: "POST /api/v1/system/tenants", key, fingerprint },
+          async (trx) => {
+            const t = trx as unknown as Transaction<TenantTables>;
+            if (await repo.slugTaken(t, body.slug)) throw new AppError("ERR_CONFLICT", "The slug is taken.");
+            const now = deps.clock.now();
+            const tenantId = deps.newId();
+            await repo.insertTenant(t, {
+              id: tenantId,
+              name: body.name,
+              slug: body.slug,
+              type: "customer",
+              status: "provisioning",
+              created_at: now,
+              updated_at: now,
+            });
+            await repo.insertProvisioning(t, {
+              tenant_id: tenantId,
+              state: "pending",
+              steps: allSteps().map((s) => ({ name: s.name, state: "pending" })),
+              input: body.admin
+                ? {
+                    admin: {
+                      email: body.admin.email,
+                      name: body.admin.name ?? body.admin.email,
+                      passwordHash,
+                    },
+                  }
+                : {},
+              started_at: null,
+              completed_at: null,
+              created_at: now,
+              updated_at: now,
+            });
+            await deps.jobs.enqueue(
+              t,
+              provisionTenantJobName,
+              { tenantId },
+              { key: `tenants.provision:${tenantId}`, tenantId },
+            );
+            const responseBody = { tenantId, status: "provisioning", statusHref: provisioningHref(tenantId) };
+            return {
+              status: 202,
+              body: JSON.stringify(responseBody),
+              headers: {
+                location: tenantHref(tenantId),
+                "retry-after": String(provisioningRetryAfterSeconds),
+              },
+            };
+          },
+        );
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new AppError("ERR_CONFLICT", "The slug is taken.");
+        throw error;
+      }
+    },
+
+    /** The provisioning job: resumable, each step committed with its own state. */
+    async runProvisioning(tenantId: string, _context: JobContext) {
+      const steps = allSteps();
+      for (const step of steps) {
+        const done = await database.transaction(async (trx) => {
+          const row = await repo.lockProvisioning(trx, tenantId);
+          if (!row || row.state === "succeeded" || row.state === "failed") return true;
+          const now = deps.clock.now();
+          const states = row.steps.some((s) => s.name === step.name)
+            ? row.steps
+            : [...row.steps, { name: step.name, state: "pending" as const }];
+          if (states.find((s) => s.name === step.name)?.state === "succeeded") return false;
+          await step.run(trx as unknown as Transaction<unknown>, { tenantId, input: row.input });
+          await repo.updateProvisioning(trx, tenantId, {
+            state: "running",
+            steps: states.map((s) => (s.name === step.name ? { ...s, state: "succeeded" } : s)),
+            ...(row.started_at ? {} : { started_at: now }),
+            updated_at: now,
+          });
+          return false;
+        });
+        if (done) return;
+      }
+      await database.transaction(async (trx) => {
+        const row = await repo.lockProvisioning(trx, tenantId);
+        if (!row || row.state === "succeeded" || row.state === "failed") return;
+        const now = deps.clock.now();
+        await repo.updateProvisioning(trx, tenantId, {
+          state: "succeeded",
+          input: {},
+          error: null,
+          completed_at: now,
+          ...(row.started_at ? {} : { started_at: now }),
+          updated_at: now,
+        });
+        await repo.setTenantStatus(trx, tenantId, "active", now);
+      });
+    },
+
+    /** The attempt budget is spent: the tenant ends `failed` with a reason. */
+    async failProvisioning(tenantId: string) {
+      await database.transaction(async (trx) => {
+        const row = await repo.lockProvisioning(trx, tenantId);
+        if (!row || row.state === "succeeded" || row.state === "failed") return;
+        const now = deps.clock.now();
+        const failedStep = row.steps.find((s) => s.state !== "succeeded");
+        await repo.updateProvisioning(trx, tenantId, {
+          state: "failed",
+          steps: row.steps.map((s) => (s === failedStep ? { ...s, state: "failed" } : s)),
+          input: {},
+          error: {
+            code: "ERR_PROVISIONING_FAILED",
+            message: failedStep ? `The step ${failedStep.name} failed repeatedly.` : "Provisioning failed.",
+          },
+          completed_at: now,
+          updated_at: now,
+        });
+        await repo.setTenantStatus(trx, tenantId, "failed", now);
+      });
+    },
+  };
+}
+
+export type TenantsService = ReturnType<typeof createTenantsService>;

@@ -1,0 +1,2 @@
+export * from "./principal.js";
+export { authPlugin, bearerToken, requirePrincipal } from "./auth.plugin.js";

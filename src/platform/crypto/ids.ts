@@ -1,0 +1,24 @@
+import { randomBytes } from "node:crypto";
+
+/** Identifier generator, injected so tests can make ids predictable where they need to. */
+export type IdGenerator = () => string;
+
+/** UUID version 7 (RFC 9562): 48-bit millisecond time, then random bits; sorts by creation. */
+export function uuidv7(now: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isUuid = (value: string): boolean => uuidPattern.test(value);
+
+/** Formats the first 16 bytes of a digest as a UUID-shaped id (for credentials of foreign format). */
+export function uuidFromBytes(bytes: Buffer): string {
+  const hex = bytes.subarray(0, 16).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,101 @@
+import { mkdir } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely";
+import pg from "pg";
+
+export type DatabaseKind = "pglite" | "postgres";
+
+/** The one storage handle: Kysely over PGlite (embedded) or over a `pg` pool. */
+export interface Database<T = unknown> {
+  readonly kind: DatabaseKind;
+  readonly db: Kysely<T>;
+  /**
+   * Runs `fn` in a transaction that commits when it resolves and always rolls back when it throws.
+   * Inside `fn` use only `trx`: on PGlite the single connection is held by the transaction.
+   */
+  transaction<R>(fn: (trx: Transaction<T>) => Promise<R>): Promise<R>;
+  /** Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Fails when the database cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** The same handle typed for a module's own tables. */
+  as<U>(): Database<U>;
+}
+
+export interface DatabaseOptions {
+  url?: string | undefined;
+  dataDir?: string | undefined;
+  /** In-memory PGlite (tests); ignored when `url` is set. */
+  memory?: boolean;
+  /** Seeds a PGlite instance from a data-directory dump (test templates). */
+  loadDataDir?: Blob;
+  poolSize?: number;
+}
+
+// Timestamps and bigint counters come back as JS values we control.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v));
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) return openPostgres(options.url, options.poolSize ?? 10);
+  return openPglite(options);
+}
+
+async function openPglite(options: DatabaseOptions): Promise<Database> {
+  let dataDir: string | undefined;
+  if (!options.memory) {
+    dataDir = options.dataDir ?? "./data";
+    await mkdir(dataDir, { recursive: true });
+  }
+  const pglite = await PGlite.create({
+    ...(dataDir ? { dataDir: `${dataDir}/pgdata` } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    // Every commit is written through to the file system before it is acknowledged.
+    relaxedDurability: false,
+    parsers: { 20: (v: string) => Number(v) },
+  });
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) });
+  return wrap("pglite", db, {
+    listen: async (channel, onNotify) => {
+      const unsubscribe = await pglite.listen(channel, onNotify);
+      return unsubscribe;
+    },
+  });
+}
+
+function openPostgres(url: string, max: number): Database {
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  // An idle client's error (server restart) must not crash the process; the pool replaces it.
+  pool.on("error", () => undefined);
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  return wrap("postgres", db, {
+    listen: async (channel, onNotify) => {
+      const client = new pg.Client({ connectionString: url });
+      client.on("error", () => undefined);
+      await client.connect();
+      client.on("notification", (message) => {
+        if (message.channel === channel) onNotify(message.payload ?? "");
+      });
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await client.end().catch(() => undefined);
+      };
+    },
+  });
+}
+
+function wrap(kind: DatabaseKind, db: Kysely<unknown>, edge: Pick<Database, "listen">): Database {
+  const handle: Database = {
+    kind,
+    db,
+    transaction: (fn) => db.transaction().execute(fn),
+    listen: edge.listen,
+    ping: async () => {
+      await db.selectNoFrom((eb) => eb.val(1).as("one")).execute();
+    },
+    close: () => db.destroy(),
+    as: <U>() => handle as unknown as Database<U>,
+  };
+  return handle;
+}

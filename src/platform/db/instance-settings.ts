@@ -1,0 +1,25 @@
+import type { Generated, Kysely } from "kysely";
+import { randomSecret } from "../crypto/secrets.js";
+
+interface Tables {
+  instance_settings: { name: string; value: string; created_at: Generated<Date> };
+}
+
+/**
+ * A server-wide random secret shared by every process on one database; the first process to
+ * ask creates it. Used for MACs when HANSE_SECRET_KEY is not configured.
+ */
+export async function instanceSecret(db: Kysely<unknown>, name: string): Promise<Buffer> {
+  const typed = db as Kysely<Tables>;
+  await typed
+    .insertInto("instance_settings")
+    .values({ name, value: randomSecret() })
+    .onConflict((oc) => oc.column("name").doNothing())
+    .execute();
+  const row = await typed
+    .selectFrom("instance_settings")
+    .select("value")
+    .where("name", "=", name)
+    .executeTakeFirstOrThrow();
+  return Buffer.from(row.value, "base64url");
+}

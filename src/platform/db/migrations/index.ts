@@ -1,0 +1,7 @@
+import type { Migration } from "kysely/migration";
+import * as foundation from "./2026-11-21T2200-foundation.js";
+
+/** Every migration, keyed by its ISO-dated name; applied in name order. */
+export const migrations: Record<string, Migration> = {
+  "2026-11-21T2200-foundation": foundation,
+};

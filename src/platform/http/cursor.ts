@@ -1,0 +1,35 @@
+import { AppError } from "./app-error.js";
+import { digestsEqual, hmacSha256 } from "../crypto/secrets.js";
+
+/**
+ * Opaque, tamper-evident cursors bound to the caller's scope (CONTRACT §1): the position is
+ * MACed together with a binding (tenant, connection, list), so a cursor from another scope is 400.
+ */
+export interface CursorCodec {
+  encode(binding: string, position: unknown): string;
+  decode<T>(binding: string, cursor: string): T;
+}
+
+export function createCursorCodec(key: Buffer): CursorCodec {
+  const mac = (binding: string, body: string) => hmacSha256(key, `${binding}\n${body}`).subarray(0, 16);
+  return {
+    encode(binding, position) {
+      const body = Buffer.from(JSON.stringify(position)).toString("base64url");
+      return `${body}.${mac(binding, body).toString("base64url")}`;
+    },
+    decode<T>(binding: string, cursor: string): T {
+      const [body, tag, rest] = cursor.split(".");
+      const invalid = () =>
+        new AppError("ERR_VALIDATION", "The cursor is not valid for this list.", {
+          errors: [{ pointer: "/query/cursor", message: "invalid cursor" }],
+        });
+      if (!body || !tag || rest !== undefined) throw invalid();
+      if (!digestsEqual(Buffer.from(tag, "base64url"), mac(binding, body))) throw invalid();
+      try {
+        return JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as T;
+      } catch {
+        throw invalid();
+      }
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { Kysely, Transaction } from "kysely";
+import type { Clock } from "../clock/clock.js";
+import type { Database } from "../db/database.js";
+import { hmacSha256 } from "../crypto/secrets.js";
+import { AppError } from "./app-error.js";
+
+interface IdempotencyRecordsTable {
+  tenant_id: string;
+  endpoint: string;
+  key_hash: Buffer;
+  fingerprint: Buffer;
+  status_code: number;
+  response_body: string;
+  response_headers: unknown;
+  created_at: Date;
+  expires_at: Date;
+}
+interface Tables {
+  idempotency_records: IdempotencyRecordsTable;
+}
+
+export interface StoredResponse {
+  status: number;
+  /** The serialized body, replayed byte for byte. */
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface IdempotentOutcome extends StoredResponse {
+  replay: boolean;
+}
+
+export interface IdempotencyScope {
+  tenantId: string;
+  endpoint: string;
+  key: string;
+  /** Canonical request content; a retry with other content is a mismatch. */
+  fingerprint: string;
+}
+
+export interface Idempotency {
+  /**
+   * Runs `execute` once per (tenant, endpoint, key). The record is inserted in the same
+   * transaction as the work, so concurrent retries wait on its unique key and then replay.
+   */
+  run(
+    scope: IdempotencyScope,
+    execute: (trx: Transaction<unknown>) => Promise<StoredResponse>,
+  ): Promise<IdempotentOutcome>;
+  /** An opaque reference for logs: a keyed hash prefix, never the key. */
+  reference(key: string): string;
+}
+
+const retentionMs = 30 * 24 * 3600 * 1000;
+
+/** Stable JSON: object keys sorted, so semantically equal bodies fingerprint the same. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return "null";
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+export function createIdempotency(deps: { database: Database; clock: Clock; macKey: Buffer }): Idempotency {
+  const database = deps.database.as<Tables>();
+  const keyHash = (key: string) => hmacSha256(deps.macKey, `idempotency-key\n${key}`);
+
+  return {
+    reference: (key) => `idem_${keyHash(key).subarray(0, 8).toString("hex")}`,
+    async run(scope, execute) {
+      const hash = keyHash(scope.key);
+      // Keyed, so a stored fingerprint reveals nothing about the request (it may hold a password).
+      const fingerprint = hmacSha256(deps.macKey, `idempotency-fingerprint\n${scope.fingerprint}`);
+      return database.transaction(async (trx) => {
+        const now = deps.clock.now();
+        const claimed = await trx
+          .insertInto("idempotency_records")
+          .values({
+            tenant_id: scope.tenantId,
+            endpoint: scope.endpoint,
+            key_hash: hash,
+            fingerprint,
+            status_code: 0,
+            response_body: "",
+            response_headers: "{}",
+            created_at: now,
+            expires_at: new Date(now.getTime() + retentionMs),
+          })
+          .onConflict((oc) => oc.columns(["tenant_id", "endpoint", "key_hash"]).doNothing())
+          .returning("key_hash")
+          .executeTakeFirst();
+        if (!claimed) return replay(trx, scope, hash, fingerprint);
+        const response = await execute(trx as Transaction<unknown>);
+        await trx
+          .updateTable("idempotency_records")
+          .set({
+            status_code: response.status,
+            response_body: response.body,
+            response_headers: JSON.stringify(response.headers),
+          })
+          .where("tenant_id", "=", scope.tenantId)
+          .where("endpoint", "=", scope.endpoint)
+          .where("key_hash", "=", hash)
+          .execute();
+        return { ...response, replay: false };
+      });
+    },
+  };
+}
+
+async function replay(
+  trx: Kysely<Tables>,
+  scope: IdempotencyScope,
+  hash: Buffer,
+  fingerprint: Buffer,
+): Promise<IdempotentOutcome> {
+  const record = await trx
+    .selectFrom("idempotency_records")
+    .selectAll()
+    .where("tenant_id", "=", scope.tenantId)
+    .where("endpoint", "=", scope.endpoint)
+    .where("key_hash", "=", hash)
+    .executeTakeFirstOrThrow();
+  if (!Buffer.from(record.fingerprint).equals(fingerprint)) {
+    throw new AppError("ERR_IDEMPOTENCY_MISMATCH", "The idempotency key was used with a different request.");
+  }
+  if (record.status_code === 0) {
+    throw new AppError(
+      "ERR_IDEMPOTENCY_IN_PROGRESS",
+      "A request with this idempotency key is still in progress.",
+    );
+  }
+  return {
+    status: record.status_code,
+    body: record.response_body,
+    headers: record.response_headers as Record<string, string>,
+    replay: true,
+  };
+}

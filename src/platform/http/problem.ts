@@ -1,0 +1,114 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import {
+  errorCodes,
+  problemType,
+  reasonPhrases,
+  type ErrorCode,
+  type Problem,
+} from "../../protocol/error-codes.js";
+import { AppError, type FieldError } from "./app-error.js";
+
+const defaultDetail: Partial<Record<ErrorCode, string>> = {
+  ERR_UNAUTHENTICATED: "Valid credentials are required.",
+  ERR_FORBIDDEN: "The credential lacks a required scope.",
+  ERR_NOT_FOUND: "No such resource.",
+  ERR_PAYLOAD_TOO_LARGE: "The request body exceeds the limit of this endpoint.",
+  ERR_INTERNAL: "Internal error",
+  ERR_UNAVAILABLE: "The service is temporarily unavailable.",
+};
+
+export function problemBody(
+  code: ErrorCode,
+  correlationId: string,
+  detail?: string,
+  errors?: FieldError[],
+): Problem {
+  const status = errorCodes[code];
+  return {
+    type: problemType(code),
+    title: reasonPhrases[status] ?? "Error",
+    status,
+    code,
+    detail: detail ?? defaultDetail[code] ?? reasonPhrases[status] ?? "Error",
+    correlationId,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+/** Areas that answer with their own codes (the partner exchange) map the generic ones here. */
+export type ErrorCodeMapper = (code: ErrorCode) => ErrorCode;
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  const mapped = (reply.request.routeOptions.config as { mapErrorCode?: ErrorCodeMapper }).mapErrorCode;
+  const code = mapped ? mapped(error.code) : error.code;
+  const body = problemBody(code, reply.request.id, error.detail, error.extra.errors);
+  if (code === "ERR_UNAUTHENTICATED" || code === "ERR_B2B_EXCHANGE_UNAUTHENTICATED") {
+    reply.header("www-authenticate", 'Bearer realm="hanse"');
+  }
+  if (body.status === 503 && !error.extra.headers?.["retry-after"]) reply.header("retry-after", "5");
+  if (body.status === 413) reply.header("connection", "close");
+  for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
+  return reply.code(body.status).type("application/problem+json").send(body);
+}
+
+const toPointer = (instancePath: string, missing?: unknown): string => {
+  const base = instancePath === "" ? "" : instancePath;
+  return typeof missing === "string" ? `${base}/${missing}` : base;
+};
+
+/** Translates Fastify's validation errors into `ERR_VALIDATION` with JSON pointers. */
+function validationError(error: FastifyError): AppError {
+  const context = error.validationContext ?? "body";
+  const errors: FieldError[] = (error.validation ?? []).map((v) => {
+    const params = v.params as { missingProperty?: string; additionalProperty?: string };
+    const pointer = toPointer(v.instancePath, params.missingProperty ?? params.additionalProperty);
+    const message =
+      params.additionalProperty !== undefined
+        ? "unknown field"
+        : params.missingProperty !== undefined
+          ? "required field is missing"
+          : (v.message ?? "invalid value");
+    return { pointer: context === "body" ? pointer : `/${context}${pointer}`, message };
+  });
+  return new AppError("ERR_VALIDATION", `The request ${context} is invalid.`, { errors });
+}
+
+/** Library errors are mapped by their `code`, never by message text. */
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return validationError(fastifyError);
+  switch (fastifyError.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new AppError("ERR_PAYLOAD_TOO_LARGE");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new AppError("ERR_UNSUPPORTED_MEDIA_TYPE", "The Content-Type is not accepted by this endpoint.");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new AppError("ERR_VALIDATION", "The request body is empty.", {
+        errors: [{ pointer: "", message: "body is required" }],
+      });
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new AppError("ERR_VALIDATION", "The request body is not valid JSON.", {
+        errors: [{ pointer: "", message: "malformed JSON" }],
+      });
+  }
+  if (
+    fastifyError.statusCode === 400 &&
+    typeof fastifyError.code === "string" &&
+    fastifyError.code.startsWith("FST_")
+  ) {
+    return new AppError("ERR_VALIDATION", "The request is malformed.");
+  }
+  return undefined;
+}
+
+export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toAppError(error);
+  if (appError) {
+    if (appError.status >= 500) request.log.error({ err: error }, "request failed");
+    return sendProblem(reply, appError);
+  }
+  request.log.error({ err: error }, "unhandled error");
+  return sendProblem(reply, new AppError("ERR_INTERNAL"));
+}

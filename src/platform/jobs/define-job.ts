@@ -1,0 +1,38 @@
+import type { Kysely } from "kysely";
+
+export interface JobContext {
+  jobId: string;
+  /** 1 on the first run. */
+  attempt: number;
+  maxAttempts: number;
+  /** Aborted when the worker stops before the job finished. */
+  signal: AbortSignal;
+}
+
+export interface JobDefinition<P = unknown> {
+  name: string;
+  /** Runs the job. Must be idempotent: a crashed attempt is run again. */
+  run(payload: P, context: JobContext): Promise<void>;
+  /** Called once when the attempt budget is spent; records the terminal failure. */
+  onDead?(payload: P, error: unknown, context: JobContext): Promise<void>;
+  maxAttempts?: number;
+  /** Delay before attempt n+1 after n failed attempts. */
+  backoffMs?(attempts: number): number;
+  /** How long a claim lasts without a heartbeat. */
+  leaseMs?: number;
+}
+
+export const defineJob = <P>(definition: JobDefinition<P>): JobDefinition<P> => definition;
+
+/** Exponential backoff: 1 s, 2 s, 4 s … capped at 10 minutes. */
+export const defaultBackoffMs = (attempts: number): number => Math.min(1000 * 2 ** (attempts - 1), 600_000);
+
+export interface EnqueueOptions {
+  /** A job key is unique: enqueueing an existing key is a no-op that returns the existing job. */
+  key?: string;
+  tenantId?: string;
+  runAt?: Date;
+  maxAttempts?: number;
+}
+
+export type Executor = Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,0 +1,23 @@
+import type { ColumnType } from "kysely";
+
+export interface JobsTable {
+  id: string;
+  tenant_id: string | null;
+  name: string;
+  key: string | null;
+  payload: ColumnType<unknown, string, string>;
+  state: "queued" | "running" | "succeeded" | "dead";
+  attempts: number;
+  max_attempts: number;
+  run_at: Date;
+  locked_until: Date | null;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface JobTables {
+  jobs: JobsTable;
+}

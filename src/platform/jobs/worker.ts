@@ -1,0 +1,234 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { sql, type Kysely } from "kysely";
+import type { FastifyBaseLogger as Logger } from "fastify";
+import type { Clock } from "../clock/clock.js";
+import type { Database } from "../db/database.js";
+import { defaultBackoffMs, type JobContext, type JobDefinition } from "./define-job.js";
+import { jobsChannel } from "./queue.js";
+import type { JobTables, JobsTable } from "./jobs.tables.js";
+
+export interface WorkerOptions {
+  database: Database;
+  jobs: readonly JobDefinition<never>[];
+  clock: Clock;
+  logger: Logger;
+  /** Names this worker in `locked_by`. */
+  workerId: string;
+  concurrency: number;
+  pollMs: number;
+  defaultLeaseMs?: number;
+}
+
+export interface Worker {
+  start(): Promise<void>;
+  /** Stops claiming, waits up to `timeoutMs` for running jobs, then aborts them. */
+  stop(timeoutMs: number): Promise<void>;
+  /** Claims and runs due jobs until none is left (tests and the CLI). */
+  drain(): Promise<number>;
+}
+
+type ClaimedJob = Pick<JobsTable, "id" | "name" | "payload" | "attempts" | "max_attempts">;
+
+export function createWorker(options: WorkerOptions): Worker {
+  const { database, clock, logger, workerId } = options;
+  const db = database.db as Kysely<JobTables>;
+  const definitions = new Map(options.jobs.map((job) => [job.name, job as JobDefinition]));
+  const names = [...definitions.keys()];
+  const defaultLeaseMs = options.defaultLeaseMs ?? 60_000;
+  const running = new Set<Promise<void>>();
+  const abort = new AbortController();
+  let stopped = true;
+  let wake: (() => void) | undefined;
+  let loop: Promise<void> | undefined;
+  let unlisten: (() => Promise<void>) | undefined;
+
+  const leaseFor = (name: string) => definitions.get(name)?.leaseMs ?? defaultLeaseMs;
+
+  async function claim(limit: number): Promise<ClaimedJob[]> {
+    if (limit <= 0 || names.length === 0) return [];
+    const now = clock.now();
+    // One statement: pick due or lease-expired jobs, skip rows other workers hold, take the lease.
+    const result = await sql<ClaimedJob>`
+      UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId},
+        locked_until = ${now}::timestamptz + make_interval(secs => ${defaultLeaseMs / 1000}), updated_at = ${now}
+      WHERE id IN (
+        SELECT id FROM jobs
+        WHERE name = ANY(${names}::text[])
+          AND ((state = 'queued' AND run_at <= ${now}) OR (state = 'running' AND locked_until < ${now}))
+        ORDER BY run_at, id
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING id, name, payload, attempts, max_attempts`.execute(db);
+    return result.rows;
+  }
+
+  async function extendLease(job: ClaimedJob): Promise<void> {
+    const now = clock.now();
+    await db
+      .updateTable("jobs")
+      .set({ locked_until: new Date(now.getTime() + leaseFor(job.name)), updated_at: now })
+      .where("id", "=", job.id)
+      .where("locked_by", "=", workerId)
+      .where("attempts", "=", job.attempts)
+      .execute();
+  }
+
+  async function finish(job: ClaimedJob, error: unknown): Promise<void> {
+    const definition = definitions.get(job.name);
+    const now = clock.now();
+    const owned = db
+      .updateTable("jobs")
+      .where("id", "=", job.id)
+      .where("locked_by", "=", workerId)
+      .where("attempts", "=", job.attempts);
+    if (error === undefined) {
+      await owned
+        .set({ state: "succeeded", locked_until: null, completed_at: now, updated_at: now, last_error: null })
+        .execute();
+      return;
+    }
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown";
+    if (job.attempts < job.max_attempts) {
+      const backoff = (definition?.backoffMs ?? defaultBackoffMs)(job.attempts);
+      await owned
+        .set({
+          state: "queued",
+          run_at: new Date(now.getTime() + backoff),
+          locked_until: null,
+          last_error: message,
+          updated_at: now,
+        })
+        .execute();
+      return;
+    }
+    await markDead(job, error, message);
+  }
+
+  async function markDead(job: ClaimedJob, error: unknown, message: string): Promise<void> {
+    const definition = definitions.get(job.name);
+    const now = clock.now();
+    if (definition?.onDead) {
+      await definition.onDead(job.payload, error, contextFor(job));
+    }
+    await db
+      .updateTable("jobs")
+      .set({ state: "dead", locked_until: null, completed_at: now, last_error: message, updated_at: now })
+      .where("id", "=", job.id)
+      .where("locked_by", "=", workerId)
+      .execute();
+    logger.error(
+      { jobId: job.id, job: job.name, attempts: job.attempts },
+      "job is dead after its attempt budget",
+    );
+  }
+
+  const contextFor = (job: ClaimedJob): JobContext => ({
+    jobId: job.id,
+    attempt: job.attempts,
+    maxAttempts: job.max_attempts,
+    signal: abort.signal,
+  });
+
+  async function execute(job: ClaimedJob): Promise<void> {
+    const definition = definitions.get(job.name);
+    if (!definition) return;
+    if (job.attempts > job.max_attempts) {
+      // A worker crashed during the last allowed attempt; the budget is spent.
+      await markDead(job, new Error("attempt budget spent"), "attempt budget spent");
+      return;
+    }
+    await extendLease(job);
+    const heartbeat = setInterval(
+      () => {
+        extendLease(job).catch(() => undefined);
+      },
+      leaseFor(job.name) / 3,
+    );
+    let failure: unknown;
+    try {
+      await definition.run(job.payload, contextFor(job));
+    } catch (error) {
+      failure = error ?? new Error("job failed");
+      logger.warn(
+        { jobId: job.id, job: job.name, attempt: job.attempts, err: failure },
+        "job attempt failed",
+      );
+    } finally {
+      clearInterval(heartbeat);
+    }
+    await finish(job, failure);
+  }
+
+  function track(job: ClaimedJob): void {
+    const promise = execute(job)
+      .catch((error: unknown) => {
+        logger.error({ jobId: job.id, err: error }, "job bookkeeping failed; the lease will expire");
+      })
+      .finally(() => {
+        running.delete(promise);
+        wake?.();
+      });
+    running.add(promise);
+  }
+
+  async function tick(): Promise<number> {
+    const jobs = await claim(options.concurrency - running.size);
+    for (const job of jobs) track(job);
+    return jobs.length;
+  }
+
+  async function runLoop(): Promise<void> {
+    while (!stopped) {
+      let claimed = 0;
+      try {
+        claimed = await tick();
+      } catch (error) {
+        logger.error({ err: error }, "claiming jobs failed");
+      }
+      if (claimed > 0 && running.size < options.concurrency) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  }
+
+  return {
+    async start() {
+      if (!stopped) return;
+      stopped = false;
+      try {
+        unlisten = await database.listen(jobsChannel, () => wake?.());
+      } catch (error) {
+        logger.warn({ err: error }, "LISTEN unavailable; polling only");
+      }
+      loop = runLoop();
+    },
+    async stop(timeoutMs) {
+      stopped = true;
+      wake?.();
+      await loop;
+      await unlisten?.();
+      const all = Promise.all(running);
+      const timedOut = await Promise.race([all.then(() => false), delay(timeoutMs).then(() => true)]);
+      if (timedOut) {
+        abort.abort();
+        await Promise.race([all, delay(1000)]);
+      }
+    },
+    async drain() {
+      let total = 0;
+      for (;;) {
+        const claimed = await tick();
+        total += claimed;
+        if (running.size === 0 && claimed === 0) return total;
+        await Promise.race(running);
+      }
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { pino, type Logger, type LoggerOptions } from "pino";
+
+/** Header names that carry credentials; never logged. */
+export const credentialHeaders = [
+  "authorization",
+  "cookie",
+  "set-cookie",
+  "x-b2b-claim-token",
+  "x-platform-service-credential",
+  "x-platform-service-timestamp",
+  "x-platform-service-nonce",
+  "x-platform-service-signature",
+  "idempotency-key",
+  "x-idempotency-key",
+  "webhook-signature",
+];
+
+/** A field whose name says it holds a secret is replaced at any depth. */
+export const secretFieldPattern =
+  /pass(word)?|secret|token|api[-_]?key|authorization|cookie|signature|credential|idempotency[-_]?key|private[-_]?key|nonce/i;
+
+const redacted = "[redacted]";
+
+export function scrubSecrets(value: unknown, depth = 0): unknown {
+  if (depth > 8 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => scrubSecrets(item, depth + 1));
+  // Only plain objects are rewritten; requests, errors and buffers have their own serializers.
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = secretFieldPattern.test(key) ? redacted : scrubSecrets(item, depth + 1);
+  }
+  return out;
+}
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: {
+      paths: [
+        ...credentialHeaders.map((h) => `req.headers["${h}"]`),
+        ...credentialHeaders.map((h) => `res.headers["${h}"]`),
+      ],
+      censor: redacted,
+    },
+    formatters: {
+      log: (object) => scrubSecrets(object) as Record<string, unknown>,
+    },
+    serializers: {
+      // Only what an operator needs; never headers or bodies.
+      req: (req: { method: string; url: string; routeOptions?: { url?: string } }) => ({
+        method: req.method,
+        url: req.url.split("?")[0],
+        route: req.routeOptions?.url,
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  };
+}
+
+/** The process logger; tests pass a stream to capture every line. */
+export function createLogger(level: string, stream?: NodeJS.WritableStream): Logger {
+  return stream ? pino(loggerOptions(level), stream) : pino(loggerOptions(level));
+}

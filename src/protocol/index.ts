@@ -1,0 +1,4 @@
+export * from "./error-codes.js";
+export * from "./scopes.js";
+export * from "./headers.js";
+export * from "./entrypoints.js";

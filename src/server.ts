@@ -1,0 +1,66 @@
+import { hostname } from "node:os";
+import { writeFile, mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { buildApp } from "./app.js";
+import type { Config } from "./config/index.js";
+import { createContainer, type Container } from "./container.js";
+import { createWorker, type Worker } from "./platform/jobs/index.js";
+import { uuidv7 } from "./platform/crypto/index.js";
+
+export interface RunningProcess {
+  container: Container;
+  app?: FastifyInstance;
+  worker?: Worker;
+  /** The bound address when the API role runs. */
+  url?: string;
+  stop(): Promise<void>;
+}
+
+/** CONTRACT §0: a generated bootstrap token goes to a 0600 file; only its path is logged. */
+async function writeBootstrapToken(config: Config, token: string, logger: Logger): Promise<void> {
+  await mkdir(config.HANSE_DATA_DIR, { recursive: true });
+  const path = resolve(join(config.HANSE_DATA_DIR, "bootstrap-token"));
+  await writeFile(path, `${token}\n`, { mode: 0o600, flag: "w" });
+  logger.info({ path }, "bootstrap administrator token written");
+}
+
+/** Starts the roles this process has (API, worker or both) and returns how to stop them. */
+export async function startProcess(config: Config, logger: Logger): Promise<RunningProcess> {
+  const container = await createContainer(config, { logger });
+  if (container.generatedBootstrapToken) {
+    await writeBootstrapToken(config, container.generatedBootstrapToken, logger);
+  }
+  let app: FastifyInstance | undefined;
+  let worker: Worker | undefined;
+  let url: string | undefined;
+  if (config.HANSE_ROLES.worker) {
+    worker = createWorker({
+      database: container.database,
+      jobs: container.jobs,
+      clock: container.clock,
+      logger: logger.child({ role: "worker" }),
+      workerId: `${hostname()}:${process.pid}:${uuidv7().slice(-8)}`,
+      concurrency: config.HANSE_WORKER_CONCURRENCY,
+      pollMs: config.HANSE_JOB_POLL_MS,
+    });
+    await worker.start();
+  }
+  if (config.HANSE_ROLES.api) {
+    app = await buildApp(container);
+    // Slow clients must not hold sockets forever; uploads of 16 MiB still fit comfortably.
+    app.server.requestTimeout = 300_000;
+    app.server.headersTimeout = 30_000;
+    app.server.keepAliveTimeout = 65_000;
+    url = await app.listen({ port: config.PORT, host: config.HOST });
+  }
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app?.close();
+      await worker?.stop(config.HANSE_SHUTDOWN_TIMEOUT_MS);
+      await container.close();
+    })());
+  return { container, ...(app ? { app } : {}), ...(worker ? { worker } : {}), ...(url ? { url } : {}), stop };
+}

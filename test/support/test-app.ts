@@ -1,0 +1,79 @@
+import { Writable } from "node:stream";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { buildApp } from "../../src/app.js";
+import { loadConfig, type Config } from "../../src/config/index.js";
+import { createContainer, type Container } from "../../src/container.js";
+import { createManualClock, systemClock, type Clock } from "../../src/platform/clock/clock.js";
+import { createWorker, type Worker } from "../../src/platform/jobs/index.js";
+import { createLogger } from "../../src/platform/logging/logger.js";
+import { createTestDatabase, type TestDatabase } from "./test-database.js";
+
+export const bootstrapToken = "test-bootstrap-token-0123456789abcdefghijklmnop";
+
+export interface TestApp {
+  app: FastifyInstance;
+  container: Container;
+  config: Config;
+  testDatabase: TestDatabase;
+  worker: Worker;
+  /** Every log line written so far, raw JSON text. */
+  logs: string[];
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Runs due jobs until none is left. */
+  drainJobs(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: Clock & { advance?(ms: number): void };
+  manualClock?: boolean;
+}
+
+/** The real app on a fresh database, with captured logs and a worker the test drives. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logs.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      callback();
+    },
+  });
+  const config = loadConfig({
+    HANSE_BOOTSTRAP_TOKEN: bootstrapToken,
+    HANSE_DATA_DIR: "/nonexistent-test-dir",
+    LOG_LEVEL: "debug",
+    ...options.env,
+  });
+  const testDatabase = await createTestDatabase();
+  const clock = options.clock ?? (options.manualClock ? createManualClock(new Date()) : systemClock);
+  const logger = createLogger(config.LOG_LEVEL, sink);
+  const container = await createContainer(config, { logger, database: testDatabase.database, clock });
+  const app = await buildApp(container);
+  const worker = createWorker({
+    database: container.database,
+    jobs: container.jobs,
+    clock,
+    logger,
+    workerId: `test-${process.pid}`,
+    concurrency: 4,
+    pollMs: 50,
+  });
+  return {
+    app,
+    container,
+    config,
+    testDatabase,
+    worker,
+    logs,
+    inject: (opts) => app.inject(opts),
+    drainJobs: () => worker.drain(),
+    close: async () => {
+      await app.close();
+      await testDatabase.drop();
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+export const adminHeaders = bearer(bootstrapToken);
