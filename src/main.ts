@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from "./config/index.js";
 import { createLogger } from "./platform/logging/logger.js";
 import { startProcess } from "./server.js";
 import { registerCliCommands } from "./cli/index.js";
+import { registerEdiCommands } from "./cli/edi.command.js";
 
 /** The only place that reads process.env and exits. */
 async function serve(): Promise<void> {
@@ -40,6 +41,7 @@ program
   .description("Run the server (roles from HANSE_ROLES: api, worker or both)")
   .action(serve);
 registerCliCommands(program, { env: process.env, stdout: process.stdout, stderr: process.stderr });
+registerEdiCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,0 +1,104 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command, CommanderError } from "commander";
+import { describe, expect, it } from "vitest";
+import { PARTLY_BROKEN_ORDERS, VALID_ORDERS } from "../edifact/testing/sample.fixture.js";
+import { registerEdiCommands } from "./edi.command.js";
+
+const SHARED = join(import.meta.dirname, "../../../shared");
+
+async function run(args: string[]): Promise<{ out: string; err: string; exitCode: number }> {
+  let out = "";
+  let err = "";
+  const program = new Command("hanse").exitOverride().configureOutput({
+    writeOut: (s) => (out += s),
+    writeErr: (s) => (err += s),
+  });
+  registerEdiCommands(program);
+  try {
+    await program.parseAsync(["edi", ...args], { from: "user" });
+    return { out, err, exitCode: 0 };
+  } catch (e) {
+    if (e instanceof CommanderError) return { out, err, exitCode: e.exitCode };
+    throw e;
+  }
+}
+
+function file(name: string, content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "hanse-edi-"));
+  const path = join(dir, name);
+  writeFileSync(path, content, "latin1");
+  return path;
+}
+
+describe("hanse edi", () => {
+  it("validate: exit 0 and 'no issues' for a valid interchange", async () => {
+    const r = await run(["validate", file("ok.edi", VALID_ORDERS)]);
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toContain("message 1 (ORDERS): accepted");
+    expect(r.out).toContain("no issues");
+  });
+
+  it("validate: exit 1 with partner-readable issues and positions", async () => {
+    const r = await run(["validate", file("bad.edi", PARTLY_BROKEN_ORDERS)]);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toContain("message 2 (ORDERS): rejected");
+    expect(r.out).toMatch(
+      /segment \d+ \(QTY\), message position 5, element 1, component 2, byte \d+: \[37 Invalid type of character\(s\)\]/,
+    );
+    expect(r.err).toContain("issue(s) found");
+  });
+
+  it("validate: exit 2 when the file cannot be read", async () => {
+    const r = await run(["validate", join(tmpdir(), "does-not-exist.edi")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.err).toContain("Cannot read");
+  });
+
+  it("validate --directory D25A judges the release", async () => {
+    const r = await run(["validate", "--directory", "D25A", file("ok.edi", VALID_ORDERS)]);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toContain("[14 Value not supported in this position]");
+  });
+
+  it("contrl: prints the CONTRL we would send", async () => {
+    const r = await run(["contrl", "--control-ref", "C1", file("bad.edi", PARTLY_BROKEN_ORDERS)]);
+    expect(r.exitCode).toBe(0);
+    expect(r.out).toMatch(/^UNB\+UNOC:3\+4012345500004:14\+5412345000013:14\+\d{6}:\d{4}\+C1'\n/);
+    expect(r.out).toContain(
+      "UNH+1+CONTRL:2:2:UN'\nUCI+IC2+5412345000013:14+4012345500004:14+7'\nUCM+2+ORDERS:D:96A:UN+4'\n",
+    );
+  });
+
+  it("inspect: prints the segment tree with group names", async () => {
+    const r = await run(["inspect", file("ok.edi", VALID_ORDERS)]);
+    expect(r.out).toContain("SG2 NAD+BY+5412345000013::9'");
+    expect(r.out).toContain("SG25 LIN+1++4000862141404:EN'");
+    expect(r.out).toContain("SG25 QTY+21:48'");
+  });
+
+  describe.skipIf(!existsSync(SHARED))(`with ../shared (${SHARED}; skipped when absent)`, () => {
+    it("validate gives a report with positions for every corpus file", async () => {
+      const corpus = join(SHARED, "corpus");
+      for (const name of readdirSync(corpus).filter((f) => f.endsWith(".edi"))) {
+        const r = await run(["validate", join(corpus, name)]);
+        expect([0, 1], name).toContain(r.exitCode);
+        expect(r.out.split("\n")[0], name).toContain(name);
+        if (r.exitCode === 1) expect(r.out, name).toMatch(/byte \d+: \[\d+ /);
+      }
+    });
+
+    it("import-directory writes the compact format of D.18A", async () => {
+      const out = mkdtempSync(join(tmpdir(), "hanse-dir-"));
+      const r = await run(["import-directory", join(SHARED, "directories/d18a.zip"), "--out", out]);
+      expect(r.exitCode).toBe(0);
+      const compact = JSON.parse(readFileSync(join(out, "d18a.json"), "utf8")) as {
+        id: string;
+        messages: Record<string, unknown>;
+      };
+      expect(compact.id).toBe("D18A");
+      expect(Object.keys(compact.messages)).toEqual(["ORDERS", "ORDRSP", "APERAK"]);
+    });
+  });
+});

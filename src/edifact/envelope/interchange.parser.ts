@@ -1,0 +1,543 @@
+import type { EdifactIssue, IssueLevel } from "../issue.types.js";
+import { isSyntaxIdentifier } from "../syntax/charset.js";
+import { ErrorCode } from "../syntax/error-codes.js";
+import { tokenize, type TokenTable } from "../syntax/tokenizer.js";
+import {
+  checkSegmentElements,
+  type ElementCheckContext,
+  type ElementProblem,
+} from "../validation/element.validator.js";
+import type {
+  GroupEnvelope,
+  InterchangeHeader,
+  MessageEnvelope,
+  ParsedInterchange,
+  ParseResult,
+  PartyId,
+} from "./interchange.types.js";
+import { tagOf, valueAt } from "./segment.reader.js";
+import { serviceSegment } from "./service-segments.js";
+
+export interface ParseOptions {
+  /** Forces the character repertoire instead of reading it from UNB. */
+  readonly syntaxIdentifier?: string;
+}
+
+/** Context every checker needs to read values of the input. */
+export function elementContext(t: TokenTable, syntaxVersion: number): ElementCheckContext {
+  const utf8 = t.syntaxIdentifier === "UNOW" || t.syntaxIdentifier === "UNOY";
+  const advised = t.separators.decimal.charCodeAt(0);
+  // Syntax 4 (ISO 9735-1, 10.2) lets the receiver accept either decimal mark.
+  const decimalMarks = syntaxVersion >= 4 ? [0x2e, 0x2c] : [advised];
+  return { tokens: t, utf8, decimalMarks };
+}
+
+function optional<K extends string>(key: K, value: string): Partial<Record<K, string>> {
+  return value === "" ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+function party(t: TokenTable, seg: number, element: number): PartyId {
+  return {
+    id: valueAt(t, seg, element, 0),
+    ...optional("qualifier", valueAt(t, seg, element, 1)),
+    ...optional("internalId", valueAt(t, seg, element, 2)),
+    ...optional("internalSubId", valueAt(t, seg, element, 3)),
+  };
+}
+
+function readHeader(t: TokenTable, seg: number): InterchangeHeader {
+  const versionText = valueAt(t, seg, 1, 1);
+  const password = valueAt(t, seg, 6, 0);
+  const passwordQualifier = valueAt(t, seg, 6, 1);
+  return {
+    syntax: {
+      identifier: valueAt(t, seg, 1, 0),
+      version: /^\d$/.test(versionText) ? Number(versionText) : 0,
+      ...optional("serviceCodeListVersion", valueAt(t, seg, 1, 2)),
+      ...optional("characterEncoding", valueAt(t, seg, 1, 3)),
+    },
+    sender: party(t, seg, 2),
+    recipient: party(t, seg, 3),
+    date: valueAt(t, seg, 4, 0),
+    time: valueAt(t, seg, 4, 1),
+    controlRef: valueAt(t, seg, 5),
+    ...(password !== ""
+      ? { recipientReference: { password, ...optional("qualifier", passwordQualifier) } }
+      : {}),
+    ...optional("applicationRef", valueAt(t, seg, 7)),
+    ...optional("priority", valueAt(t, seg, 8)),
+    ...(valueAt(t, seg, 9) === "1" ? { ackRequested: true } : {}),
+    ...optional("agreementId", valueAt(t, seg, 10)),
+    ...(valueAt(t, seg, 11) === "1" ? { test: true } : {}),
+  };
+}
+
+function validDate(date: string, time: string): boolean {
+  const d = date.length === 8 ? date.slice(2) : date;
+  const month = Number(d.slice(2, 4));
+  const day = Number(d.slice(4, 6));
+  const hour = Number(time.slice(0, 2));
+  const minute = Number(time.slice(2, 4));
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 24 && minute <= 59;
+}
+
+interface OpenMessage {
+  index: number;
+  first: number;
+  ref: string;
+}
+
+interface OpenGroup {
+  index: number;
+  first: number;
+  ref: string;
+  messages: number[];
+}
+
+/**
+ * Parses exactly one interchange: tokenizes, reads UNA/UNB/UNG/UNH/UNT/UNE/UNZ and checks
+ * their counts, references and element layout. Never throws; problems are issues.
+ */
+export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}): ParseResult {
+  const t = tokenize(bytes, options.syntaxIdentifier ? { syntaxIdentifier: options.syntaxIdentifier } : {});
+  const issues: EdifactIssue[] = [];
+  const messages: MessageEnvelope[] = [];
+  const groups: GroupEnvelope[] = [];
+  const n = t.segmentCount;
+  const segMessage = new Int32Array(n).fill(-1);
+  const segGroup = new Int32Array(n).fill(-1);
+
+  const at = (seg: number): number => (seg >= 0 && seg < n ? (t.segStart[seg] as number) : t.bytes.length);
+  const add = (issue: Omit<EdifactIssue, "offset"> & { offset?: number }): void => {
+    issues.push({ offset: at(issue.segmentIndex), ...issue });
+  };
+
+  let headerSegment: number | undefined;
+  let header: InterchangeHeader | undefined;
+  let version = t.syntaxVersion ?? 3;
+  if (n > 0 && tagOf(t, 0) === "UNB") {
+    headerSegment = 0;
+    header = readHeader(t, 0);
+    if (header.syntax.version >= 1 && header.syntax.version <= 4) version = header.syntax.version;
+  } else {
+    add({
+      code: ErrorCode.missing,
+      level: "interchange",
+      scope: "envelope",
+      tag: "UNB",
+      segmentIndex: n > 0 ? 0 : -1,
+      text:
+        n === 0
+          ? "The input holds no interchange: no segments were found"
+          : `The input does not start with an interchange header UNB (found "${tagOf(t, 0)}")`,
+    });
+  }
+  const ctx = elementContext(t, version);
+
+  const checkService = (seg: number, tag: string, level: IssueLevel, extra: Partial<EdifactIssue>): void => {
+    const def = serviceSegment(tag, version);
+    if (!def) return;
+    const problems: ElementProblem[] = [];
+    checkSegmentElements(ctx, seg, def, problems);
+    for (const p of problems) {
+      add({
+        code: p.code,
+        level,
+        scope: "envelope",
+        tag,
+        segmentIndex: seg,
+        element: p.element,
+        ...(p.component !== undefined ? { component: p.component } : {}),
+        ...(p.occurrence !== undefined ? { occurrence: p.occurrence } : {}),
+        text: `${tag}: ${p.text}`,
+        ...extra,
+        offset: p.offset,
+      });
+    }
+  };
+
+  if (header && headerSegment !== undefined) {
+    checkService(headerSegment, "UNB", "interchange", {});
+    if (!isSyntaxIdentifier(header.syntax.identifier)) {
+      add({
+        code: ErrorCode.syntaxVersionNotSupported,
+        level: "interchange",
+        scope: "envelope",
+        tag: "UNB",
+        segmentIndex: 0,
+        element: 1,
+        component: 1,
+        text: `Syntax identifier "${header.syntax.identifier}" is not supported (UNOA, UNOB, UNOC, UNOD, UNOE, UNOF, UNOW, UNOY are)`,
+      });
+    }
+    if (valueAt(t, 0, 1, 1) !== "" && (header.syntax.version < 1 || header.syntax.version > 4)) {
+      add({
+        code: ErrorCode.syntaxVersionNotSupported,
+        level: "interchange",
+        scope: "envelope",
+        tag: "UNB",
+        segmentIndex: 0,
+        element: 1,
+        component: 2,
+        text: `Syntax version "${valueAt(t, 0, 1, 1)}" is not supported (1 to 4 are)`,
+      });
+    }
+    const expectedDate = version >= 4 ? 8 : 6;
+    if (
+      header.date.length === expectedDate &&
+      header.time.length === 4 &&
+      !validDate(header.date, header.time)
+    ) {
+      add({
+        code: ErrorCode.invalidValue,
+        level: "interchange",
+        scope: "envelope",
+        tag: "UNB",
+        segmentIndex: 0,
+        element: 4,
+        component: 1,
+        text: `UNB date/time ${header.date}:${header.time} is not a calendar date and time`,
+      });
+    }
+  }
+
+  let openMessage: OpenMessage | undefined;
+  let openGroup: OpenGroup | undefined;
+  let trailerSegment: number | undefined;
+  let interchangeCount = header ? 1 : 0;
+  let ended = false;
+  let outsideReported = false;
+  let ungSeen = false;
+  let loneMessageSeen = false;
+  const refsSeen = new Map<string, Set<string>>();
+  const groupRefs = new Set<string>();
+
+  const closeMessage = (last: number, trailer: number | undefined): void => {
+    if (!openMessage) return;
+    const m = openMessage;
+    openMessage = undefined;
+    const identifier = {
+      type: valueAt(t, m.first, 2, 0),
+      version: valueAt(t, m.first, 2, 1),
+      release: valueAt(t, m.first, 2, 2),
+      agency: valueAt(t, m.first, 2, 3),
+      ...optional("association", valueAt(t, m.first, 2, 4)),
+    };
+    const groupIndex = openGroup?.index;
+    messages.push({
+      index: m.index,
+      ref: m.ref,
+      identifier,
+      ...optional("commonAccessRef", valueAt(t, m.first, 3)),
+      firstSegment: m.first,
+      lastSegment: trailer ?? last,
+      hasTrailer: trailer !== undefined,
+      ...(groupIndex !== undefined ? { groupIndex } : {}),
+    });
+    for (let s = m.first; s <= (trailer ?? last); s++) segMessage[s] = m.index;
+    if (trailer === undefined) {
+      add({
+        code: ErrorCode.missing,
+        level: "message",
+        scope: "envelope",
+        tag: "UNT",
+        segmentIndex: last,
+        messageIndex: m.index,
+        offset: t.segEnd[last] ?? t.bytes.length,
+        text: `Message ${m.ref} has no message trailer UNT`,
+      });
+      return;
+    }
+    checkService(trailer, "UNT", "message", { messageIndex: m.index });
+    const count = valueAt(t, trailer, 1);
+    const actual = trailer - m.first + 1;
+    if (/^\d+$/.test(count) && Number(count) !== actual) {
+      add({
+        code: ErrorCode.controlCountMismatch,
+        level: "message",
+        scope: "envelope",
+        tag: "UNT",
+        segmentIndex: trailer,
+        element: 1,
+        messageIndex: m.index,
+        text: `UNT counts ${count} segments but message ${m.ref} has ${actual} (UNH and UNT included)`,
+      });
+    }
+    const ref = valueAt(t, trailer, 2);
+    if (ref !== "" && ref !== m.ref) {
+      add({
+        code: ErrorCode.referencesDoNotMatch,
+        level: "message",
+        scope: "envelope",
+        tag: "UNT",
+        segmentIndex: trailer,
+        element: 2,
+        messageIndex: m.index,
+        text: `UNT reference "${ref}" does not match UNH reference "${m.ref}"`,
+      });
+    }
+  };
+
+  const closeGroup = (last: number, trailer: number | undefined): void => {
+    if (!openGroup) return;
+    const g = openGroup;
+    openGroup = undefined;
+    groups.push({
+      index: g.index,
+      ref: g.ref,
+      firstSegment: g.first,
+      lastSegment: trailer ?? last,
+      hasTrailer: trailer !== undefined,
+      messageIndexes: g.messages,
+    });
+    for (let s = g.first; s <= (trailer ?? last); s++) segGroup[s] = g.index;
+    if (trailer === undefined) {
+      add({
+        code: ErrorCode.missing,
+        level: "group",
+        scope: "envelope",
+        tag: "UNE",
+        segmentIndex: last,
+        groupIndex: g.index,
+        offset: t.segEnd[last] ?? t.bytes.length,
+        text: `Group ${g.ref} has no group trailer UNE`,
+      });
+      return;
+    }
+    checkService(trailer, "UNE", "group", { groupIndex: g.index });
+    const count = valueAt(t, trailer, 1);
+    if (/^\d+$/.test(count) && Number(count) !== g.messages.length) {
+      add({
+        code: ErrorCode.controlCountMismatch,
+        level: "group",
+        scope: "envelope",
+        tag: "UNE",
+        segmentIndex: trailer,
+        element: 1,
+        groupIndex: g.index,
+        text: `UNE counts ${count} messages but group ${g.ref} has ${g.messages.length}`,
+      });
+    }
+    const ref = valueAt(t, trailer, 2);
+    if (ref !== "" && ref !== g.ref) {
+      add({
+        code: ErrorCode.referencesDoNotMatch,
+        level: "group",
+        scope: "envelope",
+        tag: "UNE",
+        segmentIndex: trailer,
+        element: 2,
+        groupIndex: g.index,
+        text: `UNE reference "${ref}" does not match UNG reference "${g.ref}"`,
+      });
+    }
+  };
+
+  for (let s = headerSegment === undefined ? 0 : 1; s < n; s++) {
+    const tag = tagOf(t, s);
+    if (ended) {
+      if (tag === "UNB" || tag === "UNA") interchangeCount++;
+      continue;
+    }
+    switch (tag) {
+      case "UNB":
+      case "UNA":
+        interchangeCount++;
+        closeMessage(s - 1, undefined);
+        closeGroup(s - 1, undefined);
+        ended = true;
+        break;
+      case "UNG": {
+        closeMessage(s - 1, undefined);
+        closeGroup(s - 1, undefined);
+        ungSeen = true;
+        const ref = valueAt(t, s, 5);
+        const index = groups.length;
+        openGroup = { index, first: s, ref, messages: [] };
+        segGroup[s] = index;
+        checkService(s, "UNG", "group", { groupIndex: index });
+        if (groupRefs.has(ref)) {
+          add({
+            code: ErrorCode.duplicateDetected,
+            level: "group",
+            scope: "envelope",
+            tag: "UNG",
+            segmentIndex: s,
+            element: 5,
+            groupIndex: index,
+            text: `Group reference "${ref}" is used twice in the interchange`,
+          });
+        }
+        groupRefs.add(ref);
+        break;
+      }
+      case "UNE":
+        closeMessage(s - 1, undefined);
+        if (openGroup) closeGroup(s, s);
+        else reportOutside(s, "UNE without UNG");
+        break;
+      case "UNH": {
+        closeMessage(s - 1, undefined);
+        const index = messages.length;
+        const ref = valueAt(t, s, 1);
+        openMessage = { index, first: s, ref };
+        if (openGroup) openGroup.messages.push(index);
+        else loneMessageSeen = true;
+        checkService(s, "UNH", "message", { messageIndex: index });
+        const scope = openGroup ? `g${openGroup.ref}` : "";
+        const seen = refsSeen.get(scope) ?? new Set<string>();
+        refsSeen.set(scope, seen);
+        if (seen.has(ref)) {
+          add({
+            code: ErrorCode.duplicateDetected,
+            level: "message",
+            scope: "envelope",
+            tag: "UNH",
+            segmentIndex: s,
+            element: 1,
+            messageIndex: index,
+            text: `Message reference "${ref}" is used twice`,
+          });
+        }
+        seen.add(ref);
+        break;
+      }
+      case "UNT":
+        if (openMessage) closeMessage(s, s);
+        else reportOutside(s, "UNT without UNH");
+        break;
+      case "UNZ":
+        closeMessage(s - 1, undefined);
+        closeGroup(s - 1, undefined);
+        trailerSegment = s;
+        ended = true;
+        break;
+      default:
+        if (!openMessage) reportOutside(s, `Segment ${tag} outside a message`);
+    }
+  }
+  if (!ended) {
+    closeMessage(n - 1, undefined);
+    closeGroup(n - 1, undefined);
+  }
+
+  function reportOutside(s: number, text: string): void {
+    if (outsideReported) return;
+    outsideReported = true;
+    add({
+      code: ErrorCode.invalidOccurrenceOutside,
+      level: "interchange",
+      scope: "envelope",
+      tag: tagOf(t, s),
+      segmentIndex: s,
+      text,
+    });
+  }
+
+  let trailer: ParsedInterchange["trailer"];
+  if (trailerSegment === undefined) {
+    if (header) {
+      add({
+        code: ErrorCode.missing,
+        level: "interchange",
+        scope: "envelope",
+        tag: "UNZ",
+        segmentIndex: n - 1,
+        offset: t.bytes.length,
+        text: "The interchange has no interchange trailer UNZ",
+      });
+    }
+  } else {
+    checkService(trailerSegment, "UNZ", "interchange", {});
+    trailer = { count: valueAt(t, trailerSegment, 1), controlRef: valueAt(t, trailerSegment, 2) };
+    const expected = groups.length > 0 ? groups.length : messages.length;
+    if (/^\d+$/.test(trailer.count) && Number(trailer.count) !== expected) {
+      add({
+        code: ErrorCode.controlCountMismatch,
+        level: "interchange",
+        scope: "envelope",
+        tag: "UNZ",
+        segmentIndex: trailerSegment,
+        element: 1,
+        text: `UNZ counts ${trailer.count} ${groups.length > 0 ? "groups" : "messages"} but the interchange has ${expected}`,
+      });
+    }
+    if (header && trailer.controlRef !== "" && trailer.controlRef !== header.controlRef) {
+      add({
+        code: ErrorCode.referencesDoNotMatch,
+        level: "interchange",
+        scope: "envelope",
+        tag: "UNZ",
+        segmentIndex: trailerSegment,
+        element: 2,
+        text: `UNZ reference "${trailer.controlRef}" does not match UNB reference "${header.controlRef}"`,
+      });
+    }
+  }
+  if (ungSeen && loneMessageSeen) {
+    add({
+      code: ErrorCode.groupsAndMessagesMixed,
+      level: "interchange",
+      scope: "envelope",
+      segmentIndex: 0,
+      text: "The interchange mixes functional groups and messages outside groups",
+    });
+  }
+  if (interchangeCount > 1) {
+    add({
+      code: ErrorCode.invalidOccurrenceOutside,
+      level: "interchange",
+      scope: "envelope",
+      tag: "UNB",
+      segmentIndex: trailerSegment !== undefined ? trailerSegment + 1 : n - 1,
+      text: `The input holds ${interchangeCount} interchanges; exactly one is accepted per upload`,
+    });
+  }
+
+  for (const ti of t.issues) {
+    const seg = ti.segment;
+    const messageIndex = seg >= 0 && seg < n ? (segMessage[seg] as number) : -1;
+    const groupIndex = seg >= 0 && seg < n ? (segGroup[seg] as number) : -1;
+    const tag = seg >= 0 && seg < n ? tagOf(t, seg) : "UNA";
+    const message = messageIndex >= 0 ? messages[messageIndex] : undefined;
+    // A character problem inside a message's data is the message's; in UNH/UNT too (envelope).
+    const inBody = message !== undefined && tag !== "UNH" && tag !== "UNT";
+    const level: IssueLevel = message
+      ? "message"
+      : groupIndex >= 0 && (tag === "UNG" || tag === "UNE")
+        ? "group"
+        : "interchange";
+    issues.push({
+      code: ti.code,
+      level,
+      scope: inBody && ti.element > 0 ? "element" : inBody ? "segment" : "envelope",
+      text: ti.text,
+      offset: ti.offset,
+      segmentIndex: seg,
+      tag,
+      ...(ti.element > 0 ? { element: ti.element } : {}),
+      ...(ti.element > 0 ? { component: ti.component + 1 } : {}),
+      ...(ti.occurrence > 0 ? { occurrence: ti.occurrence + 1 } : {}),
+      ...(message ? { messageIndex: message.index, position: seg - message.firstSegment + 1 } : {}),
+      ...(groupIndex >= 0 && !message ? { groupIndex } : {}),
+    });
+  }
+  issues.sort((a, b) => a.offset - b.offset);
+
+  messages.sort((a, b) => a.index - b.index);
+  return {
+    interchange: {
+      tokens: t,
+      separators: t.separators,
+      ...(header ? { header } : {}),
+      ...(headerSegment !== undefined ? { headerSegment } : {}),
+      ...(trailerSegment !== undefined ? { trailerSegment } : {}),
+      ...(trailer ? { trailer } : {}),
+      groups,
+      messages,
+      interchangeCount,
+      segmentCount: n,
+    },
+    issues,
+  };
+}

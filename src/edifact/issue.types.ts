@@ -1,0 +1,34 @@
+/** Which CONTRL segment answers the issue: UCI (interchange), UCF (group) or UCM (message). */
+export type IssueLevel = "interchange" | "group" | "message";
+
+/**
+ * How the issue is pointed at: `envelope` (in UCI/UCF/UCM itself with 0013 and S011),
+ * `segment` (UCS with the error code) or `element` (UCS + UCD with S011).
+ */
+export type IssueScope = "envelope" | "segment" | "element";
+
+/** One finding, with its ISO 9735 syntax error code (0085) and where it sits. */
+export interface EdifactIssue {
+  readonly code: number;
+  readonly level: IssueLevel;
+  readonly scope: IssueScope;
+  /** Partner-readable explanation. */
+  readonly text: string;
+  /** Byte offset in the input. */
+  readonly offset: number;
+  /** 0-based index of the segment in the input (UNA not counted); -1 for UNA or no segment. */
+  readonly segmentIndex: number;
+  readonly tag?: string;
+  /** 1-based data element position (S011 0098). */
+  readonly element?: number;
+  /** 1-based component position (S011 0104). */
+  readonly component?: number;
+  /** 1-based occurrence of a repeating element (S011 0136, syntax version 4). */
+  readonly occurrence?: number;
+  /** Index into ParsedInterchange.messages. */
+  readonly messageIndex?: number;
+  /** 1-based segment position within the message, UNH = 1 (UCS 0096). */
+  readonly position?: number;
+  /** Index into ParsedInterchange.groups. */
+  readonly groupIndex?: number;
+}

@@ -1,0 +1,67 @@
+import type { Interchange, Message, PartyId, Segment } from "../envelope/interchange.types.js";
+import type { SyntaxIdentifier } from "../syntax/charset.js";
+import type { Separators } from "../syntax/separators.js";
+
+/** Identities, syntax and references of one outbound interchange; the caller owns them all. */
+export interface OutboundEnvelope {
+  readonly syntaxIdentifier: SyntaxIdentifier;
+  readonly syntaxVersion: 3 | 4;
+  /** Our own identification: the UNB sender. */
+  readonly sender: PartyId;
+  /** The partner's identification: the UNB recipient. */
+  readonly recipient: PartyId;
+  /** UNB/UNZ 0020 (the caller generates it, unique per partner). */
+  readonly controlRef: string;
+  /** UNH/UNT 0062 of the one message inside. */
+  readonly messageRef: string;
+  /** Preparation time, written in UTC; the library never reads a clock. */
+  readonly preparedAt: Date;
+  readonly separators?: Separators;
+  readonly test?: boolean;
+}
+
+/** Thrown when a builder's input cannot make a valid message (a programming error). */
+export class EdifactBuildError extends Error {
+  override readonly name = "EdifactBuildError";
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
+
+/** UNB S004: YYMMDD before syntax 4, CCYYMMDD from syntax 4 on; HHMM. */
+export function unbDateTime(at: Date, syntaxVersion: number): { date: string; time: string } {
+  const year = at.getUTCFullYear();
+  const date = `${syntaxVersion >= 4 ? pad(year, 4) : pad(year % 100)}${pad(at.getUTCMonth() + 1)}${pad(at.getUTCDate())}`;
+  return { date, time: `${pad(at.getUTCHours())}${pad(at.getUTCMinutes())}` };
+}
+
+/** DTM C507 value in format 203 (CCYYMMDDHHMM). */
+export function dtm203(at: Date): string {
+  return `${pad(at.getUTCFullYear(), 4)}${pad(at.getUTCMonth() + 1)}${pad(at.getUTCDate())}${pad(at.getUTCHours())}${pad(at.getUTCMinutes())}`;
+}
+
+export function seg(tag: string, ...elements: (string | readonly string[])[]): Segment {
+  return { tag, elements: elements.map((e) => (typeof e === "string" ? [e] : [...e])) };
+}
+
+/** Wraps one message into an interchange from the envelope's sender to its recipient. */
+export function wrapMessage(env: OutboundEnvelope, message: Omit<Message, "ref">): Interchange {
+  const { date, time } = unbDateTime(env.preparedAt, env.syntaxVersion);
+  return {
+    syntax: { identifier: env.syntaxIdentifier, version: env.syntaxVersion },
+    ...(env.separators ? { separators: env.separators } : {}),
+    sender: env.sender,
+    recipient: env.recipient,
+    date,
+    time,
+    controlRef: env.controlRef,
+    ...(env.test ? { test: true } : {}),
+    messages: [{ ...message, ref: env.messageRef }],
+  };
+}
+
+/** Splits free text into the up to five 4440 components (an..70 each) of FTX C108. */
+export function textComponents(text: string, size = 70, max = 5): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length && out.length < max; i += size) out.push(text.slice(i, i + size));
+  return out.length > 0 ? out : [""];
+}

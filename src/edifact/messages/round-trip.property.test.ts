@@ -1,0 +1,189 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { getDirectory } from "../directories/directory.registry.js";
+import { parseInterchange } from "../envelope/interchange.parser.js";
+import { toInterchange } from "../envelope/interchange.model.js";
+import type { Interchange, Message, Segment } from "../envelope/interchange.types.js";
+import { defaultSeparators, type Separators } from "../syntax/separators.js";
+import { latin1, VALID_ORDERS } from "../testing/sample.fixture.js";
+import { validateInterchange } from "../validation/interchange.validator.js";
+import { serializeInterchange } from "./serializer.js";
+
+/** Characters of level A other than letters and digits: every UNA candidate lives here. */
+const SPECIALS = Array.from("!\"%&'()*+,-./:;<=>?");
+const LEVEL_A = Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,-()/='+:?!\"%&*;<>");
+
+const word = (chars: string[], min: number, max: number) =>
+  fc.array(fc.constantFrom(...chars), { minLength: min, maxLength: max }).map((a) => a.join(""));
+const alnum = (min: number, max: number) =>
+  word(Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), min, max);
+
+const separatorsArb = (version: 3 | 4): fc.Arbitrary<Separators | undefined> =>
+  fc.option(
+    fc.shuffledSubarray(SPECIALS, { minLength: 5, maxLength: 5 }).chain((s) =>
+      fc.constantFrom(".", ",").map((decimal): Separators => ({
+        component: s[0] as string,
+        element: s[1] as string,
+        release: s[2] as string,
+        terminator: s[3] as string,
+        repetition: version === 4 ? (s[4] as string) : " ",
+        decimal,
+      })),
+    ),
+    { nil: undefined },
+  );
+
+/** Trailing empty components/elements are not written, so the generator does not make them. */
+function normalise(segment: Segment): Segment {
+  const elements = segment.elements.map((c) => {
+    const out = [...c];
+    while (out.length > 1 && out[out.length - 1] === "") out.pop();
+    return out;
+  });
+  while (elements.length > 0 && elements[elements.length - 1]?.every((c) => c === "")) elements.pop();
+  return { tag: segment.tag, elements };
+}
+
+const segmentArb: fc.Arbitrary<Segment> = fc
+  .record({
+    tag: word(Array.from("ABCDEFGHIJKLMNOPQRSTVWXYZ"), 3, 3),
+    elements: fc.array(fc.array(word(LEVEL_A, 0, 12), { minLength: 1, maxLength: 4 }), {
+      minLength: 0,
+      maxLength: 5,
+    }),
+  })
+  .map(normalise);
+
+const messageArb: fc.Arbitrary<Message> = fc.record({
+  ref: alnum(1, 14),
+  identifier: fc.record({
+    type: word(Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), 6, 6),
+    version: fc.constant("D"),
+    release: fc.constantFrom("96A", "25A"),
+    agency: fc.constant("UN"),
+  }),
+  segments: fc.array(segmentArb, { minLength: 1, maxLength: 6 }),
+});
+
+const interchangeArb: fc.Arbitrary<Interchange> = fc
+  .constantFrom(3 as const, 4 as const)
+  .chain((version) =>
+    fc.record({
+      syntax: fc.record({
+        identifier: fc.constantFrom("UNOA", "UNOB", "UNOC", "UNOY"),
+        version: fc.constant(version),
+      }),
+      separators: separatorsArb(version),
+      sender: fc.record({ id: alnum(1, 35), qualifier: alnum(1, 4) }),
+      recipient: fc.record({ id: alnum(1, 35) }),
+      date: fc
+        .date({ min: new Date("2001-01-01"), max: new Date("2098-12-31"), noInvalidDate: true })
+        .map((d) => {
+          const iso = d.toISOString();
+          return version === 4 ? iso.slice(0, 10).replace(/-/g, "") : iso.slice(2, 10).replace(/-/g, "");
+        }),
+      time: fc.constantFrom("0000", "1234", "2359"),
+      controlRef: alnum(1, 14),
+      messages: fc.uniqueArray(messageArb, { minLength: 1, maxLength: 3, selector: (m) => m.ref }),
+    }),
+  )
+  .map((ic) => (ic.separators === undefined ? (({ separators: _, ...rest }) => rest)(ic) : ic));
+
+describe("properties", () => {
+  it("generated interchanges round-trip: parse(serialize(x)) equals x", () => {
+    fc.assert(
+      fc.property(interchangeArb, (ic) => {
+        const parsed = parseInterchange(serializeInterchange(ic));
+        expect(parsed.issues).toEqual([]);
+        expect(toInterchange(parsed.interchange)).toEqual({
+          ...ic,
+          separators: ic.separators ?? defaultSeparators(ic.syntax.version),
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("random UNA separators still parse into the same segments", () => {
+    fc.assert(
+      fc.property(separatorsArb(4), (separators) => {
+        const base = parseInterchange(latin1(VALID_ORDERS));
+        const ic = toInterchange(base.interchange) as Interchange;
+        const again = parseInterchange(
+          serializeInterchange({
+            ...ic,
+            syntax: { identifier: "UNOC", version: 4 },
+            date: "20240315",
+            ...(separators ? { separators } : { separators: undefined }),
+          }),
+        );
+        expect(again.issues).toEqual([]);
+        expect(toInterchange(again.interchange)?.messages).toEqual(ic.messages);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  const directory = getDirectory("D96A");
+  const valid = latin1(VALID_ORDERS);
+  const run = (bytes: Uint8Array) => validateInterchange(parseInterchange(bytes), { directory });
+
+  it("arbitrary byte mutations never throw", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { maxLength: 8 }),
+        (edits) => {
+          const bytes = Uint8Array.from(valid);
+          for (const [at, b] of edits) bytes[at] = b;
+          expect(() => run(bytes)).not.toThrow();
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("truncations always yield issues", () => {
+    fc.assert(
+      fc.property(fc.nat(valid.length - 1), (cut) => {
+        expect(run(valid.subarray(0, cut)).issues.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("invalid characters inserted anywhere always yield issues", () => {
+    fc.assert(
+      fc.property(
+        fc.nat(valid.length),
+        fc.integer({ min: 0, max: 31 }).filter((b) => b !== 10 && b !== 13),
+        (at, b) => {
+          const bytes = Uint8Array.from([...valid.subarray(0, at), b, ...valid.subarray(at)]);
+          expect(run(bytes).issues.length).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("huge elements yield issues quickly", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 36, max: 2_000_000 }), (size) => {
+        const huge = VALID_ORDERS.replace("BGM+220+PO1+9", `BGM+220+${"A".repeat(size)}+9`);
+        const started = performance.now();
+        const report = run(latin1(huge));
+        expect(report.issues.map((i) => i.code)).toContain(39);
+        expect(performance.now() - started).toBeLessThan(2000);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it("random bytes never throw", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => {
+        expect(() => run(bytes)).not.toThrow();
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

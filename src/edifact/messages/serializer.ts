@@ -1,0 +1,196 @@
+import type { Group, Interchange, Message, PartyId, Segment } from "../envelope/interchange.types.js";
+import { encodeText, isSyntaxIdentifier, type SyntaxIdentifier } from "../syntax/charset.js";
+import { defaultSeparators, needsUna, type Separators } from "../syntax/separators.js";
+
+export interface SerializeOptions {
+  /** Characters the repertoire cannot carry: `transliterate` (default) or `throw`. */
+  readonly unrepresentable?: "transliterate" | "throw";
+  /** Written after each segment terminator; "" (default) writes one continuous line. */
+  readonly segmentSuffix?: "" | "\n" | "\r\n";
+}
+
+/** Thrown for a model that cannot be written (e.g. text outside the repertoire with `throw`). */
+export class EdifactSerializeError extends Error {
+  override readonly name = "EdifactSerializeError";
+}
+
+/** Trailing empty components and elements are omitted, as ISO 9735 requires. */
+function trim<T>(items: readonly T[], empty: (item: T) => boolean): T[] {
+  let end = items.length;
+  while (end > 0 && empty(items[end - 1] as T)) end--;
+  return items.slice(0, end);
+}
+
+function transliterate(id: SyntaxIdentifier, text: string): string {
+  let out = text.normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+  if (id === "UNOA") out = out.toUpperCase();
+  let result = "";
+  for (const ch of out) result += encodeText(id, ch).ok ? ch : ".";
+  return result;
+}
+
+class Writer {
+  private readonly parts: string[] = [];
+  private readonly special: Set<string>;
+
+  constructor(
+    private readonly sep: Separators,
+    private readonly id: SyntaxIdentifier,
+    private readonly options: SerializeOptions,
+  ) {
+    this.special = new Set([sep.component, sep.element, sep.terminator]);
+    if (sep.release !== " ") this.special.add(sep.release);
+    if (sep.repetition !== " ") this.special.add(sep.repetition);
+  }
+
+  private value(text: string): string {
+    let v = text;
+    if (!encodeText(this.id, v).ok) {
+      if (this.options.unrepresentable === "throw") {
+        throw new EdifactSerializeError(`"${text}" cannot be written in ${this.id}`);
+      }
+      v = transliterate(this.id, v);
+    }
+    let out = "";
+    for (const ch of v) {
+      if (this.special.has(ch)) {
+        if (this.sep.release === " ") {
+          throw new EdifactSerializeError(
+            `"${text}" contains a service character and no release character is set`,
+          );
+        }
+        out += this.sep.release;
+      }
+      out += ch;
+    }
+    return out;
+  }
+
+  private element(components: readonly string[]): string {
+    return trim(components, (c) => c === "")
+      .map((c) => this.value(c))
+      .join(this.sep.component);
+  }
+
+  segment(segment: Segment): void {
+    const written = segment.elements.map((components, i) => {
+      const first = this.element(components);
+      const more = segment.repeats?.[i] ?? [];
+      return more.length === 0
+        ? first
+        : [first, ...more.map((r) => this.element(r))].join(this.sep.repetition);
+    });
+    const elements = trim(written, (e) => e === "");
+    this.parts.push([this.value(segment.tag), ...elements].join(this.sep.element) + this.sep.terminator);
+  }
+
+  text(suffix: string): string {
+    return this.parts.join(suffix) + (this.parts.length > 0 ? suffix : "");
+  }
+}
+
+function partyElement(p: PartyId | undefined): string[] {
+  if (!p) return [""];
+  return [p.id, p.qualifier ?? "", p.internalId ?? "", p.internalSubId ?? ""];
+}
+
+function messageSegments(w: Writer, m: Message): number {
+  const id = m.identifier;
+  w.segment({
+    tag: "UNH",
+    elements: [
+      [m.ref],
+      [id.type, id.version, id.release, id.agency, id.association ?? ""],
+      [m.commonAccessRef ?? ""],
+    ],
+  });
+  for (const s of m.segments) w.segment(s);
+  w.segment({ tag: "UNT", elements: [[String(m.segments.length + 2)], [m.ref]] });
+  return m.segments.length + 2;
+}
+
+function groupSegments(w: Writer, g: Group): void {
+  w.segment({
+    tag: "UNG",
+    elements: [
+      [g.groupId ?? ""],
+      partyElement(g.sender),
+      partyElement(g.recipient),
+      [g.date ?? "", g.time ?? ""],
+      [g.ref],
+      [g.agency ?? ""],
+      g.messageVersion
+        ? [g.messageVersion.version, g.messageVersion.release, g.messageVersion.association ?? ""]
+        : [""],
+      [g.password ?? ""],
+    ],
+  });
+  for (const m of g.messages) messageSegments(w, m);
+  w.segment({ tag: "UNE", elements: [[String(g.messages.length)], [g.ref]] });
+}
+
+/**
+ * Writes an interchange: UNA when the separators are not the version's defaults, UNB…UNZ with
+ * control counts computed here, every value escaped with the release character and encoded in
+ * the repertoire of UNB 0001.
+ */
+export function serializeInterchange(ic: Interchange, options: SerializeOptions = {}): Uint8Array {
+  const version = ic.syntax.version;
+  const sep = ic.separators ?? defaultSeparators(version);
+  const idText = ic.syntax.identifier;
+  if (!isSyntaxIdentifier(idText)) throw new EdifactSerializeError(`Unsupported syntax identifier ${idText}`);
+  const w = new Writer(sep, idText, options);
+  w.segment({
+    tag: "UNB",
+    elements: [
+      [idText, String(version), ic.syntax.serviceCodeListVersion ?? "", ic.syntax.characterEncoding ?? ""],
+      partyElement(ic.sender),
+      partyElement(ic.recipient),
+      [ic.date, ic.time],
+      [ic.controlRef],
+      ic.recipientReference ? [ic.recipientReference.password, ic.recipientReference.qualifier ?? ""] : [""],
+      [ic.applicationRef ?? ""],
+      [ic.priority ?? ""],
+      [ic.ackRequested ? "1" : ""],
+      [ic.agreementId ?? ""],
+      [ic.test ? "1" : ""],
+    ],
+  });
+  const groups = ic.groups ?? [];
+  for (const g of groups) groupSegments(w, g);
+  for (const m of ic.messages) messageSegments(w, m);
+  w.segment({
+    tag: "UNZ",
+    elements: [[String(groups.length > 0 ? groups.length : ic.messages.length)], [ic.controlRef]],
+  });
+  const suffix = options.segmentSuffix ?? "";
+  const una = needsUna(sep, version)
+    ? `UNA${sep.component}${sep.element}${sep.decimal}${sep.release}${sep.repetition}${sep.terminator}${suffix}`
+    : "";
+  const text = una + w.text(suffix);
+  if (suffix === "") {
+    const encoded = encodeText(idText, text);
+    if (!encoded.ok)
+      throw new EdifactSerializeError("Service characters cannot be written in the repertoire");
+    return encoded.bytes;
+  }
+  // Line breaks between segments are layout outside the repertoire: encode the lines apart.
+  const chunks = text.split(suffix).map((line) => {
+    const r = encodeText(idText, line);
+    if (!r.ok) throw new EdifactSerializeError("Service characters cannot be written in the repertoire");
+    return r.bytes;
+  });
+  const brk = new TextEncoder().encode(suffix);
+  const total = chunks.reduce((n, c) => n + c.length, 0) + brk.length * (chunks.length - 1);
+  const out = new Uint8Array(total);
+  let at = 0;
+  chunks.forEach((c, i) => {
+    out.set(c, at);
+    at += c.length;
+    if (i < chunks.length - 1) {
+      out.set(brk, at);
+      at += brk.length;
+    }
+  });
+  return out;
+}

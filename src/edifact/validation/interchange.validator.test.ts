@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { getDirectory } from "../directories/directory.registry.js";
+import { parseInterchange } from "../envelope/interchange.parser.js";
+import { latin1 } from "../testing/sample.fixture.js";
+import { validateInterchange, type ValidateOptions } from "./interchange.validator.js";
+
+const UNB = "UNB+UNOC:3+SENDER:14+RECEIVER:14+240315:1200+IC1'";
+const wrap = (body: string, count?: number): string => {
+  const segments = body.split("'").filter((s) => s !== "").length + 2;
+  return `${UNB}UNH+1+ORDERS:D:96A:UN'${body}UNT+${count ?? segments}+1'UNZ+1+IC1'`;
+};
+const HEAD = "BGM+220+PO1+9'DTM+137:20240315:102'";
+const TAIL = "UNS+S'";
+
+function issues(text: string, options: Partial<ValidateOptions> = {}): (string | number | undefined)[][] {
+  const report = validateInterchange(parseInterchange(latin1(text)), {
+    directory: getDirectory("D96A"),
+    ...options,
+  });
+  return report.issues.map((i) => [
+    i.code,
+    i.scope,
+    i.tag,
+    i.position ?? i.element,
+    i.position !== undefined ? i.element : undefined,
+  ]);
+}
+
+describe("structure validation", () => {
+  it("accepts a valid message", () => {
+    expect(issues(wrap(HEAD + "LIN+1'" + TAIL))).toEqual([]);
+  });
+
+  it("reports a missing mandatory segment (13) at the segment found where it was expected", () => {
+    expect(issues(wrap("DTM+137:20240315:102'" + TAIL))).toEqual([[13, "segment", "DTM", 2, undefined]]);
+  });
+
+  it("reports an unexpected segment (15)", () => {
+    expect(issues(wrap(HEAD + TAIL + "BGM+220+PO2+9'"))).toEqual([[15, "segment", "BGM", 5, undefined]]);
+  });
+
+  it("reports too many segment repetitions (35)", () => {
+    expect(issues(wrap(HEAD + "PAI+::42'PAI+::42'" + TAIL))).toEqual([[35, "segment", "PAI", 5, undefined]]);
+  });
+
+  it("reports too many group repetitions (36)", () => {
+    const rffs = Array.from({ length: 11 }, (_, i) => `RFF+ON:${i}'`).join("");
+    expect(issues(wrap(HEAD + rffs + TAIL))).toEqual([[36, "segment", "RFF", 14, undefined]]);
+  });
+
+  it("walks nested groups and returns to outer ones", () => {
+    expect(
+      issues(wrap(HEAD + "NAD+BY+1::9'RFF+VA:1'CTA+OC'COM+1:TE'NAD+SU+2::9'LIN+1'PRI+AAA:1'LIN+2'" + TAIL)),
+    ).toEqual([]);
+  });
+});
+
+describe("element validation", () => {
+  const cases: [string, string, (string | number | undefined)[]][] = [
+    ["invalid code (12)", "BGM+999+PO1+9'", [12, "element", "BGM", 2, 1]],
+    ["missing mandatory element (13)", "BGM+220+PO1+9'DTM+:20240315:102'", [13, "element", "DTM", 3, 1]],
+    ["too many data elements (16)", "BGM+220+PO1+9+AB+X'", [16, "element", "BGM", 2, 5]],
+    ["too many components (16)", "BGM+220:::9:X+PO1+9'", [16, "element", "BGM", 2, 1]],
+    ["component in a simple element (16)", "BGM+220+PO1:X+9'", [16, "element", "BGM", 2, 2]],
+    [
+      "non-numeric in n (37)",
+      "BGM+220+PO1+9'DTM+137:20240315:102'LIN+1'QTY+21:1A'",
+      [37, "element", "QTY", 5, 1],
+    ],
+    [
+      "digit missing before decimal mark (38)",
+      "BGM+220+PO1+9'DTM+137:20240315:102'LIN+1'QTY+21:.5'",
+      [38, "element", "QTY", 5, 1],
+    ],
+    ["too long (39)", `BGM+220+${"X".repeat(36)}+9'`, [39, "element", "BGM", 2, 2]],
+  ];
+  it.each(cases)("%s", (_name, body, expected) => {
+    const full = body.includes("DTM") ? body : body + "DTM+137:20240315:102'";
+    expect(issues(wrap(full + TAIL))).toEqual([expected]);
+  });
+
+  it("accepts both decimal marks in syntax 4 only", () => {
+    const v4 = (q: string): string =>
+      `UNB+UNOC:4+S+R+20240315:1200+IC1'UNH+1+ORDERS:D:96A:UN'${HEAD}LIN+1'QTY+21:${q}'${TAIL}UNT+7+1'UNZ+1+IC1'`;
+    expect(issues(v4("1,5"))).toEqual([]);
+    expect(issues(v4("1.5"))).toEqual([]);
+    expect(issues(wrap(HEAD + "LIN+1'QTY+21:1,5'" + TAIL))).toEqual([[19, "element", "QTY", 5, 1]]);
+  });
+
+  it("checks code values of association-coded messages only in strict mode", () => {
+    const eancom = wrap(HEAD.replace("BGM+220", "BGM+50E") + TAIL).replace(
+      "ORDERS:D:96A:UN",
+      "ORDERS:D:96A:UN:EAN008",
+    );
+    expect(issues(eancom)).toEqual([]);
+    expect(issues(eancom, { codeLists: "strict" })).toEqual([[12, "element", "BGM", 2, 1]]);
+  });
+});
+
+describe("envelope validation", () => {
+  it("reports UNT count (29) and reference (28) mismatches at message level", () => {
+    const text = wrap(HEAD + TAIL, 9).replace("UNT+9+1", "UNT+9+2");
+    expect(issues(text)).toEqual([
+      [29, "envelope", "UNT", 1, undefined],
+      [28, "envelope", "UNT", 2, undefined],
+    ]);
+  });
+
+  it("reports a message type the exchange does not take (14)", () => {
+    expect(issues(wrap(HEAD + TAIL).replace("ORDERS:D:96A", "INVOIC:D:96A"))).toEqual([
+      [14, "envelope", "UNH", 2, undefined],
+    ]);
+  });
+
+  it("rejects zero interchanges and more than one", () => {
+    expect(issues("")).toEqual([[13, "envelope", "UNB", undefined, undefined]]);
+    const two = wrap(HEAD + TAIL) + wrap(HEAD + TAIL);
+    expect(issues(two)).toEqual([[33, "envelope", "UNB", undefined, undefined]]);
+  });
+
+  it("reads the acknowledgement request and the test indicator", () => {
+    const parsed = parseInterchange(latin1(wrap(HEAD + TAIL).replace("+IC1'", "+IC1++++1++1'")));
+    expect(parsed.issues).toEqual([]);
+    expect(parsed.interchange.header).toMatchObject({ ackRequested: true, test: true, controlRef: "IC1" });
+  });
+
+  it("marks interchange, group and message verdicts", () => {
+    const report = validateInterchange(parseInterchange(latin1(wrap("DTM+137:20240315:102'" + TAIL))), {
+      directory: getDirectory("D96A"),
+    });
+    expect(report.interchangeAccepted).toBe(true);
+    expect(report.messages.map((m) => m.accepted)).toEqual([false]);
+  });
+});

@@ -1,0 +1,160 @@
+import type { Directory } from "../directories/directory.types.js";
+import { elementContext } from "../envelope/interchange.parser.js";
+import type { MessageEnvelope, ParsedInterchange, ParseResult } from "../envelope/interchange.types.js";
+import { tagOf } from "../envelope/segment.reader.js";
+import { serviceSegment } from "../envelope/service-segments.js";
+import type { EdifactIssue } from "../issue.types.js";
+import { ErrorCode } from "../syntax/error-codes.js";
+import { checkSegmentElements, type ElementCheckContext, type ElementProblem } from "./element.validator.js";
+import { StructureWalker } from "./structure.validator.js";
+
+export interface ValidateOptions {
+  readonly directory: Directory;
+  /** Message types accepted in this exchange (default: every message of the directory). */
+  readonly messageTypes?: readonly string[];
+  /**
+   * `association` (default): a message whose UNH carries an association assigned code
+   * (S009 0057, e.g. EANCOM's EAN008) follows that association's guideline, whose code
+   * subsets and extensions (`50E`, `SRV` in D.96A) the UN directory does not hold, so its
+   * code values are not checked against UN lists; format and length still are. `strict`:
+   * every coded element of every message is checked against the directory's lists.
+   */
+  readonly codeLists?: "association" | "strict";
+}
+
+export interface MessageVerdict {
+  readonly index: number;
+  readonly ref: string;
+  readonly type: string;
+  readonly accepted: boolean;
+  readonly issues: readonly EdifactIssue[];
+}
+
+export interface ValidationReport {
+  /** Every issue of the interchange, parse issues included, in input order. */
+  readonly issues: readonly EdifactIssue[];
+  /** False when the interchange itself must be rejected (UCI action 4). */
+  readonly interchangeAccepted: boolean;
+  readonly messages: readonly MessageVerdict[];
+  /** Group index → accepted. */
+  readonly groupsAccepted: readonly boolean[];
+}
+
+function validateMessage(
+  parsed: ParsedInterchange,
+  message: MessageEnvelope,
+  options: ValidateOptions,
+  ctx: ElementCheckContext,
+  out: EdifactIssue[],
+): void {
+  const t = parsed.tokens;
+  const dir = options.directory;
+  const id = message.identifier;
+  const base = { level: "message" as const, messageIndex: message.index };
+  const unh = (component: number, text: string): void => {
+    out.push({
+      ...base,
+      code: ErrorCode.valueNotSupportedInPosition,
+      scope: "envelope",
+      tag: "UNH",
+      segmentIndex: message.firstSegment,
+      offset: t.segStart[message.firstSegment] as number,
+      element: 2,
+      component,
+      text,
+    });
+  };
+  const def = dir.messages.get(id.type);
+  const allowed = options.messageTypes ?? [...dir.messages.keys()];
+  if (!def || !allowed.includes(id.type)) {
+    unh(1, `Message type "${id.type}" is not supported here (${allowed.join(", ")} of ${dir.id} are)`);
+    return;
+  }
+  // A message of another release is not judged by this directory's layout: one issue, not fifty.
+  if (id.version !== dir.version) {
+    unh(2, `Message version "${id.version}" does not match directory ${dir.id} (${dir.version})`);
+    return;
+  }
+  if (id.release !== dir.release) {
+    unh(3, `Message release "${id.release}" does not match directory ${dir.id} (${dir.release})`);
+    return;
+  }
+  if (id.agency !== "UN") unh(4, `Controlling agency "${id.agency}" is not UN`);
+
+  const checkCodes = options.codeLists === "strict" || id.association === undefined;
+  const elementCtx: ElementCheckContext = { ...ctx, checkCodes };
+  const walker = new StructureWalker(def);
+  const problems: ElementProblem[] = [];
+  for (let s = message.firstSegment; s <= message.lastSegment; s++) {
+    const tag = tagOf(t, s);
+    const node = walker.accept(tag, s);
+    if (!node || tag === "UNH" || tag === "UNT") continue;
+    const segDef = dir.segments.get(tag) ?? serviceSegment(tag, 4);
+    if (!segDef) continue;
+    problems.length = 0;
+    checkSegmentElements(elementCtx, s, segDef, problems);
+    for (const p of problems) {
+      out.push({
+        ...base,
+        code: p.code,
+        scope: "element",
+        tag,
+        segmentIndex: s,
+        position: s - message.firstSegment + 1,
+        element: p.element,
+        ...(p.component !== undefined ? { component: p.component } : {}),
+        ...(p.occurrence !== undefined ? { occurrence: p.occurrence } : {}),
+        offset: p.offset,
+        text: `${tag}: ${p.text}`,
+      });
+    }
+  }
+  walker.finish(message.lastSegment, message.hasTrailer ? undefined : "UNT");
+  for (const p of walker.problems) {
+    out.push({
+      ...base,
+      code: p.code,
+      scope: "segment",
+      tag: tagOf(t, p.segment),
+      segmentIndex: p.segment,
+      position: p.segment - message.firstSegment + 1,
+      offset: t.segStart[p.segment] as number,
+      text: p.text,
+    });
+  }
+}
+
+/**
+ * Validates a parsed interchange against a directory: message identifiers, segment group
+ * structure and data elements. Returns the parse issues too, so the report is complete.
+ */
+export function validateInterchange(result: ParseResult, options: ValidateOptions): ValidationReport {
+  const parsed = result.interchange;
+  const issues: EdifactIssue[] = [...result.issues];
+  const ctx = elementContext(
+    parsed.tokens,
+    parsed.header?.syntax.version ?? parsed.tokens.syntaxVersion ?? 3,
+  );
+  for (const message of parsed.messages) validateMessage(parsed, message, options, ctx, issues);
+  issues.sort((a, b) => a.offset - b.offset);
+
+  const interchangeAccepted =
+    parsed.header !== undefined &&
+    parsed.interchangeCount === 1 &&
+    !issues.some((i) => i.level === "interchange");
+  const groupsAccepted = parsed.groups.map(
+    (g) => interchangeAccepted && !issues.some((i) => i.level === "group" && i.groupIndex === g.index),
+  );
+  const messages = parsed.messages.map((m): MessageVerdict => {
+    const own = issues.filter((i) => i.level === "message" && i.messageIndex === m.index);
+    const groupOk = m.groupIndex === undefined || groupsAccepted[m.groupIndex] === true;
+    return {
+      index: m.index,
+      ref: m.ref,
+      type: m.identifier.type,
+      accepted: interchangeAccepted && groupOk && own.length === 0,
+      issues: own,
+    };
+  });
+  return { issues, interchangeAccepted, messages, groupsAccepted };
+}
