@@ -9,6 +9,7 @@ import { docsRoutes } from "./platform/http/docs.routes.js";
 import { healthRoutes } from "./platform/http/health.routes.js";
 import { ProblemSchema } from "./platform/http/openapi-schemas.js";
 import { handleError, sendProblem } from "./platform/http/problem.js";
+import { createValidatorCompiler } from "./platform/http/validators.js";
 import { headers } from "./protocol/headers.js";
 import { serverVersion } from "./version.js";
 
@@ -24,9 +25,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     bodyLimit: defaultBodyLimit,
     return503OnClosing: true,
     forceCloseConnections: "idle",
-    ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: "array" } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.setValidatorCompiler(createValidatorCompiler());
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
     openapi: {

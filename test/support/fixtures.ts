@@ -2,7 +2,8 @@ import { expect } from "vitest";
 import { adminHeaders, bearer, type TestApp } from "./test-app.js";
 
 let counter = 0;
-export const uniqueSlug = (prefix = "t") => `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
+export const uniqueSlug = (prefix = "t") =>
+  `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
 
 export interface ProvisionedTenant {
   id: string;

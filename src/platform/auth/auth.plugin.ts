@@ -62,7 +62,7 @@ export const authPlugin = fp<{ authenticator: Authenticator }>(
   (app: FastifyInstance, { authenticator }, done) => {
     app.decorateRequest("principal", null);
     app.addHook("onRoute", (route) => {
-      const auth = (route.config)?.auth;
+      const auth = route.config?.auth;
       if (!auth && !route.url.startsWith("/docs")) {
         throw new Error(`route ${route.method.toString()} ${route.url} declares no auth requirement`);
       }

@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock } from "../../platform/clock/clock.js";
+import { expectSessionRouteDenials } from "../../../test/support/auth-cases.js";
+import { provisionTenant, systemToken } from "../../../test/support/fixtures.js";
+import {
+  adminHeaders,
+  bearer,
+  bootstrapToken,
+  createTestApp,
+  type TestApp,
+} from "../../../test/support/test-app.js";
+
+const clock = createManualClock(new Date());
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ clock });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const whoami = (headers: Record<string, string>) =>
+  t.inject({ method: "GET", url: "/api/v1/profile/whoami", headers });
+
+describe("bootstrap (CONTRACT §0)", () => {
+  it("HANSE_BOOTSTRAP_TOKEN is the system administrator's access token with every system scope", async () => {
+    const response = await whoami(adminHeaders);
+    expect(response.statusCode).toBe(200);
+    const body = response.json<{
+      principal: { kind: string };
+      tenant: { slug: string; type: string };
+      scopes: string[];
+    }>();
+    expect(body.principal.kind).toBe("access_token");
+    expect(body.tenant).toMatchObject({ slug: "system", type: "system" });
+    expect(body.scopes.sort()).toEqual(
+      [
+        "admin:read",
+        "admin:write",
+        "system_diagnostics:read",
+        "tenants:create",
+        "tenants:list",
+        "tenants:read",
+        "workflows:read",
+        "workflows:transition",
+      ].sort(),
+    );
+  });
+});
+
+describe("POST /api/v1/auth/sessions", () => {
+  it("issues a prefixed session token of at least 256 bits; whoami shows the user", async () => {
+    const tenant = await provisionTenant(t);
+    expect(tenant.token).toMatch(/^hanse_st_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/);
+    const response = await whoami(bearer(tenant.token));
+    expect(response.json()).toMatchObject({
+      principal: { kind: "user", name: tenant.email },
+      tenant: { id: tenant.id, slug: tenant.slug, type: "customer" },
+    });
+  });
+
+  it("wrong tenant, e-mail or password is the same 401 ERR_UNAUTHENTICATED", async () => {
+    const tenant = await provisionTenant(t);
+    const bodies = [
+      { tenant: tenant.slug, email: tenant.email, password: "wrong password!" },
+      { tenant: tenant.slug, email: "nobody@example.test", password: tenant.password },
+      { tenant: "no-such-tenant", email: tenant.email, password: tenant.password },
+    ];
+    const details = new Set<string>();
+    for (const payload of bodies) {
+      const response = await t.inject({ method: "POST", url: "/api/v1/auth/sessions", payload });
+      expect(response.statusCode).toBe(401);
+      const body = response.json<{ code: string; detail: string }>();
+      expect(body.code).toBe("ERR_UNAUTHENTICATED");
+      details.add(body.detail);
+    }
+    expect(details.size).toBe(1);
+  });
+
+  it("malformed bodies are 400 ERR_VALIDATION", async () => {
+    for (const payload of [
+      {},
+      { tenant: "x", email: "a@b.c" },
+      { tenant: "x", email: "a@b.c", password: "p", extra: 1 },
+    ]) {
+      const response = await t.inject({ method: "POST", url: "/api/v1/auth/sessions", payload });
+      expect(response.statusCode).toBe(400);
+      expect(response.json<{ code: string }>().code).toBe("ERR_VALIDATION");
+    }
+  });
+
+  it("an expired session is 401; a logged-out session is 401", async () => {
+    const tenant = await provisionTenant(t);
+    clock.advance(t.config.HANSE_SESSION_TTL_SECONDS * 1000 + 1);
+    expect((await whoami(bearer(tenant.token))).statusCode).toBe(401);
+    const fresh = await t.inject({
+      method: "POST",
+      url: "/api/v1/auth/sessions",
+      payload: { tenant: tenant.slug, email: tenant.email, password: tenant.password },
+    });
+    const token = fresh.json<{ token: string }>().token;
+    expect((await whoami(bearer(token))).statusCode).toBe(200);
+    const logout = await t.inject({
+      method: "DELETE",
+      url: "/api/v1/auth/sessions/current",
+      headers: bearer(token),
+    });
+    expect(logout.statusCode).toBe(204);
+    expect((await whoami(bearer(token))).statusCode).toBe(401);
+  });
+});
+
+describe("access tokens (admin API)", () => {
+  const create = (headers: Record<string, string>, payload: unknown) =>
+    t.inject({ method: "POST", url: "/api/v1/admin/access-tokens", headers, payload: payload as object });
+
+  it("creates a prefixed token shown once; list and read never show it", async () => {
+    const response = await create(adminHeaders, { name: "ci", scopes: ["tenants:list"] });
+    expect(response.statusCode).toBe(201);
+    const created = response.json<{ id: string; token: string; scopes: string[] }>();
+    expect(created.token).toMatch(/^hanse_at_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/);
+    expect(created.scopes).toEqual(["tenants:list"]);
+    const read = await t.inject({
+      method: "GET",
+      url: `/api/v1/admin/access-tokens/${created.id}`,
+      headers: adminHeaders,
+    });
+    expect(read.statusCode).toBe(200);
+    expect(read.body).not.toContain(created.token);
+    expect(read.json()).not.toHaveProperty("token");
+    const list = await t.inject({ method: "GET", url: "/api/v1/admin/access-tokens", headers: adminHeaders });
+    expect(list.body).not.toContain(created.token);
+    expect(list.json<{ items: { id: string }[] }>().items.map((i) => i.id)).toContain(created.id);
+    const me = await whoami(bearer(created.token));
+    expect(me.json()).toMatchObject({
+      principal: { id: created.id, kind: "access_token", name: "ci" },
+      scopes: ["tenants:list"],
+    });
+  });
+
+  it("a token can only carry scopes its creator holds (403), and only scopes of its tenant (400)", async () => {
+    const limited = await systemToken(t, ["admin:write"]);
+    const escalation = await create(bearer(limited), { name: "escalate", scopes: ["tenants:create"] });
+    expect(escalation.statusCode).toBe(403);
+    expect(escalation.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    const customer = await provisionTenant(t);
+    const foreign = await create(bearer(customer.token), { name: "system scope", scopes: ["tenants:list"] });
+    expect(foreign.statusCode).toBe(400);
+    const partner = await create(adminHeaders, {
+      name: "partner",
+      scopes: ["b2b_exchange_partner_inbox:create"],
+    });
+    expect(partner.statusCode).toBe(400);
+  });
+
+  it("a revoked token is 401 everywhere; revoke is idempotent", async () => {
+    const created = (await create(adminHeaders, { name: "to revoke", scopes: ["admin:read"] })).json<{
+      id: string;
+      token: string;
+    }>();
+    expect((await whoami(bearer(created.token))).statusCode).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const revoked = await t.inject({
+        method: "POST",
+        url: `/api/v1/admin/access-tokens/${created.id}/revoke`,
+        headers: adminHeaders,
+      });
+      expect(revoked.statusCode).toBe(200);
+      expect(revoked.json<{ revokedAt: string | null }>().revokedAt).not.toBeNull();
+    }
+    expect((await whoami(bearer(created.token))).statusCode).toBe(401);
+  });
+
+  it("an expired token is 401; expiresAt in the past is 400", async () => {
+    const expiresAt = new Date(clock.now().getTime() + 60_000).toISOString();
+    const created = (await create(adminHeaders, { name: "short", scopes: ["admin:read"], expiresAt })).json<{
+      token: string;
+    }>();
+    expect((await whoami(bearer(created.token))).statusCode).toBe(200);
+    clock.advance(60_001);
+    expect((await whoami(bearer(created.token))).statusCode).toBe(401);
+    const past = await create(adminHeaders, { name: "past", scopes: ["admin:read"], expiresAt });
+    expect(past.statusCode).toBe(400);
+  });
+
+  it("another tenant's token id is 404", async () => {
+    const created = (await create(adminHeaders, { name: "system only", scopes: ["admin:read"] })).json<{
+      id: string;
+    }>();
+    const customer = await provisionTenant(t);
+    const response = await t.inject({
+      method: "GET",
+      url: `/api/v1/admin/access-tokens/${created.id}`,
+      headers: bearer(customer.token),
+    });
+    expect(response.statusCode).toBe(404);
+  });
+
+  it("list and create deny without credentials and without admin scopes", async () => {
+    await expectSessionRouteDenials(t, {
+      method: "GET",
+      url: "/api/v1/admin/access-tokens",
+      insufficientScopes: ["tenants:list"],
+    });
+    await expectSessionRouteDenials(t, {
+      method: "POST",
+      url: "/api/v1/admin/access-tokens",
+      payload: { name: "x", scopes: ["admin:read"] },
+      insufficientScopes: ["admin:read"],
+    });
+  });
+});
+
+describe("credential handling", () => {
+  it("the bootstrap token compared by hash: a token differing in one character is 401", async () => {
+    const wrong = `${bootstrapToken.slice(0, -1)}${bootstrapToken.endsWith("p") ? "q" : "p"}`;
+    expect((await whoami(bearer(wrong))).statusCode).toBe(401);
+  });
+});

@@ -1,0 +1,165 @@
+import { sql, type Kysely } from "kysely";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
+import { createManualClock } from "../clock/clock.js";
+import { uuidv7 } from "../crypto/ids.js";
+import { createLogger } from "../logging/logger.js";
+import { defineJob, type JobDefinition } from "./define-job.js";
+import type { JobTables } from "./jobs.tables.js";
+import { createJobQueue } from "./queue.js";
+import { createWorker } from "./worker.js";
+
+let t: TestDatabase;
+const clock = createManualClock(new Date("2026-11-21T12:00:00.000Z"));
+const queue = createJobQueue({ clock, newId: () => uuidv7() });
+const logger = createLogger("silent");
+const runs: string[] = [];
+
+const record = defineJob<{ label: string }>({
+  name: "test.record",
+  run: async ({ label }) => {
+    runs.push(label);
+  },
+});
+let failuresLeft = 0;
+const flaky = defineJob<{ label: string }>({
+  name: "test.flaky",
+  maxAttempts: 3,
+  backoffMs: (attempts) => 1000 * 2 ** (attempts - 1),
+  run: async ({ label }) => {
+    if (failuresLeft-- > 0) throw new Error("transient");
+    runs.push(label);
+  },
+});
+const deadLetters: string[] = [];
+const doomed = defineJob<{ label: string }>({
+  name: "test.doomed",
+  maxAttempts: 2,
+  backoffMs: () => 1000,
+  run: async () => {
+    throw new Error("always fails");
+  },
+  onDead: async ({ label }) => {
+    deadLetters.push(label);
+  },
+});
+
+const worker = () =>
+  createWorker({
+    database: t.database,
+    jobs: [record, flaky, doomed] as JobDefinition<never>[],
+    clock,
+    logger,
+    workerId: "w1",
+    concurrency: 2,
+    pollMs: 20,
+  });
+const jobs = () =>
+  (t.database.db as Kysely<JobTables>).selectFrom("jobs").selectAll().orderBy("created_at").execute();
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.drop();
+});
+beforeEach(async () => {
+  runs.length = 0;
+  deadLetters.length = 0;
+  await sql`DELETE FROM jobs`.execute(t.database.db);
+});
+
+describe("job queue", () => {
+  it("enqueues inside the caller's transaction: a rollback leaves no job", async () => {
+    await t.database
+      .transaction(async (trx) => {
+        await queue.enqueue(trx, record, { label: "rolled back" });
+        throw new Error("abort");
+      })
+      .catch(() => undefined);
+    expect(await jobs()).toHaveLength(0);
+    await t.database.transaction((trx) => queue.enqueue(trx, record, { label: "committed" }));
+    expect(await worker().drain()).toBe(1);
+    expect(runs).toEqual(["committed"]);
+  });
+
+  it("a job key is unique: enqueueing it again returns the same job and runs once", async () => {
+    const first = await t.database.transaction((trx) =>
+      queue.enqueue(trx, record, { label: "a" }, { key: "k-1" }),
+    );
+    const second = await t.database.transaction((trx) =>
+      queue.enqueue(trx, record, { label: "b" }, { key: "k-1" }),
+    );
+    expect(second).toBe(first);
+    await worker().drain();
+    expect(runs).toEqual(["a"]);
+  });
+
+  it("retries with exponential backoff, then succeeds", async () => {
+    failuresLeft = 2;
+    await t.database.transaction((trx) => queue.enqueue(trx, flaky, { label: "eventually" }));
+    const w = worker();
+    await w.drain();
+    let [job] = await jobs();
+    expect(job?.state).toBe("queued");
+    expect(job?.attempts).toBe(1);
+    expect(job?.run_at.getTime()).toBe(clock.now().getTime() + 1000);
+    expect(await w.drain()).toBe(0); // not due yet
+    clock.advance(1000);
+    await w.drain();
+    [job] = await jobs();
+    expect(job?.run_at.getTime()).toBe(clock.now().getTime() + 2000);
+    clock.advance(2000);
+    await w.drain();
+    [job] = await jobs();
+    expect(job?.state).toBe("succeeded");
+    expect(job?.attempts).toBe(3);
+    expect(runs).toEqual(["eventually"]);
+  });
+
+  it("ends dead after the attempt budget and calls onDead once", async () => {
+    await t.database.transaction((trx) => queue.enqueue(trx, doomed, { label: "lost cause" }));
+    const w = worker();
+    await w.drain();
+    clock.advance(1000);
+    await w.drain();
+    clock.advance(60_000);
+    await w.drain();
+    const [job] = await jobs();
+    expect(job?.state).toBe("dead");
+    expect(job?.attempts).toBe(2);
+    expect(job?.last_error).toContain("always fails");
+    expect(deadLetters).toEqual(["lost cause"]);
+  });
+
+  it("a job whose lease expired (crashed worker) is claimed and run again", async () => {
+    await t.database.transaction((trx) => queue.enqueue(trx, record, { label: "orphaned" }));
+    // Simulate a worker that claimed the job and died: running, lease in the future.
+    await (t.database.db as Kysely<JobTables>)
+      .updateTable("jobs")
+      .set({
+        state: "running",
+        attempts: 1,
+        locked_by: "dead-worker",
+        locked_until: new Date(clock.now().getTime() + 60_000),
+      })
+      .execute();
+    const w = worker();
+    expect(await w.drain()).toBe(0);
+    clock.advance(60_001);
+    expect(await w.drain()).toBe(1);
+    const [job] = await jobs();
+    expect(job?.state).toBe("succeeded");
+    expect(job?.attempts).toBe(2);
+    expect(runs).toEqual(["orphaned"]);
+  });
+
+  it("start() wakes up for new jobs and stop() drains what is running", async () => {
+    const w = worker();
+    await w.start();
+    await t.database.transaction((trx) => queue.enqueue(trx, record, { label: "woken" }));
+    for (let i = 0; i < 100 && runs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await w.stop(1000);
+    expect(runs).toEqual(["woken"]);
+  });
+});
