@@ -28,6 +28,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
+  // JSON is the only body type by default; routes that take other media types register their own parser.
+  app.removeContentTypeParser("text/plain");
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
     openapi: {

@@ -30,7 +30,10 @@ let dir: string;
 let configPath: string;
 
 /** Runs `hanse …` in-process, as main.ts would, with captured streams. */
-async function hanse(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
+async function hanse(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string } = {},
+): Promise<Run> {
   const stdout = new Capture();
   const stderr = new Capture();
   const program = new Command("hanse").exitOverride();
@@ -153,7 +156,15 @@ describe("hanse login / whoami / discover", () => {
     expect(wrong.err).toMatch(/correlation id: \S+/);
     expect(wrong.err).not.toContain("not the password at all");
 
-    const missing = await hanse(["login", "--url", baseUrl, "--tenant", tenant.slug, "--email", tenant.email]);
+    const missing = await hanse([
+      "login",
+      "--url",
+      baseUrl,
+      "--tenant",
+      tenant.slug,
+      "--email",
+      tenant.email,
+    ]);
     expect(missing.exitCode).toBe(1);
     expect(missing.err).toContain("--password-stdin");
   });
@@ -195,7 +206,9 @@ describe("hanse login / whoami / discover", () => {
     const run = await hanse(["discover"], { env: admin() });
     expect(run.exitCode, run.err).toBe(0);
     expect(run.out).toContain("system.tenants (system-resource)  /api/v1/system/tenants");
-    expect(run.out).toMatch(/create\s+POST\s+\/api\/v1\/system\/tenants\s+\[requires Idempotency-Key; answers 202/);
+    expect(run.out).toMatch(
+      /create\s+POST\s+\/api\/v1\/system\/tenants\s+\[requires Idempotency-Key; answers 202/,
+    );
 
     const json = await hanse(["discover", "--json"], { env: admin() });
     const doc = JSON.parse(json.out) as { discovery: { apiMajor: number }; entrypoints: { id: string }[] };
@@ -209,7 +222,7 @@ describe("hanse tenants", () => {
   let tenantId: string;
 
   it("create --wait follows the published status to succeeded, with progress; the admin can log in", async () => {
-    t.worker.start();
+    await t.worker.start();
     let run: Run;
     try {
       run = await hanse(
@@ -238,15 +251,27 @@ describe("hanse tenants", () => {
     tenantId = /\(([0-9a-f-]{36})\)/.exec(run.out)?.[1] ?? "";
     expect(tenantId).not.toBe("");
 
-    const login = await hanse(["login", "--url", baseUrl, "--tenant", slug, "--email", `admin@${slug}.test`], {
-      env: { HANSE_PASSWORD: "correct horse battery staple" },
-    });
+    const login = await hanse(
+      ["login", "--url", baseUrl, "--tenant", slug, "--email", `admin@${slug}.test`],
+      {
+        env: { HANSE_PASSWORD: "correct horse battery staple" },
+      },
+    );
     expect(login.exitCode, login.err).toBe(0);
   });
 
   it("create with the same idempotency key replays; --json output is machine-readable", async () => {
     const replaySlug = uniqueSlug("replay");
-    const args = ["tenants", "create", "--name", "Replay", "--slug", replaySlug, "--idempotency-key", `k-${replaySlug}`];
+    const args = [
+      "tenants",
+      "create",
+      "--name",
+      "Replay",
+      "--slug",
+      replaySlug,
+      "--idempotency-key",
+      `k-${replaySlug}`,
+    ];
     const first = await hanse([...args, "--json"], { env: admin() });
     expect(first.exitCode, first.err).toBe(0);
     const accepted = JSON.parse(first.out) as { tenantId: string; location: string; replayed: boolean };
@@ -274,7 +299,10 @@ describe("hanse tenants", () => {
     expect(table.out).toContain(slug);
 
     const page = await hanse(["tenants", "list", "--limit", "1", "--json"], { env: admin() });
-    const first = JSON.parse(page.out) as { items: unknown[]; meta: { hasMore: boolean; nextCursor: string } };
+    const first = JSON.parse(page.out) as {
+      items: unknown[];
+      meta: { hasMore: boolean; nextCursor: string };
+    };
     expect(first.items).toHaveLength(1);
     expect(first.meta.hasMore).toBe(true);
 
@@ -288,6 +316,10 @@ describe("hanse tenants", () => {
     expect(get.exitCode, get.err).toBe(0);
     expect(get.out).toContain(`Slug:    ${slug}`);
     expect(get.out).toContain("Status:  active");
+
+    const status = await hanse(["tenants", "provisioning", tenantId, "--json"], { env: admin() });
+    expect(status.exitCode, status.err).toBe(0);
+    expect(JSON.parse(status.out)).toMatchObject({ tenantId, state: "succeeded", terminal: true });
 
     const badLimit = await hanse(["tenants", "list", "--limit", "0"], { env: admin() });
     expect(badLimit.exitCode).toBe(1);
@@ -314,7 +346,9 @@ describe("hanse tenants", () => {
     const proxy = await startProxy();
     try {
       const env = { HANSE_URL: proxy.url, HANSE_TOKEN: token };
-      const waiting = await hanse(["tenants", "create", "--name", "W", "--slug", uniqueSlug("w"), "--wait"], { env });
+      const waiting = await hanse(["tenants", "create", "--name", "W", "--slug", uniqueSlug("w"), "--wait"], {
+        env,
+      });
       expect(waiting.exitCode).toBe(1);
       expect(waiting.err).toContain("tenants:read, system_diagnostics:read");
       expect(proxy.requests.some((line) => line.startsWith("POST"))).toBe(false);
@@ -341,7 +375,11 @@ describe("hanse tenants", () => {
     expect(run.err).toMatch(/correlation id: \S+/);
     expect(run.err).not.toContain(bootstrapToken);
 
-    const json = await hanse(["tenants", "get", "00000000-0000-7000-8000-000000000000", "--json"], { env: admin() });
-    expect(JSON.parse(json.err)).toMatchObject({ error: { kind: "api", status: 404, code: "ERR_NOT_FOUND" } });
+    const json = await hanse(["tenants", "get", "00000000-0000-7000-8000-000000000000", "--json"], {
+      env: admin(),
+    });
+    expect(JSON.parse(json.err)).toMatchObject({
+      error: { kind: "api", status: 404, code: "ERR_NOT_FOUND" },
+    });
   });
 });

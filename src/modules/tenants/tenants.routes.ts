@@ -80,7 +80,10 @@ export const tenantsRoutes =
       async (request, reply) => {
         const key = requireIdempotencyKey(request.headers[headers.idempotencyKey]);
         const outcome = await service.createTenant(requirePrincipal(request), key, request.body);
-        request.log.info({ idempotencyRef: outcome.replay ? "replay" : "first" }, "tenant creation accepted");
+        request.log.info(
+          { idempotencyRef: service.idempotencyReference(key), replay: outcome.replay },
+          "tenant creation accepted",
+        );
         for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
         if (outcome.replay) reply.header(headers.idempotentReplayed, "true");
         // The stored bytes are replayed as they were first sent.

@@ -100,6 +100,9 @@ export function createTenantsService(deps: TenantsDeps) {
   const allSteps = () => [administratorStep, ...deps.steps()];
 
   return {
+    /** How logs name an idempotency key: an opaque keyed-hash reference. */
+    idempotencyReference: (key: string) => deps.idempotency.reference(key),
+
     async listTenants(page: { limit: number; cursor?: string | undefined }) {
       const binding = "system.tenants";
       const after = page.cursor

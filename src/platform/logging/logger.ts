@@ -49,9 +49,9 @@ export function loggerOptions(level: string): LoggerOptions {
     },
     serializers: {
       // Only what an operator needs; never headers or bodies.
-      req: (req: { method: string; url: string; routeOptions?: { url?: string } }) => ({
+      req: (req: { method?: unknown; url?: unknown; routeOptions?: { url?: string } }) => ({
         method: req.method,
-        url: req.url.split("?")[0],
+        url: typeof req.url === "string" ? req.url.split("?")[0] : undefined,
         route: req.routeOptions?.url,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

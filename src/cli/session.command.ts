@@ -1,0 +1,98 @@
+import type { Command } from "commander";
+import { createClient } from "../sdk/index.js";
+import { readSecret } from "./cli-io.js";
+import { credentialsPath, removeCredentials, writeCredentials } from "./credentials.js";
+import { CliError, type Runtime } from "./runtime.js";
+
+interface LoginOptions {
+  url?: string;
+  tenant: string;
+  email: string;
+  passwordStdin?: boolean;
+  json?: boolean;
+}
+
+/** `hanse login`, `hanse logout`, `hanse whoami`. */
+export function registerSessionCommands(program: Command, rt: Runtime): void {
+  rt.command(program, "login")
+    .description("Log in with tenant, e-mail and password; stores the session token (mode 0600)")
+    .option("--url <url>", "server URL (default: HANSE_URL or the stored URL)")
+    .requiredOption("--tenant <slug>", "tenant slug")
+    .requiredOption("--email <email>", "e-mail address")
+    .option("--password-stdin", "read the password from stdin (else HANSE_PASSWORD)")
+    .option("--json", "machine-readable output")
+    .action(
+      rt.action(async (options: LoginOptions) => {
+        const url = options.url ?? rt.io.env.HANSE_URL;
+        if (url === undefined || url === "") throw new CliError("give --url or set HANSE_URL");
+        const password = options.passwordStdin
+          ? await readSecret(rt.io.stdin ?? process.stdin)
+          : rt.io.env.HANSE_PASSWORD;
+        if (password === undefined || password === "") {
+          throw new CliError("no password: pipe it with --password-stdin or set HANSE_PASSWORD");
+        }
+        let client;
+        try {
+          client = createClient({ baseUrl: url });
+        } catch {
+          throw new CliError(`invalid server URL ${url}`);
+        }
+        const session = await client.login({ tenant: options.tenant, email: options.email, password });
+        const path = credentialsPath(rt.io.env);
+        await writeCredentials(path, {
+          url: client.baseUrl,
+          token: session.token,
+          tenant: options.tenant,
+          expiresAt: session.expiresAt,
+        });
+        if (options.json) {
+          rt.printJson({
+            url: client.baseUrl,
+            tenant: options.tenant,
+            expiresAt: session.expiresAt,
+            scopes: session.scopes,
+            credentialsFile: path,
+          });
+          return;
+        }
+        rt.print(
+          [
+            `Logged in to ${client.baseUrl} as ${options.email} (tenant ${options.tenant}).`,
+            `Session expires ${session.expiresAt}; scopes: ${session.scopes.join(", ") || "none"}.`,
+            `Credentials saved to ${path}.`,
+          ].join("\n"),
+        );
+      }),
+    );
+
+  rt.command(program, "logout")
+    .description("Forget the stored credentials (the session itself expires on its own)")
+    .action(
+      rt.action(async () => {
+        const path = credentialsPath(rt.io.env);
+        rt.print((await removeCredentials(path)) ? `Removed ${path}.` : `No credentials stored at ${path}.`);
+      }),
+    );
+
+  rt.command(program, "whoami")
+    .description("Show the principal, tenant and scopes of the current credentials")
+    .option("--json", "machine-readable output")
+    .action(
+      rt.action(async (options: { json?: boolean }) => {
+        const client = await rt.client();
+        const me = await client.whoami();
+        if (options.json) {
+          rt.printJson(me);
+          return;
+        }
+        rt.print(
+          [
+            `Server:    ${client.baseUrl}`,
+            `Principal: ${me.principal.name} (${me.principal.kind}, ${me.principal.id})`,
+            `Tenant:    ${me.tenant.slug} (${me.tenant.type}, ${me.tenant.id})`,
+            `Scopes:    ${me.scopes.join(", ") || "none"}`,
+          ].join("\n"),
+        );
+      }),
+    );
+}

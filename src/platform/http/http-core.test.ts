@@ -1,0 +1,213 @@
+import { Readable } from "node:stream";
+import Fastify from "fastify";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminHeaders, createTestApp, type TestApp } from "../../../test/support/test-app.js";
+import { authPlugin } from "../auth/index.js";
+
+let t: TestApp;
+let baseUrl: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe("X-Correlation-ID (CONTRACT §1)", () => {
+  it("echoes a well-formed correlation id on success and on errors", async () => {
+    for (const url of ["/healthz", "/api/v1/profile/whoami", "/no/such/route"]) {
+      const response = await t.inject({
+        method: "GET",
+        url,
+        headers: { "x-correlation-id": "abc.DEF_1:2-3" },
+      });
+      expect(response.headers["x-correlation-id"]).toBe("abc.DEF_1:2-3");
+    }
+    const failed = await t.inject({
+      method: "GET",
+      url: "/api/v1/profile/whoami",
+      headers: { "x-correlation-id": "c-1" },
+    });
+    expect(failed.json<{ correlationId: string }>().correlationId).toBe("c-1");
+  });
+
+  it("replaces a correlation id with illegal characters or over 128 characters; it is not echoed", async () => {
+    for (const given of ["has space", "semi;colon", "<script>", "x".repeat(129), "ümlaut"]) {
+      const response = await t.inject({
+        method: "GET",
+        url: "/healthz",
+        headers: { "x-correlation-id": given },
+      });
+      const id = response.headers["x-correlation-id"] as string;
+      expect(id).not.toBe(given);
+      expect(id).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    }
+    const max = "y".repeat(128);
+    expect(
+      (await t.inject({ method: "GET", url: "/healthz", headers: { "x-correlation-id": max } })).headers[
+        "x-correlation-id"
+      ],
+    ).toBe(max);
+  });
+
+  it("generates one when none is sent, different per request", async () => {
+    const a = await t.inject({ method: "GET", url: "/healthz" });
+    const b = await t.inject({ method: "GET", url: "/healthz" });
+    expect(a.headers["x-correlation-id"]).toBeTruthy();
+    expect(a.headers["x-correlation-id"]).not.toBe(b.headers["x-correlation-id"]);
+  });
+});
+
+describe("problem details (CONTRACT §1)", () => {
+  it("an unknown route is 404 problem+json with the full shape", async () => {
+    const response = await t.inject({ method: "GET", url: "/api/v1/nothing-here" });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+    expect(response.json()).toEqual({
+      type: "urn:hanse:error:ERR_NOT_FOUND",
+      title: "Not Found",
+      status: 404,
+      code: "ERR_NOT_FOUND",
+      detail: expect.any(String) as unknown,
+      correlationId: response.headers["x-correlation-id"],
+    });
+  });
+
+  it("a 401 carries WWW-Authenticate", async () => {
+    const response = await t.inject({ method: "GET", url: "/api/v1/profile/whoami" });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers["www-authenticate"]).toBe('Bearer realm="hanse"');
+  });
+
+  it("an unsupported content type is 415 and a malformed JSON body is 400 with a pointer", async () => {
+    const text = await t.inject({
+      method: "POST",
+      url: "/api/v1/auth/sessions",
+      headers: { "content-type": "text/plain" },
+      payload: "hello",
+    });
+    expect(text.statusCode).toBe(415);
+    expect(text.json<{ code: string }>().code).toBe("ERR_UNSUPPORTED_MEDIA_TYPE");
+    const malformed = await t.inject({
+      method: "POST",
+      url: "/api/v1/auth/sessions",
+      headers: { "content-type": "application/json" },
+      payload: "{nope",
+    });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "" }] });
+  });
+});
+
+describe("body limits (CONTRACT §1: a 413 reaches the client as a 413)", () => {
+  it("a real client sending 2 MiB to a 1 MiB route receives 413 ERR_PAYLOAD_TOO_LARGE, not a reset", async () => {
+    const before = (
+      await t.inject({ method: "GET", url: "/api/v1/admin/access-tokens?limit=100", headers: adminHeaders })
+    ).json<{
+      items: unknown[];
+    }>().items.length;
+    const body = JSON.stringify({ name: "x".repeat(2 * 1024 * 1024), scopes: ["admin:read"] });
+    const response = await request(`${baseUrl}/api/v1/admin/access-tokens`, {
+      method: "POST",
+      headers: { ...adminHeaders, "content-type": "application/json" },
+      body,
+    });
+    expect(response.statusCode).toBe(413);
+    const problem = (await response.body.json()) as { code: string; title: string };
+    expect(problem.code).toBe("ERR_PAYLOAD_TOO_LARGE");
+    expect(problem.title).toBe("Request Entity Too Large");
+    const after = (
+      await t.inject({ method: "GET", url: "/api/v1/admin/access-tokens?limit=100", headers: adminHeaders })
+    ).json<{
+      items: unknown[];
+    }>().items.length;
+    expect(after).toBe(before);
+  });
+
+  it("a chunked body without Content-Length is cut off at the limit while reading", async () => {
+    async function* chunks() {
+      const piece = Buffer.alloc(64 * 1024, 0x61);
+      yield Buffer.from('{"name":"');
+      for (let i = 0; i < 40; i++) yield piece;
+      yield Buffer.from('","scopes":["admin:read"]}');
+    }
+    const response = await request(`${baseUrl}/api/v1/admin/access-tokens`, {
+      method: "POST",
+      headers: { ...adminHeaders, "content-type": "application/json" },
+      body: Readable.from(chunks()),
+    });
+    expect(response.statusCode).toBe(413);
+    await response.body.dump();
+  });
+});
+
+describe("OpenAPI and reference page", () => {
+  it("/openapi.json is OpenAPI 3.1 and describes every route with its error responses", async () => {
+    const response = await t.inject({ method: "GET", url: "/openapi.json" });
+    expect(response.statusCode).toBe(200);
+    const document = response.json<{
+      openapi: string;
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    }>();
+    expect(document.openapi).toBe("3.1.0");
+    const routes = t.app
+      .printRoutes({ commonPrefix: false })
+      .split("\n")
+      .filter((line) => line.includes("("));
+    expect(routes.length).toBeGreaterThan(0);
+    const expected: [string, string][] = [
+      ["/api/v1/meta/discovery", "get"],
+      ["/api/v1/meta/entrypoints", "get"],
+      ["/api/v1/profile/entrypoints", "get"],
+      ["/api/v1/profile/entrypoints/{entryId}/meta", "get"],
+      ["/api/v1/profile/whoami", "get"],
+      ["/api/v1/auth/sessions", "post"],
+      ["/api/v1/system/tenants", "get"],
+      ["/api/v1/system/tenants", "post"],
+      ["/api/v1/system/tenants/{tenantId}", "get"],
+      ["/api/v1/system/tenants/{tenantId}/provisioning", "get"],
+      ["/api/v1/admin/access-tokens", "post"],
+      ["/healthz", "get"],
+      ["/readyz", "get"],
+    ];
+    for (const [path, method] of expected) {
+      const operation = document.paths[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+    }
+    // Every authenticated operation documents 401; every operation with a body documents 400.
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const op = operation as {
+          security?: unknown[];
+          responses: Record<string, unknown>;
+          requestBody?: unknown;
+        };
+        if (op.security?.length) expect(op.responses, `${method} ${path}`).toHaveProperty("401");
+        if (op.requestBody) expect(op.responses, `${method} ${path}`).toHaveProperty("400");
+      }
+    }
+    expect(document.paths["/api/v1/system/tenants"]?.post?.responses).toHaveProperty("409");
+  });
+
+  it("/docs serves an HTML API reference generated from the same document", async () => {
+    const response = await t.inject({ method: "GET", url: "/docs" });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toContain("text/html");
+    expect(response.body).toContain("/api/v1/system/tenants");
+  });
+});
+
+describe("operations", () => {
+  it("/healthz answers while the process is up; /readyz when the database is migrated", async () => {
+    expect((await t.inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok" });
+    expect((await t.inject({ method: "GET", url: "/readyz" })).json()).toEqual({ status: "ready" });
+  });
+
+  it("deny by default: a route without an auth declaration cannot be registered", async () => {
+    const app = Fastify();
+    await app.register(authPlugin, { authenticator: { authenticateBearer: async () => null } });
+    expect(() => app.get("/undeclared", async () => "open")).toThrow(/declares no auth requirement/);
+  });
+});
