@@ -31,8 +31,12 @@ async function serve(): Promise<void> {
       },
     );
   };
-  process.once("SIGTERM", () => { shutdown("SIGTERM"); });
-  process.once("SIGINT", () => { shutdown("SIGINT"); });
+  process.once("SIGTERM", () => {
+    shutdown("SIGTERM");
+  });
+  process.once("SIGINT", () => {
+    shutdown("SIGINT");
+  });
 }
 
 const program = new Command("hanse").description("Hanse: server and command-line client");

@@ -18,7 +18,11 @@ describe("loadConfig", () => {
   });
 
   it("converts numbers, splits roles and strips a trailing slash of HANSE_PUBLIC_URL", () => {
-    const config = loadConfig({ PORT: "9000", HANSE_ROLES: "worker", HANSE_PUBLIC_URL: "https://h.example.com/" });
+    const config = loadConfig({
+      PORT: "9000",
+      HANSE_ROLES: "worker",
+      HANSE_PUBLIC_URL: "https://h.example.com/",
+    });
     expect(config.PORT).toBe(9000);
     expect(config.HANSE_ROLES).toEqual({ api: false, worker: true });
     expect(config.HANSE_PUBLIC_URL).toBe("https://h.example.com");
@@ -40,7 +44,13 @@ describe("loadConfig", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join("\n");
-    for (const name of ["PORT", "HANSE_ROLES", "HANSE_BOOTSTRAP_TOKEN", "DATABASE_URL", "HANSE_GRANT_TTL_SECONDS"]) {
+    for (const name of [
+      "PORT",
+      "HANSE_ROLES",
+      "HANSE_BOOTSTRAP_TOKEN",
+      "DATABASE_URL",
+      "HANSE_GRANT_TTL_SECONDS",
+    ]) {
       expect(problems).toContain(name);
     }
     expect((error as ConfigError).problems).toHaveLength(5);
