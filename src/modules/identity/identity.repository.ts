@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { CompiledQuery, type InferResult, type Kysely } from "kysely";
 import type {
   CredentialKind,
   CredentialsTable,
@@ -10,8 +10,7 @@ import type { Insertable } from "kysely";
 
 type Db = Kysely<IdentityTables>;
 
-/** One query per authenticated request: the credential and its tenant's current type. */
-export function findCredentialWithTenant(db: Db, id: string) {
+function credentialWithTenantQuery(db: Db, id: string) {
   return db
     .selectFrom("credentials as c")
     .innerJoin("tenants as t", "t.id", "c.tenant_id")
@@ -30,8 +29,21 @@ export function findCredentialWithTenant(db: Db, id: string) {
       "t.type as tenant_type",
       "t.status as tenant_status",
     ])
-    .where("c.id", "=", id)
-    .executeTakeFirst();
+    .where("c.id", "=", id);
+}
+
+export type CredentialWithTenant = InferResult<ReturnType<typeof credentialWithTenantQuery>>[number];
+
+/**
+ * One query per authenticated request: the credential and its tenant's current type. It runs on
+ * every request, so it is compiled once and only its parameter changes.
+ */
+export function createCredentialLookup(db: Db): (id: string) => Promise<CredentialWithTenant | undefined> {
+  const compiled = credentialWithTenantQuery(db, "00000000-0000-0000-0000-000000000000").compile();
+  return async (id) => {
+    const result = await db.executeQuery<CredentialWithTenant>(CompiledQuery.raw(compiled.sql, [id]));
+    return result.rows[0];
+  };
 }
 
 export function findUserName(db: Db, tenantId: string, userId: string) {

@@ -67,10 +67,11 @@ export function createIdentityService(deps: IdentityDeps) {
   const database = deps.database.as<IdentityTables>();
   const { db } = database;
 
+  const findCredentialWithTenant = repo.createCredentialLookup(db);
   const authenticator: Authenticator = {
     async authenticateBearer(token) {
       const parsed = parseBearer(token);
-      const row = await repo.findCredentialWithTenant(db, parsed.id);
+      const row = await findCredentialWithTenant(parsed.id);
       // Hash first, compare in constant time, then check state: every failure looks the same.
       const presented = hashSecret(parsed.secret);
       if (!row || !digestsEqual(Buffer.from(row.secret_hash), presented)) return null;
