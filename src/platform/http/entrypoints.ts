@@ -33,15 +33,23 @@ export interface EntrypointRegistry {
 
 export function createEntrypointRegistry(): EntrypointRegistry {
   const definitions = new Map<string, EntrypointDefinition>();
+  // The list depends only on tenant type and scopes, so it is computed once per combination.
+  const cache = new Map<string, Entrypoint[]>();
+  const cacheKey = (principal: Principal) =>
+    `${principal.tenant.type}|${[...principal.scopes].sort().join(" ")}`;
   return {
     register(...items) {
       for (const item of items) {
         if (definitions.has(item.id)) throw new Error(`entrypoint ${item.id} registered twice`);
         definitions.set(item.id, item);
       }
+      cache.clear();
     },
     find: (id) => definitions.get(id),
     visibleTo(principal) {
+      const key = cacheKey(principal);
+      const cached = cache.get(key);
+      if (cached) return cached;
       const out: Entrypoint[] = [];
       for (const definition of definitions.values()) {
         if (!definition.tenantTypes.includes(principal.tenant.type)) continue;
@@ -63,6 +71,7 @@ export function createEntrypointRegistry(): EntrypointRegistry {
           actions,
         });
       }
+      if (cache.size < 1024) cache.set(key, out);
       return out;
     },
   };
