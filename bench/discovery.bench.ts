@@ -14,6 +14,7 @@ import { load, table, type LoadResult } from "./support/load.js";
 
 const token = "bench-bootstrap-token-0123456789abcdefghijkl";
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 export async function run(): Promise<void> {
   for (const target of await benchDatabases()) {
@@ -41,26 +42,35 @@ export async function run(): Promise<void> {
     const auth = { authorization: `Bearer ${token}` };
     const measure = (url: string, headers?: Record<string, string>) =>
       load(url, { connections: 32, seconds, ...(headers ? { headers } : {}) });
-    const results: [string, LoadResult, "constant" | "select" | null][] = [];
-    const constant = await measure(`${bareUrl}/constant`);
-    const select = await measure(`${bareUrl}/select`);
-    results.push(["bare route (constant)", constant, null], ["bare route (1 PK SELECT)", select, null]);
-    results.push([
-      "GET /api/v1/meta/discovery",
-      await measure(`${appUrl}/api/v1/meta/discovery`),
-      "constant",
-    ]);
-    results.push([
-      "GET /api/v1/profile/entrypoints",
-      await measure(`${appUrl}/api/v1/profile/entrypoints`, auth),
-      "select",
-    ]);
-    results.push([
-      "GET /api/v1/profile/whoami",
-      await measure(`${appUrl}/api/v1/profile/whoami`, auth),
-      "select",
-    ]);
-
+    // Rounds interleave every target, and the median round counts: a burst of load from
+    // elsewhere on the machine then hits baseline and subject alike.
+    const targets: [string, string, Record<string, string> | undefined][] = [
+      ["bare route (constant)", `${bareUrl}/constant`, undefined],
+      ["bare route (1 PK SELECT)", `${bareUrl}/select`, undefined],
+      ["GET /api/v1/meta/discovery", `${appUrl}/api/v1/meta/discovery`, undefined],
+      ["GET /api/v1/profile/entrypoints", `${appUrl}/api/v1/profile/entrypoints`, auth],
+      ["GET /api/v1/profile/whoami", `${appUrl}/api/v1/profile/whoami`, auth],
+    ];
+    const samples = new Map<string, LoadResult[]>(targets.map(([name]) => [name, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, url, headers] of targets) samples.get(name)?.push(await measure(url, headers));
+    }
+    const median = (name: string): LoadResult => {
+      const sorted = [...(samples.get(name) ?? [])].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+      const middle = sorted[Math.floor(sorted.length / 2)];
+      if (!middle) throw new Error(`no samples for ${name}`);
+      return middle;
+    };
+    const constant = median("bare route (constant)");
+    const select = median("bare route (1 PK SELECT)");
+    const against: Record<string, "constant" | "select" | null> = {
+      "bare route (constant)": null,
+      "bare route (1 PK SELECT)": null,
+      "GET /api/v1/meta/discovery": "constant",
+      "GET /api/v1/profile/entrypoints": "select",
+      "GET /api/v1/profile/whoami": "select",
+    };
+    const results = targets.map(([name]) => [name, median(name), against[name] ?? null] as const);
     const rows: (string | number)[][] = [["endpoint", "req/s", "p99 ms", "ratio", "goal", "non-2xx"]];
     for (const [name, result, against] of results) {
       const baseline = against === "constant" ? constant : against === "select" ? select : null;
@@ -75,7 +85,9 @@ export async function run(): Promise<void> {
         result.non2xx,
       ]);
     }
-    process.stdout.write(`### ${target.label} (32 connections, ${seconds} s each)\n\n${table(rows)}\n\n`);
+    process.stdout.write(
+      `### ${target.label} (32 connections, median of ${rounds} interleaved ${seconds} s rounds)\n\n${table(rows)}\n\n`,
+    );
     await bare.close();
     await app.close();
     await container.close();

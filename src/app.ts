@@ -57,8 +57,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
   });
 
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header(headers.correlationId, request.id);
+    done();
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) =>
