@@ -4,6 +4,7 @@ import { createDiscoveryModule } from "./modules/discovery/index.js";
 import { createIdentityModule } from "./modules/identity/index.js";
 import type { HanseModule, ModuleDeps, ProvisioningStep } from "./modules/module.js";
 import { createTenantsModule } from "./modules/tenants/index.js";
+import { createWorkflowsModule } from "./modules/workflows/index.js";
 import type { Discovery } from "./protocol/entrypoints.js";
 import type { Authenticator } from "./platform/auth/index.js";
 import { systemClock, type Clock } from "./platform/clock/clock.js";
@@ -70,19 +71,21 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const steps: ProvisioningStep[] = [];
   const tenants = createTenantsModule({ ...deps, identity: identity.service, steps: () => steps });
   const registry = createEntrypointRegistry();
-  const featureModules: HanseModule[] = [identity, tenants];
+  const workflows = createWorkflowsModule(deps);
+  const featureModules: HanseModule[] = [identity, tenants, workflows];
   for (const module of featureModules) {
     registry.register(...(module.entrypoints ?? []));
     steps.push(...(module.provisioningSteps ?? []));
   }
 
   const capabilities = featureModules.flatMap((m) => m.capabilities ?? []).sort();
-  const discovery = (): Discovery => ({
+  const document: Discovery = {
     apiMajor: 1,
     serverVersion,
     build: { commit: config.HANSE_BUILD_COMMIT ?? null, builtAt: config.HANSE_BUILD_TIME ?? null },
     capabilities,
-  });
+  };
+  const discovery = (): Discovery => document;
   const modules = [createDiscoveryModule({ discovery, registry }), ...featureModules];
 
   return {

@@ -4,6 +4,7 @@ import { registerDiscoverCommand } from "./discover.command.js";
 import { createRuntime } from "./runtime.js";
 import { registerSessionCommands } from "./session.command.js";
 import { registerTenantsCommands } from "./tenants.command.js";
+import { registerWorkflowCommands } from "./workflow.command.js";
 
 export type { CliIo } from "./cli-io.js";
 export { CLI_EXIT } from "./runtime.js";
@@ -17,4 +18,5 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerSessionCommands(program, rt);
   registerDiscoverCommand(program, rt);
   registerTenantsCommands(program, rt);
+  registerWorkflowCommands(program, io);
 }

@@ -74,6 +74,9 @@ export function createIdempotency(deps: { database: Database; clock: Clock; macK
       const hash = keyHash(scope.key);
       // Keyed, so a stored fingerprint reveals nothing about the request (it may hold a password).
       const fingerprint = hmacSha256(deps.macKey, `idempotency-fingerprint\n${scope.fingerprint}`);
+      // A completed record is replayed from one read, without a transaction.
+      const done = await findRecord(database.db, scope, hash);
+      if (done && done.status_code !== 0) return replayRecord(done, fingerprint);
       return database.transaction(async (trx) => {
         const now = deps.clock.now();
         const claimed = await trx
@@ -111,19 +114,19 @@ export function createIdempotency(deps: { database: Database; clock: Clock; macK
   };
 }
 
-async function replay(
-  trx: Kysely<Tables>,
-  scope: IdempotencyScope,
-  hash: Buffer,
-  fingerprint: Buffer,
-): Promise<IdempotentOutcome> {
-  const record = await trx
+function findRecord(db: Kysely<Tables>, scope: IdempotencyScope, hash: Buffer) {
+  return db
     .selectFrom("idempotency_records")
-    .selectAll()
+    .select(["fingerprint", "status_code", "response_body", "response_headers"])
     .where("tenant_id", "=", scope.tenantId)
     .where("endpoint", "=", scope.endpoint)
     .where("key_hash", "=", hash)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+}
+
+type StoredRecord = NonNullable<Awaited<ReturnType<typeof findRecord>>>;
+
+function replayRecord(record: StoredRecord, fingerprint: Buffer): IdempotentOutcome {
   if (!Buffer.from(record.fingerprint).equals(fingerprint)) {
     throw new AppError("ERR_IDEMPOTENCY_MISMATCH", "The idempotency key was used with a different request.");
   }
@@ -139,4 +142,20 @@ async function replay(
     headers: record.response_headers as Record<string, string>,
     replay: true,
   };
+}
+
+async function replay(
+  trx: Kysely<Tables>,
+  scope: IdempotencyScope,
+  hash: Buffer,
+  fingerprint: Buffer,
+): Promise<IdempotentOutcome> {
+  // Reached after waiting on a concurrent first request's unique key: by now it has committed.
+  const record = await findRecord(trx, scope, hash);
+  if (!record)
+    throw new AppError(
+      "ERR_IDEMPOTENCY_IN_PROGRESS",
+      "A request with this idempotency key is still in progress.",
+    );
+  return replayRecord(record, fingerprint);
 }

@@ -46,7 +46,12 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
     reply.header("www-authenticate", 'Bearer realm="hanse"');
   }
   if (body.status === 503 && !error.extra.headers?.["retry-after"]) reply.header("retry-after", "5");
-  if (body.status === 413) reply.header("connection", "close");
+  if (body.status === 413) {
+    // The spec names RFC 7231's reason phrase (Node would send "Payload Too Large"), and the
+    // rest of an oversized body is not read: answer, then close.
+    reply.raw.statusMessage = body.title;
+    reply.header("connection", "close");
+  }
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
   return reply.code(body.status).type("application/problem+json").send(body);
 }

@@ -1,0 +1,252 @@
+/**
+ * Issue 5 figures (`npm run bench -- workflows`), on PGlite and on PostgreSQL when one answers:
+ * - accepted transition requests per second and p99 at 32 connections (a fresh key per request),
+ *   against a bare Fastify route inserting one row into the same database (goal ≥ 45 %);
+ * - replays per second (one key, the same body) against a bare primary-key SELECT route (goal ≥ 60 %);
+ * - time from 202 to a terminal status (p50, p99) with 2 workers, at a steady arrival rate.
+ * BENCH_SECONDS (default 5) sets the length of each load run.
+ */
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import Fastify from "fastify";
+import { sql } from "kysely";
+import { buildApp } from "../src/app.js";
+import { loadConfig } from "../src/config/index.js";
+import { createContainer } from "../src/container.js";
+import { uuidv7 } from "../src/platform/crypto/index.js";
+import { createWorker } from "../src/platform/jobs/index.js";
+import { createLogger } from "../src/platform/logging/logger.js";
+import { benchDatabases } from "./support/databases.js";
+import { table } from "./support/load.js";
+
+const token = "bench-bootstrap-token-0123456789abcdefghijkl";
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const require = createRequire(import.meta.url);
+const autocannonPath = require.resolve("autocannon");
+
+interface Load {
+  requestsPerSecond: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+/**
+ * autocannon in its own process (the load generator must not share the server's event loop);
+ * `[<id>]` in a header or the body becomes a fresh id per request. The programmatic API is used
+ * because the command line cannot carry `[<id>]` in a header.
+ */
+async function load(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Load> {
+  const script = `
+    const autocannon = require(${JSON.stringify(autocannonPath)});
+    const options = JSON.parse(process.argv[1]);
+    autocannon(options, (error, result) => {
+      if (error) { console.error(error); process.exit(1); }
+      process.stdout.write(JSON.stringify(result));
+    });`;
+  const settings = {
+    url,
+    connections: 32,
+    duration: seconds,
+    method: options.method ?? "GET",
+    headers: options.headers ?? {},
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    idReplacement: true,
+  };
+  const child = spawn(process.execPath, ["-e", script, JSON.stringify(settings)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`autocannon exited with ${String(code)}`);
+  const result = JSON.parse(out) as {
+    requests: { average: number };
+    latency: { p99: number };
+    non2xx: number;
+  };
+  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
+}
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+};
+
+async function json<T>(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown },
+) {
+  const response = await fetch(url, {
+    method: init.method ?? "GET",
+    headers: { ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  if (response.status >= 400) throw new Error(`${init.method ?? "GET"} ${url}: ${response.status}`);
+  return (await response.json()) as T;
+}
+
+export async function run(): Promise<void> {
+  for (const target of await benchDatabases()) {
+    const database = await target.open();
+    const config = loadConfig({ HANSE_BOOTSTRAP_TOKEN: token, LOG_LEVEL: "silent", HANSE_ROLES: "api" });
+    const logger = createLogger("silent");
+    const container = await createContainer(config, { logger, database });
+    const app = await buildApp(container);
+    const appUrl = await app.listen({ port: 0, host: "127.0.0.1" });
+    const worker = (id: string) =>
+      createWorker({
+        database,
+        jobs: container.jobs,
+        clock: container.clock,
+        logger,
+        workerId: id,
+        concurrency: 4,
+        pollMs: 20,
+      });
+
+    // A customer tenant, its administrator's session and a few product entities.
+    const slug = `bench-${Date.now().toString(36)}`;
+    const admin = { email: `admin@${slug}.test`, password: "correct horse battery staple" };
+    const { tenantId } = await json<{ tenantId: string }>(`${appUrl}/api/v1/system/tenants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "idempotency-key": slug },
+      body: { name: "Bench", slug, admin },
+    });
+    await worker("provisioning").drain();
+    const session = await json<{ token: string }>(`${appUrl}/api/v1/auth/sessions`, {
+      method: "POST",
+      body: { tenant: slug, ...admin },
+    });
+    const auth = { authorization: `Bearer ${session.token}` };
+    const newEntity = async () =>
+      (
+        await json<{ id: string }>(`${appUrl}/api/v1/admin/entities`, {
+          method: "POST",
+          headers: auth,
+          body: { kind: "product", attributes: { name: "Bench" } },
+        })
+      ).id;
+    const href = `${appUrl}/api/v1/workflows/transition-requests`;
+    const headers = { ...auth, "x-tenant-id": tenantId, "content-type": "application/json" };
+
+    // 1. Time from 202 to terminal with 2 workers: 200 requests arriving at ~100/s.
+    const workers = [worker("w1"), worker("w2")];
+    await Promise.all(workers.map((w) => w.start()));
+    const accepted: { requestId: string; at: number }[] = [];
+    for (let i = 0; i < 200; i++) {
+      const entityId = await newEntity();
+      const answer = await json<{ requestId: string }>(href, {
+        method: "POST",
+        headers: { ...headers, "x-idempotency-key": `latency-${i}` },
+        body: { entity: "product", entityId, transition: "submit" },
+      });
+      accepted.push({ requestId: answer.requestId, at: performance.now() });
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const completedAt = new Map<string, number>();
+    const deadline = performance.now() + 60_000;
+    while (completedAt.size < accepted.length && performance.now() < deadline) {
+      const rows = await sql<{ id: string; created_at: Date; completed_at: Date | null }>`
+        SELECT id, created_at, completed_at FROM workflow_transition_requests
+        WHERE tenant_id = ${tenantId} AND completed_at IS NOT NULL`.execute(database.db);
+      for (const row of rows.rows) {
+        if (row.completed_at) completedAt.set(row.id, row.completed_at.getTime() - row.created_at.getTime());
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await Promise.all(workers.map((w) => w.stop(5000)));
+    const latencies = accepted.map((a) => completedAt.get(a.requestId) ?? Number.NaN).filter(Number.isFinite);
+
+    // 2. Throughput (no workers: only acceptance is measured).
+    await sql`CREATE TABLE IF NOT EXISTS bench_rows (id uuid PRIMARY KEY, body jsonb NOT NULL)`.execute(
+      database.db,
+    );
+    const probe = uuidv7();
+    await sql`INSERT INTO bench_rows (id, body) VALUES (${probe}, '{}')`.execute(database.db);
+    const bare = Fastify();
+    bare.post("/insert", async (request) => {
+      await sql`INSERT INTO bench_rows (id, body) VALUES (${uuidv7()}, ${JSON.stringify(request.body)})`.execute(
+        database.db,
+      );
+      return { ok: true };
+    });
+    bare.get("/select", async () => {
+      const row = await sql<{ id: string }>`SELECT id, body FROM bench_rows WHERE id = ${probe}`.execute(
+        database.db,
+      );
+      return row.rows[0];
+    });
+    const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+
+    const entityId = await newEntity();
+    const body = JSON.stringify({ entity: "product", entityId, transition: "submit" });
+    const insert = await load(`${bareUrl}/insert`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    const acceptedLoad = await load(href, {
+      method: "POST",
+      headers: { ...headers, "x-idempotency-key": "bench-[<id>]" },
+      body,
+    });
+    const select = await load(`${bareUrl}/select`);
+    await json(href, {
+      method: "POST",
+      headers: { ...headers, "x-idempotency-key": "replayed" },
+      body: JSON.parse(body),
+    });
+    const replay = await load(href, {
+      method: "POST",
+      headers: { ...headers, "x-idempotency-key": "replayed" },
+      body,
+    });
+
+    const ratio = (a: Load, b: Load) => `${Math.round((a.requestsPerSecond / b.requestsPerSecond) * 100)} %`;
+    process.stdout.write(`\n### ${target.label}\n\n`);
+    process.stdout.write(
+      `${table([
+        ["route", "req/s", "p99 ms", "non-2xx", "vs baseline", "goal"],
+        [
+          "bare POST inserting one row",
+          Math.round(insert.requestsPerSecond),
+          insert.p99Ms,
+          insert.non2xx,
+          "",
+          "",
+        ],
+        [
+          "POST transition-requests (new key)",
+          Math.round(acceptedLoad.requestsPerSecond),
+          acceptedLoad.p99Ms,
+          acceptedLoad.non2xx,
+          ratio(acceptedLoad, insert),
+          "≥ 45 %",
+        ],
+        ["bare GET one PK SELECT", Math.round(select.requestsPerSecond), select.p99Ms, select.non2xx, "", ""],
+        [
+          "POST transition-requests (replay)",
+          Math.round(replay.requestsPerSecond),
+          replay.p99Ms,
+          replay.non2xx,
+          ratio(replay, select),
+          "≥ 60 %",
+        ],
+      ])}\n\n`,
+    );
+    process.stdout.write(
+      `202 → terminal with 2 workers (${latencies.length}/${accepted.length} finished): ` +
+        `p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms\n`,
+    );
+
+    await bare.close();
+    await app.close();
+    await container.close();
+    await target.cleanup();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ""}`) await run();

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { checkAdapterUrl, isBlockedAddress, resolveAdapterHost } from "./adapter-target.js";
+
+describe("lifecycle adapter targets", () => {
+  it("refuses loopback, private, link-local, CGNAT, multicast, ULA and mapped forms", () => {
+    for (const address of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "224.0.0.1",
+      "0.0.0.0",
+      "::1",
+      "::",
+      "fe80::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "ff02::1",
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:10.0.0.1",
+    ]) {
+      expect(isBlockedAddress(address), address).toBe(true);
+    }
+  });
+
+  it("allows public addresses", () => {
+    for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:93.184.216.34"]) {
+      expect(isBlockedAddress(address), address).toBe(false);
+    }
+  });
+
+  it("checks the URL form", () => {
+    expect(() => checkAdapterUrl("http://example.com/")).toThrow(/https/);
+    expect(() => checkAdapterUrl("https://u:p@example.com/")).toThrow(/credentials/);
+    expect(() => checkAdapterUrl("not a url")).toThrow(/valid/);
+    expect(checkAdapterUrl("https://pim.example.com/hook").hostname).toBe("pim.example.com");
+  });
+
+  it("refuses a host that resolves to loopback unless private targets are allowed", async () => {
+    await expect(resolveAdapterHost("localhost", false)).rejects.toThrow(/private|loopback|reserved/);
+    await expect(resolveAdapterHost("127.0.0.1", false)).rejects.toThrow();
+    await expect(resolveAdapterHost("127.0.0.1", true)).resolves.toHaveLength(1);
+  });
+});

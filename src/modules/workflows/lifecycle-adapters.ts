@@ -1,0 +1,224 @@
+import { readFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
+import type { LookupAddress } from "node:dns";
+import { rootCertificates } from "node:tls";
+import type { Selectable } from "kysely";
+import type { Config } from "../../config/index.js";
+import type { Principal } from "../../platform/auth/index.js";
+import type { Clock } from "../../platform/clock/clock.js";
+import { sha256, type IdGenerator } from "../../platform/crypto/index.js";
+import type { Database } from "../../platform/db/database.js";
+import { instanceSecret } from "../../platform/db/instance-settings.js";
+import { AppError } from "../../platform/http/app-error.js";
+import type { CursorCodec } from "../../platform/http/cursor.js";
+import { decryptSecret, encryptSecret, newSigningSecret, signPayload } from "./adapter-secrets.js";
+import { AdapterTargetError, checkAdapterUrl, resolveAdapterHost } from "./adapter-target.js";
+import type { AdapterGate, AdapterVerdict, LifecycleAdapter } from "./transition.job.js";
+import * as repo from "./workflows.repository.js";
+import type { WorkflowLifecycleAdaptersTable, WorkflowTables } from "./workflows.tables.js";
+
+/** CONTRACT §6: an adapter request body is at most 64 KiB. */
+export const adapterBodyLimit = 64 * 1024;
+export const lifecycleAdaptersHref = "/api/v1/admin/lifecycle-adapters";
+
+export interface LifecycleAdapterDeps {
+  config: Pick<Config, "HANSE_SECRET_KEY" | "HANSE_WEBHOOK_ALLOW_PRIVATE" | "HANSE_WEBHOOK_CA_FILE">;
+  database: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  cursors: CursorCodec;
+}
+
+const toAdapter = (row: Selectable<WorkflowLifecycleAdaptersTable>) => ({
+  id: row.id,
+  kind: row.kind,
+  url: row.url,
+  timeoutMs: row.timeout_ms,
+  maxAttempts: row.max_attempts,
+  createdAt: row.created_at.toISOString(),
+});
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
+  const db = deps.database.as<WorkflowTables>().db;
+  const allowPrivate = deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1";
+  const extraCa = deps.config.HANSE_WEBHOOK_CA_FILE;
+  let ca: string[] | undefined;
+  const trustedCas = (): string[] | undefined => {
+    if (extraCa === undefined) return undefined;
+    ca ??= [...rootCertificates, readFileSync(extraCa, "utf8")];
+    return ca;
+  };
+  let secretKey: Promise<Buffer> | undefined;
+  const encryptionKey = (): Promise<Buffer> =>
+    (secretKey ??= deps.config.HANSE_SECRET_KEY
+      ? Promise.resolve(sha256(`workflow-adapter-secrets\n${deps.config.HANSE_SECRET_KEY}`))
+      : instanceSecret(deps.database.db, "workflow-adapter-secrets").then((k) => sha256(k)));
+
+  const invalidUrl = (message: string) =>
+    new AppError("ERR_VALIDATION", `The adapter URL ${message}.`, { errors: [{ pointer: "/url", message }] });
+
+  /** One signed POST; resolves to the status code, rejects on a network failure or time-out. */
+  async function post(
+    url: URL,
+    body: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<number> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    // Resolved and checked here, and the connection uses exactly the checked address (no rebinding).
+    const [address] = await resolveAdapterHost(url.hostname, allowPrivate);
+    if (!address) throw new AdapterTargetError("the host name does not resolve");
+    const cas = trustedCas();
+    return new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(
+        url,
+        {
+          method: "POST",
+          headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+          agent: false,
+          signal,
+          ...(cas ? { ca: cas } : {}),
+          lookup: (
+            _host: string,
+            options: { all?: boolean },
+            callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+          ) => {
+            if (options.all) callback(null, [address]);
+            else callback(null, address.address, address.family);
+          },
+        },
+        (response) => {
+          resolve(response.statusCode ?? 0);
+          response.resume();
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  const gate: AdapterGate = {
+    async forKind(tenantId, kind): Promise<LifecycleAdapter | undefined> {
+      const row = await repo.findAdapterForKind(db, tenantId, kind);
+      if (!row) return undefined;
+      return {
+        maxAttempts: row.max_attempts,
+        async consult({ request, entity, fromState, toState }): Promise<AdapterVerdict> {
+          const body = JSON.stringify({
+            type: "workflow.transition.requested",
+            requestId: request.id,
+            tenantId: request.tenant_id,
+            entity: { id: entity.id, kind: entity.kind, state: entity.state, version: entity.version },
+            transition: request.transition,
+            fromState,
+            toState,
+            payload: request.payload,
+          });
+          if (Buffer.byteLength(body) > adapterBodyLimit) {
+            return { outcome: "rejected", message: "The lifecycle adapter request would exceed 64 KiB." };
+          }
+          const secret = decryptSecret(await encryptionKey(), row.secret);
+          const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
+          // webhook-id is the request id: the same on every retry, so the adapter can deduplicate.
+          const headers = {
+            "content-type": "application/json",
+            "user-agent": "hanse-lifecycle-adapter/1",
+            "webhook-id": request.id,
+            "webhook-timestamp": String(timestamp),
+            "webhook-signature": signPayload(secret, request.id, timestamp, body),
+          };
+          let status: number;
+          try {
+            status = await post(new URL(row.url), body, headers, row.timeout_ms);
+          } catch (error) {
+            const reason =
+              error instanceof AdapterTargetError
+                ? error.message
+                : (error as { name?: string }).name === "TimeoutError" ||
+                    (error as { name?: string }).name === "AbortError"
+                  ? "timed out"
+                  : "could not be reached";
+            return { outcome: "unavailable", message: `The lifecycle adapter ${reason}.` };
+          }
+          if (status >= 200 && status < 300) return { outcome: "allowed" };
+          if (status >= 400 && status < 500) {
+            return {
+              outcome: "rejected",
+              message: `The lifecycle adapter refused the transition (HTTP ${status}).`,
+            };
+          }
+          return { outcome: "unavailable", message: `The lifecycle adapter answered HTTP ${status}.` };
+        },
+      };
+    },
+  };
+
+  return {
+    gate,
+
+    async create(
+      principal: Principal,
+      body: { kind: string; url: string; timeoutMs?: number | undefined; maxAttempts?: number | undefined },
+    ) {
+      let url: URL;
+      try {
+        url = checkAdapterUrl(body.url);
+        await resolveAdapterHost(url.hostname, allowPrivate);
+      } catch (error) {
+        if (error instanceof AdapterTargetError) throw invalidUrl(error.message);
+        throw error;
+      }
+      if (!(await repo.findDefinition(db, principal.tenant.id, body.kind))) {
+        throw new AppError("ERR_VALIDATION", "The tenant has no workflow for this entity kind.", {
+          errors: [{ pointer: "/kind", message: "no workflow definition for this kind" }],
+        });
+      }
+      const secret = newSigningSecret();
+      const row = {
+        tenant_id: principal.tenant.id,
+        id: deps.newId(),
+        kind: body.kind,
+        url: url.href,
+        secret: encryptSecret(await encryptionKey(), secret),
+        timeout_ms: body.timeoutMs ?? 5000,
+        max_attempts: body.maxAttempts ?? 5,
+        created_at: deps.clock.now(),
+      };
+      if (!(await repo.insertAdapter(db, row))) {
+        throw new AppError("ERR_CONFLICT", "The tenant already has a lifecycle adapter for this kind.");
+      }
+      return { ...toAdapter(row), secret };
+    },
+
+    async get(principal: Principal, id: string) {
+      const row = uuidPattern.test(id)
+        ? await repo.findAdapter(db, principal.tenant.id, id.toLowerCase())
+        : undefined;
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No such lifecycle adapter.");
+      return toAdapter(row);
+    },
+
+    async list(principal: Principal, options: { limit: number; cursor?: string | undefined }) {
+      const binding = `admin.lifecycleAdapters:${principal.tenant.id}`;
+      const after = options.cursor
+        ? deps.cursors.decode<repo.PagePosition>(binding, options.cursor)
+        : undefined;
+      const rows = (await repo.listAdapters(db, principal.tenant.id, options.limit, after)).map(toAdapter);
+      const items = rows.slice(0, options.limit);
+      const hasMore = rows.length > options.limit;
+      const last = items.at(-1);
+      return {
+        items,
+        meta: {
+          hasMore,
+          nextCursor:
+            hasMore && last ? deps.cursors.encode(binding, { createdAt: last.createdAt, id: last.id }) : null,
+        },
+      };
+    },
+  };
+}
+
+export type LifecycleAdapters = ReturnType<typeof createLifecycleAdapters>;

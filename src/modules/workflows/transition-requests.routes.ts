@@ -1,0 +1,139 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { headers } from "../../protocol/headers.js";
+import { requirePrincipal } from "../../platform/auth/index.js";
+import { AppError } from "../../platform/http/app-error.js";
+import type { Idempotency } from "../../platform/http/idempotency.js";
+import { problemResponses } from "../../platform/http/openapi-schemas.js";
+import { requireIdempotencyKey } from "../tenants/index.js";
+import { isTerminal } from "./workflow-rules.js";
+import {
+  RequestIdParams,
+  TransitionHeaders,
+  TransitionRequestAccepted,
+  TransitionRequestBody,
+  TransitionRequestStatusSchema,
+} from "./workflows.schemas.js";
+import {
+  statusRetryAfterSeconds,
+  transitionRequestsHref,
+  type WorkflowsService,
+} from "./workflows.service.js";
+
+const bearer = [{ bearerAuth: [] }];
+/** CONTRACT §6: the transition request body is read no further than 1 MiB. */
+export const transitionBodyLimit = 1024 * 1024;
+const keyHeader = "X-Idempotency-Key";
+const tenantHeader = "X-Tenant-ID";
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `X-Tenant-ID` names the credential's tenant: missing (where required) or malformed → 400
+ * ERR_VALIDATION, another tenant → 403 ERR_FORBIDDEN.
+ */
+function checkTenantHeader(request: FastifyRequest, required: boolean): void {
+  const value = request.headers[headers.tenantId];
+  const pointer = `/headers/${tenantHeader}`;
+  if (value === undefined || value === "") {
+    if (!required) return;
+    throw new AppError("ERR_VALIDATION", `The ${tenantHeader} header is required.`, {
+      errors: [{ pointer, message: "required header is missing" }],
+    });
+  }
+  if (Array.isArray(value) || !uuidPattern.test(value)) {
+    throw new AppError("ERR_VALIDATION", `The ${tenantHeader} header must be one tenant UUID.`, {
+      errors: [{ pointer, message: "a tenant UUID" }],
+    });
+  }
+  if (value.toLowerCase() !== requirePrincipal(request).tenant.id.toLowerCase()) {
+    throw new AppError("ERR_FORBIDDEN", `The ${tenantHeader} header does not name the credential's tenant.`);
+  }
+}
+
+export const transitionRequestsRoutes =
+  (service: WorkflowsService, idempotency: Idempotency): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      transitionRequestsHref,
+      {
+        bodyLimit: transitionBodyLimit,
+        config: { auth: { kind: "session", allScopes: ["workflows:transition"] } },
+        // Header rules come before the body's schema: a missing key is the integration error to report.
+        preValidation: async (request) => {
+          checkTenantHeader(request, true);
+          requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyHeader);
+        },
+        schema: {
+          tags: ["workflows"],
+          summary: "Request a workflow transition (asynchronous, idempotent; workflows:transition)",
+          description:
+            "Headers `X-Tenant-ID` (the credential's tenant) and `X-Idempotency-Key` (1–255 visible ASCII " +
+            "characters) are required. Answers 202 with `requestId`, `status` and `statusUrl`, plus `Location` " +
+            "and `Retry-After`. An exact retry returns the first answer byte for byte (with " +
+            "`Idempotent-Replayed: true`); the key with another entity, entityId, transition or payload is " +
+            "409 ERR_IDEMPOTENCY_MISMATCH. The body is limited to 1 MiB (413, nothing created). The business " +
+            "outcome is read from `statusUrl`.",
+          security: bearer,
+          headers: TransitionHeaders,
+          body: TransitionRequestBody,
+          response: {
+            202: {
+              ...TransitionRequestAccepted,
+              headers: { Location: { type: "string" }, "Retry-After": { type: "integer" } },
+            },
+            ...problemResponses(400, 401, 403, 409, 413, 415, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const key = requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyHeader);
+        const principal = requirePrincipal(request);
+        const outcome = await service.requestTransition(principal, key, request.body);
+        // The key may carry business data: logs get an opaque reference only (spec D rule 6).
+        request.log.info(
+          { idempotencyRef: idempotency.reference(key), replay: outcome.replay },
+          "workflow transition request accepted",
+        );
+        for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+        if (outcome.replay) reply.header(headers.idempotentReplayed, "true");
+        const raw = reply as unknown as FastifyReply;
+        return raw
+          .code(outcome.status)
+          .type("application/json; charset=utf-8")
+          .serializer((v) => v as string)
+          .send(outcome.body);
+      },
+    );
+
+    app.get(
+      `${transitionRequestsHref}/:requestId`,
+      {
+        config: { auth: { kind: "session", allScopes: ["workflows:read"] } },
+        preValidation: async (request) => {
+          checkTenantHeader(request, false);
+        },
+        schema: {
+          tags: ["workflows"],
+          summary: "Status of a transition request (workflows:read)",
+          description:
+            "`X-Tenant-ID` is optional and must name the credential's tenant when sent. Carries " +
+            "`Retry-After` while the status is `pending` or `processing`. Business failures are outcomes " +
+            "(`error.code`: ERR_WORKFLOW_ENTITY_NOT_FOUND, ERR_WORKFLOW_TRANSITION_NOT_ALLOWED, " +
+            "ERR_WORKFLOW_CONFLICT, ERR_WORKFLOW_ADAPTER_REJECTED, ERR_WORKFLOW_ADAPTER_UNAVAILABLE), not HTTP errors.",
+          security: bearer,
+          headers: TransitionHeaders,
+          params: RequestIdParams,
+          response: { 200: TransitionRequestStatusSchema, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (request, reply) => {
+        const status = await service.getTransitionRequest(
+          requirePrincipal(request),
+          request.params.requestId,
+        );
+        reply.header("cache-control", "no-store");
+        if (!isTerminal(status.status)) reply.header(headers.retryAfter, String(statusRetryAfterSeconds));
+        return status;
+      },
+    );
+  };

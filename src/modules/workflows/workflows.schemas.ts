@@ -1,0 +1,162 @@
+import { Type } from "@sinclair/typebox";
+import { Timestamp, Uuid, listOf } from "../../platform/http/openapi-schemas.js";
+
+const Name = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_]*$", description });
+
+// ---- definitions -------------------------------------------------------------------------------
+
+export const TransitionSchema = Type.Object(
+  {
+    name: Name("Transition name"),
+    from: Type.Array(Name("State"), { minItems: 1, maxItems: 64, uniqueItems: true }),
+    to: Name("State"),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateDefinitionBody = Type.Object(
+  {
+    kind: Name("Entity kind, unique in the tenant"),
+    states: Type.Array(Name("State"), { minItems: 1, maxItems: 64 }),
+    initialState: Name("State of a new entity"),
+    transitions: Type.Array(TransitionSchema, { minItems: 1, maxItems: 128 }),
+  },
+  { additionalProperties: false },
+);
+
+export const DefinitionSchema = Type.Object({
+  kind: Type.String(),
+  states: Type.Array(Type.String()),
+  initialState: Type.String(),
+  transitions: Type.Array(
+    Type.Object({ name: Type.String(), from: Type.Array(Type.String()), to: Type.String() }),
+  ),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const DefinitionList = listOf(DefinitionSchema);
+export const KindParams = Type.Object({ kind: Type.String({ minLength: 1, maxLength: 64 }) });
+
+// ---- entities ----------------------------------------------------------------------------------
+
+export const Attributes = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free-form attributes (a JSON object), e.g. `{"gtin":"4006381333931"}` for products',
+});
+
+export const CreateEntityBody = Type.Object(
+  {
+    kind: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "An entity kind with a workflow definition",
+    }),
+    attributes: Attributes,
+  },
+  { additionalProperties: false },
+);
+
+export const EntitySchema = Type.Object({
+  id: Uuid,
+  kind: Type.String(),
+  state: Type.String(),
+  version: Type.Integer({ minimum: 1, description: "Grows by one with every applied transition" }),
+  attributes: Attributes,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const EntityList = listOf(EntitySchema);
+
+export const EntityListQuery = Type.Object(
+  {
+    kind: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  },
+  { additionalProperties: false },
+);
+
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+// ---- transition requests -----------------------------------------------------------------------
+
+export const TransitionRequestBody = Type.Object(
+  {
+    entity: Type.String({ minLength: 1, maxLength: 64, description: "Entity kind, e.g. `product`" }),
+    entityId: Type.String({ format: "uuid", description: "The entity's id" }),
+    transition: Type.String({ minLength: 1, maxLength: 64, description: "Transition name, e.g. `submit`" }),
+    payload: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: "Any JSON object; part of the request's identity and passed to a lifecycle adapter",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TransitionRequestAccepted = Type.Object({
+  requestId: Uuid,
+  status: Type.Literal("pending"),
+  statusUrl: Type.String({ description: "/api/v1/workflows/transition-requests/{requestId}" }),
+});
+
+const RequestStatus = Type.Union([
+  Type.Literal("pending"),
+  Type.Literal("processing"),
+  Type.Literal("succeeded"),
+  Type.Literal("failed"),
+]);
+
+export const TransitionRequestStatusSchema = Type.Object({
+  requestId: Uuid,
+  status: RequestStatus,
+  entity: Type.String(),
+  entityId: Uuid,
+  transition: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  completedAt: Type.Union([Timestamp, Type.Null()]),
+  result: Type.Union([Type.Object({ fromState: Type.String(), toState: Type.String() }), Type.Null()]),
+  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+});
+
+export const RequestIdParams = Type.Object({ requestId: Type.String({ maxLength: 64 }) });
+
+export const TransitionHeaders = Type.Object({
+  "x-tenant-id": Type.Optional(Type.String({ description: "The credential's tenant (required on POST)" })),
+  "x-idempotency-key": Type.Optional(
+    Type.String({ description: "1–255 visible ASCII characters; required on POST" }),
+  ),
+});
+
+// ---- lifecycle adapters ------------------------------------------------------------------------
+
+export const CreateAdapterBody = Type.Object(
+  {
+    kind: Type.String({ minLength: 1, maxLength: 64, description: "Entity kind the adapter guards" }),
+    url: Type.String({ minLength: 9, maxLength: 2048, pattern: "^https://", description: "HTTPS URL" }),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 30_000, default: 5000 })),
+    maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 5 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AdapterSchema = Type.Object({
+  id: Uuid,
+  kind: Type.String(),
+  url: Type.String(),
+  timeoutMs: Type.Integer(),
+  maxAttempts: Type.Integer(),
+  createdAt: Timestamp,
+});
+
+export const CreatedAdapter = Type.Composite([
+  AdapterSchema,
+  Type.Object({
+    secret: Type.String({ description: "Standard Webhooks signing secret (`whsec_…`); shown only here" }),
+  }),
+]);
+
+export const AdapterList = listOf(AdapterSchema);

@@ -1,0 +1,274 @@
+import type { Selectable, Transaction } from "kysely";
+import type { FastifyBaseLogger as Logger } from "fastify";
+import type { Principal } from "../../platform/auth/index.js";
+import type { Clock } from "../../platform/clock/clock.js";
+import type { IdGenerator } from "../../platform/crypto/index.js";
+import type { Database } from "../../platform/db/database.js";
+import { AppError } from "../../platform/http/app-error.js";
+import type { CursorCodec } from "../../platform/http/cursor.js";
+import { canonicalJson, type Idempotency, type IdempotentOutcome } from "../../platform/http/idempotency.js";
+import type { JobQueue } from "../../platform/jobs/index.js";
+import type { TenantsTable } from "../identity/index.js";
+import { defaultDefinitions, definitionProblems, type WorkflowDefinition } from "./workflow-rules.js";
+import * as repo from "./workflows.repository.js";
+import type {
+  WorkflowDefinitionsTable,
+  WorkflowEntitiesTable,
+  WorkflowTables,
+  WorkflowTransitionRequestsTable,
+} from "./workflows.tables.js";
+
+export const transitionJobName = "workflows.transition";
+export const transitionRequestsHref = "/api/v1/workflows/transition-requests";
+export const transitionEndpoint = `POST ${transitionRequestsHref}`;
+export const statusUrlFor = (requestId: string): string => `${transitionRequestsHref}/${requestId}`;
+/** Seconds a client should wait before reading a status that is not terminal yet. */
+export const statusRetryAfterSeconds = 1;
+
+export interface WorkflowsDeps {
+  database: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  cursors: CursorCodec;
+  idempotency: Idempotency;
+  jobs: JobQueue;
+  logger: Logger;
+}
+
+export interface TransitionRequestInput {
+  entity: string;
+  entityId: string;
+  transition: string;
+  payload?: Record<string, unknown>;
+}
+
+export const toDefinition = (row: Selectable<WorkflowDefinitionsTable>): WorkflowDefinition => ({
+  kind: row.kind,
+  states: row.states,
+  initialState: row.initial_state,
+  transitions: row.transitions,
+});
+
+const toDefinitionDocument = (row: Selectable<WorkflowDefinitionsTable>) => ({
+  ...toDefinition(row),
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+const toEntity = (row: Selectable<WorkflowEntitiesTable>) => ({
+  id: row.id,
+  kind: row.kind,
+  state: row.state,
+  version: row.version,
+  attributes: row.attributes,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+export const toStatusDocument = (row: Selectable<WorkflowTransitionRequestsTable>) => ({
+  requestId: row.id,
+  status: row.status,
+  entity: row.entity_kind,
+  entityId: row.entity_id,
+  transition: row.transition,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+  completedAt: row.completed_at ? row.completed_at.toISOString() : null,
+  result: row.result,
+  error: row.error,
+});
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Pages of a list, with an opaque cursor bound to `binding` (CONTRACT §1). */
+function page<T, P>(
+  cursors: CursorCodec,
+  binding: string,
+  rows: T[],
+  limit: number,
+  position: (last: T) => P,
+): { items: T[]; meta: { hasMore: boolean; nextCursor: string | null } } {
+  const items = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  const last = items.at(-1);
+  return {
+    items,
+    meta: { hasMore, nextCursor: hasMore && last ? cursors.encode(binding, position(last)) : null },
+  };
+}
+
+export function createWorkflowsService(deps: WorkflowsDeps) {
+  const database = deps.database.as<WorkflowTables>();
+  const db = database.db;
+
+  return {
+    /** Provisioning step: the default definitions of a new tenant (idempotent). */
+    async provisionDefaults(trx: Transaction<unknown>, tenantId: string): Promise<void> {
+      const now = deps.clock.now();
+      for (const definition of defaultDefinitions) {
+        await repo.insertDefinition(trx as unknown as Transaction<WorkflowTables>, tenantId, definition, now);
+      }
+    },
+
+    /**
+     * The system tenant is created by bootstrap, before any provisioning step exists; it gets the
+     * default definitions when the API starts (idempotent, safe with several processes).
+     */
+    async provisionSystemTenantDefaults(): Promise<void> {
+      const system = await (db as unknown as import("kysely").Kysely<{ tenants: TenantsTable }>)
+        .selectFrom("tenants")
+        .select("id")
+        .where("type", "=", "system")
+        .executeTakeFirst();
+      if (!system) return;
+      await database.transaction((trx) => this.provisionDefaults(trx as Transaction<unknown>, system.id));
+    },
+
+    async listDefinitions(principal: Principal, options: { limit: number; cursor?: string | undefined }) {
+      const binding = `admin.workflowDefinitions:${principal.tenant.id}`;
+      const after = options.cursor
+        ? deps.cursors.decode<{ kind: string }>(binding, options.cursor)
+        : undefined;
+      const rows = await repo.listDefinitions(db, principal.tenant.id, options.limit, after?.kind);
+      const result = page(deps.cursors, binding, rows, options.limit, (last) => ({ kind: last.kind }));
+      return { items: result.items.map(toDefinitionDocument), meta: result.meta };
+    },
+
+    async getDefinition(principal: Principal, kind: string) {
+      const row = await repo.findDefinition(db, principal.tenant.id, kind);
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No workflow definition for this entity kind.");
+      return toDefinitionDocument(row);
+    },
+
+    /** A new entity kind with its workflow; definitions are never changed once entities may use them. */
+    async createDefinition(principal: Principal, body: WorkflowDefinition) {
+      const problems = definitionProblems(body);
+      if (problems.length > 0) {
+        throw new AppError("ERR_VALIDATION", "The workflow definition is inconsistent.", {
+          errors: problems,
+        });
+      }
+      const inserted = await repo.insertDefinition(db, principal.tenant.id, body, deps.clock.now());
+      if (!inserted) throw new AppError("ERR_CONFLICT", "The tenant already has a workflow for this kind.");
+      return this.getDefinition(principal, body.kind);
+    },
+
+    async createEntity(principal: Principal, body: { kind: string; attributes: Record<string, unknown> }) {
+      const definition = await repo.findDefinition(db, principal.tenant.id, body.kind);
+      if (!definition) {
+        throw new AppError("ERR_VALIDATION", "The tenant has no workflow for this entity kind.", {
+          errors: [{ pointer: "/kind", message: "no workflow definition for this kind" }],
+        });
+      }
+      const now = deps.clock.now();
+      const row = {
+        tenant_id: principal.tenant.id,
+        id: deps.newId(),
+        kind: body.kind,
+        state: definition.initial_state,
+        version: 1,
+        attributes: body.attributes,
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insertEntity(db, { ...row, attributes: JSON.stringify(body.attributes) });
+      return toEntity(row);
+    },
+
+    async getEntity(principal: Principal, id: string) {
+      const row = uuidPattern.test(id)
+        ? await repo.findEntity(db, principal.tenant.id, id.toLowerCase())
+        : undefined;
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No such entity.");
+      return toEntity(row);
+    },
+
+    async listEntities(
+      principal: Principal,
+      options: { limit: number; kind?: string | undefined; cursor?: string | undefined },
+    ) {
+      const binding = `admin.entities:${principal.tenant.id}:${options.kind ?? ""}`;
+      const after = options.cursor
+        ? deps.cursors.decode<repo.PagePosition>(binding, options.cursor)
+        : undefined;
+      const rows = await repo.listEntities(db, principal.tenant.id, { ...options, after });
+      const result = page(deps.cursors, binding, rows.map(toEntity), options.limit, (last) => ({
+        createdAt: last.createdAt,
+        id: last.id,
+      }));
+      return result;
+    },
+
+    /** For other modules (catalog order validation): entities of a kind by one attribute value. */
+    async findEntitiesByAttribute(tenantId: string, kind: string, name: string, value: string) {
+      return (await repo.findEntitiesByAttribute(db, tenantId, kind, name, value)).map(toEntity);
+    },
+
+    /**
+     * Accepts a transition request: in one transaction the idempotency record (unique per tenant,
+     * endpoint and key), the request row and exactly one queue event. A retry replays the first
+     * answer byte for byte; another entity, id, transition or payload under the key is a mismatch.
+     */
+    async requestTransition(
+      principal: Principal,
+      key: string,
+      body: TransitionRequestInput,
+    ): Promise<IdempotentOutcome> {
+      const tenantId = principal.tenant.id;
+      const entityId = body.entityId.toLowerCase();
+      const payload = body.payload ?? {};
+      const fingerprint = canonicalJson({
+        entity: body.entity,
+        entityId,
+        transition: body.transition,
+        payload,
+      });
+      return deps.idempotency.run(
+        { tenantId, endpoint: transitionEndpoint, key, fingerprint },
+        async (trx) => {
+          const t = trx as unknown as Transaction<WorkflowTables>;
+          const now = deps.clock.now();
+          const requestId = deps.newId();
+          await repo.insertRequest(t, {
+            tenant_id: tenantId,
+            id: requestId,
+            entity_kind: body.entity,
+            entity_id: entityId,
+            transition: body.transition,
+            payload: JSON.stringify(payload),
+            status: "pending",
+            result: null,
+            error: null,
+            applied_version: null,
+            created_at: now,
+            updated_at: now,
+            completed_at: null,
+          });
+          await deps.jobs.enqueue(
+            t,
+            transitionJobName,
+            { tenantId, requestId },
+            { key: `${transitionJobName}:${requestId}`, tenantId },
+          );
+          const statusUrl = statusUrlFor(requestId);
+          return {
+            status: 202,
+            body: JSON.stringify({ requestId, status: "pending", statusUrl }),
+            headers: { location: statusUrl, "retry-after": String(statusRetryAfterSeconds) },
+          };
+        },
+      );
+    },
+
+    /** The status document; another tenant's request is indistinguishable from none. */
+    async getTransitionRequest(principal: Principal, requestId: string) {
+      const row = uuidPattern.test(requestId)
+        ? await repo.findRequest(db, principal.tenant.id, requestId.toLowerCase())
+        : undefined;
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No such transition request.");
+      return toStatusDocument(row);
+    },
+  };
+}
+
+export type WorkflowsService = ReturnType<typeof createWorkflowsService>;

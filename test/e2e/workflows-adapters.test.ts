@@ -1,0 +1,290 @@
+import { execFileSync } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock } from "../../src/platform/clock/clock.js";
+import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
+
+interface Received {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A local HTTPS receiver standing in for a PIM system (a fake at the process edge). */
+let receiver: Server;
+let receiverUrl: string;
+let behaviour: (received: Received) => Promise<number> = () => Promise.resolve(204);
+const received: Received[] = [];
+
+let dir: string;
+let t: TestApp;
+const clock = createManualClock(new Date());
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "hanse-adapter-"));
+  const key = join(dir, "key.pem");
+  const cert = join(dir, "cert.pem");
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    ],
+    { stdio: "ignore" },
+  );
+  receiver = createServer({ key: await readFile(key), cert: await readFile(cert) }, (req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      const entry = { headers: req.headers, body };
+      received.push(entry);
+      void behaviour(entry).then((status) => {
+        if (!res.destroyed) res.writeHead(status).end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiverUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/pim/lifecycle`;
+  t = await createTestApp({
+    clock,
+    env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1", HANSE_WEBHOOK_CA_FILE: cert },
+  });
+});
+
+afterAll(async () => {
+  await t.close();
+  receiver.closeAllConnections();
+  await new Promise<void>((resolve) =>
+    receiver.close(() => {
+      resolve();
+    }),
+  );
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function setUp(adapter: { timeoutMs?: number; maxAttempts?: number } = {}) {
+  const tenant = await provisionTenant(t);
+  const created = await t.inject({
+    method: "POST",
+    url: "/api/v1/admin/lifecycle-adapters",
+    headers: bearer(tenant.token),
+    payload: { kind: "product", url: receiverUrl, ...adapter },
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  const entity = await t.inject({
+    method: "POST",
+    url: "/api/v1/admin/entities",
+    headers: bearer(tenant.token),
+    payload: { kind: "product", attributes: { name: "Guarded" } },
+  });
+  return {
+    tenant,
+    secret: created.json<{ secret: string }>().secret,
+    entityId: entity.json<{ id: string }>().id,
+  };
+}
+
+async function request(tenant: ProvisionedTenant, entityId: string, transition: string, payload?: object) {
+  const response = await t.inject({
+    method: "POST",
+    url: "/api/v1/workflows/transition-requests",
+    headers: {
+      ...bearer(tenant.token),
+      "x-tenant-id": tenant.id,
+      "x-idempotency-key": `adapter-${entityId}-${transition}-${received.length}`,
+    },
+    payload: { entity: "product", entityId, transition, ...(payload ? { payload } : {}) },
+  });
+  expect(response.statusCode).toBe(202);
+  return response.json<{ requestId: string; statusUrl: string }>();
+}
+
+const status = async (tenant: ProvisionedTenant, statusUrl: string) =>
+  (await t.inject({ method: "GET", url: statusUrl, headers: bearer(tenant.token) })).json<{
+    status: string;
+    error: { code: string; message: string } | null;
+    result: unknown;
+  }>();
+
+const entityOf = async (tenant: ProvisionedTenant, id: string) =>
+  (
+    await t.inject({ method: "GET", url: `/api/v1/admin/entities/${id}`, headers: bearer(tenant.token) })
+  ).json<{
+    state: string;
+    version: number;
+  }>();
+
+describe("PIM lifecycle adapters", () => {
+  it("registration: HTTPS only, no credentials in the URL, a known kind, one per kind; the secret is shown once", async () => {
+    const tenant = await provisionTenant(t);
+    const post = (payload: object) =>
+      t.inject({
+        method: "POST",
+        url: "/api/v1/admin/lifecycle-adapters",
+        headers: bearer(tenant.token),
+        payload,
+      });
+    for (const url of [
+      "http://127.0.0.1/x",
+      "https://user:pw@127.0.0.1/x",
+      "https://no-such-host.invalid/x",
+    ]) {
+      const response = await post({ kind: "product", url });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json<{ errors: { pointer: string }[] }>().errors.map((e) => e.pointer)).toContain(
+        "/url",
+      );
+      expect(response.body).not.toContain("pw@");
+    }
+    expect((await post({ kind: "unknown", url: receiverUrl })).statusCode).toBe(400);
+    const created = await post({ kind: "product", url: receiverUrl });
+    expect(created.statusCode).toBe(201);
+    const adapter = created.json<{ id: string; secret: string; timeoutMs: number; maxAttempts: number }>();
+    expect(adapter.secret).toMatch(/^whsec_/);
+    expect(adapter).toMatchObject({ timeoutMs: 5000, maxAttempts: 5 });
+    expect((await post({ kind: "product", url: receiverUrl })).statusCode).toBe(409);
+    const read = await t.inject({
+      method: "GET",
+      url: `/api/v1/admin/lifecycle-adapters/${adapter.id}`,
+      headers: bearer(tenant.token),
+    });
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).not.toHaveProperty("secret");
+    expect(read.body).not.toContain(adapter.secret.slice(6));
+  });
+
+  it("2xx lets the transition proceed; the call is signed like Standard Webhooks and carries the transition", async () => {
+    behaviour = () => Promise.resolve(204);
+    const { tenant, secret, entityId } = await setUp();
+    const before = received.length;
+    const { requestId, statusUrl } = await request(tenant, entityId, "submit", { reason: "ready" });
+    await t.drainJobs();
+    expect(await status(tenant, statusUrl)).toMatchObject({
+      status: "succeeded",
+      result: { fromState: "draft", toState: "in_review" },
+    });
+    expect(received.length).toBe(before + 1);
+    const call = received.at(-1);
+    if (!call) throw new Error("no call");
+    expect(call.headers["webhook-id"]).toBe(requestId);
+    const timestamp = String(call.headers["webhook-timestamp"]);
+    const expected = createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64"))
+      .update(`${requestId}.${timestamp}.${call.body}`)
+      .digest("base64");
+    expect(call.headers["webhook-signature"]).toBe(`v1,${expected}`);
+    expect(JSON.parse(call.body)).toMatchObject({
+      type: "workflow.transition.requested",
+      requestId,
+      tenantId: tenant.id,
+      entity: { id: entityId, kind: "product", state: "draft", version: 1 },
+      transition: "submit",
+      fromState: "draft",
+      toState: "in_review",
+      payload: { reason: "ready" },
+    });
+    expect(await entityOf(tenant, entityId)).toMatchObject({ state: "in_review", version: 2 });
+  });
+
+  it("adapter veto: a 4xx ends the request failed with ERR_WORKFLOW_ADAPTER_REJECTED and leaves the entity alone", async () => {
+    behaviour = () => Promise.resolve(422);
+    const { tenant, entityId } = await setUp();
+    const { statusUrl } = await request(tenant, entityId, "submit");
+    await t.drainJobs();
+    expect(await status(tenant, statusUrl)).toMatchObject({
+      status: "failed",
+      error: { code: "ERR_WORKFLOW_ADAPTER_REJECTED" },
+    });
+    expect(await entityOf(tenant, entityId)).toMatchObject({ state: "draft", version: 1 });
+  });
+
+  it("a disallowed transition fails without calling the adapter", async () => {
+    behaviour = () => Promise.resolve(204);
+    const { tenant, entityId } = await setUp();
+    const before = received.length;
+    const { statusUrl } = await request(tenant, entityId, "publish");
+    await t.drainJobs();
+    expect((await status(tenant, statusUrl)).error?.code).toBe("ERR_WORKFLOW_TRANSITION_NOT_ALLOWED");
+    expect(received.length).toBe(before);
+  });
+
+  it("adapter down: 5xx is retried with backoff, then ends failed with ERR_WORKFLOW_ADAPTER_UNAVAILABLE", async () => {
+    behaviour = () => Promise.resolve(503);
+    const { tenant, entityId } = await setUp({ maxAttempts: 3 });
+    const before = received.length;
+    const { requestId, statusUrl } = await request(tenant, entityId, "submit");
+    await t.drainJobs();
+    expect((await status(tenant, statusUrl)).status).toBe("processing");
+    clock.advance(1000);
+    await t.drainJobs();
+    expect((await status(tenant, statusUrl)).status).toBe("processing");
+    clock.advance(2000);
+    await t.drainJobs();
+    expect(await status(tenant, statusUrl)).toMatchObject({
+      status: "failed",
+      error: { code: "ERR_WORKFLOW_ADAPTER_UNAVAILABLE" },
+    });
+    const calls = received.slice(before);
+    expect(calls).toHaveLength(3);
+    expect(new Set(calls.map((c) => c.headers["webhook-id"]))).toEqual(new Set([requestId]));
+    expect(await entityOf(tenant, entityId)).toMatchObject({ state: "draft", version: 1 });
+  });
+
+  it("adapter down, then back: a later attempt succeeds", async () => {
+    let calls = 0;
+    behaviour = () => Promise.resolve(calls++ === 0 ? 500 : 200);
+    const { tenant, entityId } = await setUp({ maxAttempts: 3 });
+    const { statusUrl } = await request(tenant, entityId, "submit");
+    await t.drainJobs();
+    clock.advance(1000);
+    await t.drainJobs();
+    expect((await status(tenant, statusUrl)).status).toBe("succeeded");
+    expect(await entityOf(tenant, entityId)).toMatchObject({ state: "in_review", version: 2 });
+  });
+
+  it("adapter slow: a time-out counts as unavailable", async () => {
+    behaviour = () =>
+      new Promise((resolve) =>
+        setTimeout(() => {
+          resolve(204);
+        }, 1500),
+      );
+    const { tenant, entityId } = await setUp({ timeoutMs: 200, maxAttempts: 1 });
+    const { statusUrl } = await request(tenant, entityId, "submit");
+    await t.drainJobs();
+    const document = await status(tenant, statusUrl);
+    expect(document).toMatchObject({ status: "failed", error: { code: "ERR_WORKFLOW_ADAPTER_UNAVAILABLE" } });
+    expect(document.error?.message).toContain("timed out");
+    expect(await entityOf(tenant, entityId)).toMatchObject({ state: "draft", version: 1 });
+  });
+
+  it("an adapter request over 64 KiB is not sent; the request fails", async () => {
+    behaviour = () => Promise.resolve(204);
+    const { tenant, entityId } = await setUp();
+    const before = received.length;
+    const { statusUrl } = await request(tenant, entityId, "submit", { blob: "x".repeat(70 * 1024) });
+    await t.drainJobs();
+    expect((await status(tenant, statusUrl)).error?.code).toBe("ERR_WORKFLOW_ADAPTER_REJECTED");
+    expect(received.length).toBe(before);
+  });
+});
