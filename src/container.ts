@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Config } from "./config/index.js";
 import { createDiscoveryModule } from "./modules/discovery/index.js";
+import { createExchangeModule } from "./modules/exchange/index.js";
 import { createIdentityModule } from "./modules/identity/index.js";
 import type { HanseModule, ModuleDeps, ProvisioningStep } from "./modules/module.js";
 import { createTenantsModule } from "./modules/tenants/index.js";
@@ -73,6 +74,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const registry = createEntrypointRegistry();
   const workflows = createWorkflowsModule(deps);
   const featureModules: HanseModule[] = [identity, tenants, workflows];
+  featureModules.push(createExchangeModule({ ...deps, identity: identity.service }));
   for (const module of featureModules) {
     registry.register(...(module.entrypoints ?? []));
     steps.push(...(module.provisioningSteps ?? []));

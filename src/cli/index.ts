@@ -5,6 +5,7 @@ import { createRuntime } from "./runtime.js";
 import { registerSessionCommands } from "./session.command.js";
 import { registerTenantsCommands } from "./tenants.command.js";
 import { registerWorkflowCommands } from "./workflow.command.js";
+import { registerPartnerCommands } from "./partner.command.js";
 
 export type { CliIo } from "./cli-io.js";
 export { CLI_EXIT } from "./runtime.js";
@@ -19,4 +20,5 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerDiscoverCommand(program, rt);
   registerTenantsCommands(program, rt);
   registerWorkflowCommands(program, io);
+  registerPartnerCommands(program, io);
 }

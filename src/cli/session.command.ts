@@ -66,10 +66,16 @@ export function registerSessionCommands(program: Command, rt: Runtime): void {
     );
 
   rt.command(program, "logout")
-    .description("Forget the stored credentials (the session itself expires on its own)")
+    .description("Revoke the session on the server and forget the stored credentials")
     .action(
       rt.action(async () => {
         const path = credentialsPath(rt.io.env);
+        try {
+          await (await rt.client()).logout();
+        } catch {
+          // Logging out must still forget the local token when the server cannot be reached.
+          rt.print("The server did not confirm the logout; the session expires on its own.");
+        }
         rt.print((await removeCredentials(path)) ? `Removed ${path}.` : `No credentials stored at ${path}.`);
       }),
     );

@@ -32,6 +32,8 @@ export interface HanseClient {
   publicEntrypoints(): Promise<Entrypoint[]>;
   /** Logs in through the published `auth.sessions` create action; use `withToken(session.token)` next. */
   login(input: LoginInput): Promise<Session>;
+  /** Revokes the current session on the server (published action `auth.sessions` / `delete`). */
+  logout(): Promise<void>;
   whoami(): Promise<Whoami>;
   /** The session's entrypoints; read once per client unless `refresh` is set. */
   entrypoints(options?: { refresh?: boolean }): Promise<Entrypoint[]>;
@@ -93,6 +95,12 @@ export function createClient(options: ClientOptions): HanseClient {
       if (typeof answer.body.token !== "string")
         throw new HanseProtocolError("the login answer has no token");
       return answer.body;
+    },
+
+    async logout() {
+      const published = await this.publicEntrypoints();
+      const action = selectAction(selectEntry(published, "auth.sessions"), "delete");
+      await transport.send({ method: action.method, href: action.href });
     },
 
     async whoami() {

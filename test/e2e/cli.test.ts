@@ -146,6 +146,24 @@ describe("hanse login / whoami / discover", () => {
     expect(JSON.parse(json.out)).toMatchObject({ tenant: { slug: tenant.slug, type: "customer" } });
   });
 
+  it("logout revokes the session on the server and forgets the stored token", async () => {
+    const login = await hanse(
+      ["login", "--url", baseUrl, "--tenant", tenant.slug, "--email", tenant.email, "--password-stdin"],
+      { stdin: `${tenant.password}\n` },
+    );
+    expect(login.exitCode, login.err).toBe(0);
+    const { token } = JSON.parse(await readFile(configPath, "utf8")) as { token: string };
+    const logout = await hanse(["logout"]);
+    expect(logout.exitCode, logout.err).toBe(0);
+    const whoami = await t.inject({
+      method: "GET",
+      url: "/api/v1/profile/whoami",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(whoami.statusCode).toBe(401);
+    await expect(readFile(configPath, "utf8")).rejects.toThrow();
+  });
+
   it("login takes the password from HANSE_PASSWORD; a wrong one is 401 with code and correlation id", async () => {
     const wrong = await hanse(["login", "--url", baseUrl, "--tenant", tenant.slug, "--email", tenant.email], {
       env: { HANSE_PASSWORD: "not the password at all" },

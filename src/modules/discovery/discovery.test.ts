@@ -49,7 +49,10 @@ describe("public discovery", () => {
           id: "auth.sessions",
           kind: "auth",
           href: "/api/v1/auth/sessions",
-          actions: [{ id: "create", method: "POST", href: "/api/v1/auth/sessions" }],
+          actions: [
+            { id: "create", method: "POST", href: "/api/v1/auth/sessions" },
+            { id: "delete", method: "DELETE", href: "/api/v1/auth/sessions/current" },
+          ],
         },
       ],
     });

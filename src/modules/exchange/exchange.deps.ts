@@ -1,0 +1,30 @@
+import type { FastifyBaseLogger as Logger } from "fastify";
+import type { Clock } from "../../platform/clock/clock.js";
+import type { IdGenerator } from "../../platform/crypto/index.js";
+import type { Database } from "../../platform/db/database.js";
+import type { CursorCodec } from "../../platform/http/cursor.js";
+import type { JobQueue } from "../../platform/jobs/index.js";
+import type { IdentityService } from "../identity/index.js";
+import type { ExchangeTables } from "./exchange.tables.js";
+
+export interface MailboxSettings {
+  leaseSeconds: number;
+  maxAttempts: number;
+  retryBaseSeconds: number;
+}
+
+export interface ExchangeDeps {
+  database: Database<ExchangeTables>;
+  clock: Clock;
+  newId: IdGenerator;
+  cursors: CursorCodec;
+  jobs: JobQueue;
+  identity: IdentityService;
+  logger: Logger;
+  mailbox: MailboxSettings;
+  /** Upload and payload limit (16 MiB). */
+  maxPayloadBytes: number;
+}
+
+export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+export const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");

@@ -1,0 +1,367 @@
+import { sql, type Insertable, type Kysely, type Transaction } from "kysely";
+import type { ExchangeTables, UploadStatus } from "./exchange.tables.js";
+
+export type Db = Kysely<ExchangeTables>;
+export type Trx = Transaction<ExchangeTables>;
+
+/** Keyset position of the admin lists: (created_at, id). */
+export interface Position {
+  createdAt: string;
+  id: string;
+}
+
+type Paged = "exchange_partners" | "exchange_connections" | "exchange_uploads" | "exchange_deliveries";
+
+export function listPage<T extends Paged>(
+  db: Db,
+  table: T,
+  tenantId: string,
+  limit: number,
+  after?: Position,
+) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const q = (db as unknown as Kysely<any>).selectFrom(table).selectAll().where("tenant_id", "=", tenantId);
+  const filtered = after
+    ? q.where((eb) =>
+        eb.or([
+          eb("created_at", ">", new Date(after.createdAt)),
+          eb.and([eb("created_at", "=", new Date(after.createdAt)), eb("id", ">", after.id)]),
+        ]),
+      )
+    : q;
+  return filtered
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit + 1);
+}
+
+// Partners
+
+export async function insertPartner(db: Db, row: Insertable<ExchangeTables["exchange_partners"]>) {
+  await db.insertInto("exchange_partners").values(row).execute();
+}
+
+export function findPartner(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom("exchange_partners")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+// Connections and profile revisions
+
+export async function insertConnection(db: Db, row: Insertable<ExchangeTables["exchange_connections"]>) {
+  await db.insertInto("exchange_connections").values(row).execute();
+}
+
+export function findConnection(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom("exchange_connections")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export function lockConnection(trx: Trx, tenantId: string, id: string) {
+  return trx
+    .selectFrom("exchange_connections")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function insertRevision(db: Db, row: Insertable<ExchangeTables["exchange_profile_revisions"]>) {
+  await db.insertInto("exchange_profile_revisions").values(row).execute();
+}
+
+export function findRevision(db: Db, tenantId: string, connectionId: string, revision: number) {
+  return db
+    .selectFrom("exchange_profile_revisions")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("connection_id", "=", connectionId)
+    .where("revision", "=", revision)
+    .executeTakeFirst();
+}
+
+export function listRevisions(db: Db, tenantId: string, connectionId: string, limit: number, after?: number) {
+  let q = db
+    .selectFrom("exchange_profile_revisions")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("connection_id", "=", connectionId);
+  if (after !== undefined) q = q.where("revision", ">", after);
+  return q
+    .orderBy("revision")
+    .limit(limit + 1)
+    .execute();
+}
+
+export async function maxRevision(trx: Trx, tenantId: string, connectionId: string): Promise<number> {
+  const row = await trx
+    .selectFrom("exchange_profile_revisions")
+    .select((eb) => eb.fn.max("revision").as("max"))
+    .where("tenant_id", "=", tenantId)
+    .where("connection_id", "=", connectionId)
+    .executeTakeFirst();
+  return row?.max ?? 0;
+}
+
+/** Reserves `count` consecutive mailbox positions of a connection; returns the first. */
+export async function reservePositions(trx: Trx, tenantId: string, connectionId: string, count: number) {
+  const row = await trx
+    .updateTable("exchange_connections")
+    .set((eb) => ({ outbound_counter: eb("outbound_counter", "+", count) }))
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", connectionId)
+    .returning("outbound_counter")
+    .executeTakeFirstOrThrow();
+  return row.outbound_counter - count + 1;
+}
+
+/** A fresh UNB 0020, unique across every connection. */
+export async function nextControlRef(trx: Trx): Promise<string> {
+  const result = await sql<{ ref: string | number }>`SELECT nextval('exchange_control_refs') AS ref`.execute(
+    trx,
+  );
+  return String(result.rows[0]?.ref ?? "");
+}
+
+// API keys: the identity module issues them; listing and revocation read the credentials table.
+
+const apiKeyColumns = [
+  "id",
+  "name",
+  "principal_id",
+  "scopes",
+  "connection_ids",
+  "created_at",
+  "revoked_at",
+] as const;
+
+export function listApiKeys(db: Db, tenantId: string, limit: number, after?: Position) {
+  let q = db
+    .selectFrom("credentials")
+    .select(apiKeyColumns)
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", "api_key");
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([
+        eb("created_at", ">", new Date(after.createdAt)),
+        eb.and([eb("created_at", "=", new Date(after.createdAt)), eb("id", ">", after.id)]),
+      ]),
+    );
+  }
+  return q
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(limit + 1)
+    .execute();
+}
+
+export function findApiKey(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom("credentials")
+    .select(apiKeyColumns)
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", "api_key")
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function revokeApiKey(db: Db, tenantId: string, id: string, at: Date) {
+  await db
+    .updateTable("credentials")
+    .set({ revoked_at: at })
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", "api_key")
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .execute();
+}
+
+// Audit events (uuidv7 ids sort by time)
+
+export function listAudit(db: Db, tenantId: string, limit: number, type?: string, afterId?: string) {
+  let q = db.selectFrom("audit_events").selectAll().where("tenant_id", "=", tenantId);
+  if (type !== undefined) q = q.where("type", "=", type);
+  if (afterId !== undefined) q = q.where("id", ">", afterId);
+  return q
+    .orderBy("id")
+    .limit(limit + 1)
+    .execute();
+}
+
+export function findAudit(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom("audit_events")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+// Uploads
+
+export function findUploadByKey(db: Db, tenantId: string, connectionId: string, keyHash: Buffer) {
+  return db
+    .selectFrom("exchange_uploads")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("connection_id", "=", connectionId)
+    .where("key_hash", "=", keyHash)
+    .executeTakeFirst();
+}
+
+/** Inserts unless the key is taken; concurrent inserts of one key wait on the unique index. */
+export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exchange_uploads"]>) {
+  const inserted = await trx
+    .insertInto("exchange_uploads")
+    .values(row)
+    .onConflict((oc) => oc.columns(["tenant_id", "connection_id", "key_hash"]).doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export function findUpload(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom("exchange_uploads")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export function lockUpload(trx: Trx, tenantId: string, id: string) {
+  return trx
+    .selectFrom("exchange_uploads")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function setUploadStatus(
+  db: Db,
+  tenantId: string,
+  id: string,
+  status: UploadStatus,
+  at: Date,
+  extra: { error?: string | null; from?: UploadStatus[] } = {},
+) {
+  let q = db
+    .updateTable("exchange_uploads")
+    .set({
+      status,
+      updated_at: at,
+      ...(extra.error !== undefined ? { error: extra.error } : {}),
+      ...(status === "processed" || status === "rejected" || status === "failed" ? { completed_at: at } : {}),
+    })
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id);
+  if (extra.from) q = q.where("status", "in", extra.from);
+  const result = await q.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+// Deliveries (the mailbox)
+
+export async function insertDelivery(trx: Trx, row: Insertable<ExchangeTables["exchange_deliveries"]>) {
+  await trx.insertInto("exchange_deliveries").values(row).execute();
+}
+
+export function findDelivery(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom("exchange_deliveries")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export function lockDelivery(trx: Trx, tenantId: string, id: string) {
+  return trx
+    .selectFrom("exchange_deliveries")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export function listDue(
+  db: Db,
+  tenantId: string,
+  connectionId: string,
+  now: Date,
+  limit: number,
+  after?: number,
+) {
+  let q = db
+    .selectFrom("exchange_deliveries")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("connection_id", "=", connectionId)
+    .where("status", "=", "ready")
+    .where("due_at", "<=", now);
+  if (after !== undefined) q = q.where("position", ">", after);
+  return q
+    .orderBy("position")
+    .limit(limit + 1)
+    .execute();
+}
+
+/** Claimed deliveries of a connection whose lease has run out (oldest first). */
+export function findExpiredLeases(trx: Trx, tenantId: string, connectionId: string, now: Date) {
+  return trx
+    .selectFrom("exchange_deliveries")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("connection_id", "=", connectionId)
+    .where("status", "=", "claimed")
+    .where("lease_expires_at", "<=", now)
+    .orderBy("position")
+    .forUpdate()
+    .skipLocked()
+    .limit(100)
+    .execute();
+}
+
+export function listDeliveriesOfUpload(db: Db, tenantId: string, uploadId: string) {
+  return db
+    .selectFrom("exchange_deliveries")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("upload_id", "=", uploadId)
+    .orderBy("position")
+    .execute();
+}
+
+/** Product GTINs of the tenant's catalog (the workflows module's entities), with their state. */
+export async function findProductStates(
+  db: Db,
+  tenantId: string,
+  gtins: string[],
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (gtins.length === 0) return out;
+  const exists = await sql<{ t: string | null }>`SELECT to_regclass('workflow_entities')::text AS t`.execute(
+    db,
+  );
+  if (!exists.rows[0]?.t) return out;
+  const rows = await sql<{ gtin: string; state: string }>`
+    SELECT attributes ->> 'gtin' AS gtin, state FROM workflow_entities
+    WHERE tenant_id = ${tenantId} AND kind = 'product' AND attributes ->> 'gtin' = ANY(${gtins}::text[])`.execute(
+    db,
+  );
+  for (const row of rows.rows) out.set(row.gtin, [...(out.get(row.gtin) ?? []), row.state]);
+  return out;
+}

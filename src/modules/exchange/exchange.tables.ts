@@ -1,0 +1,108 @@
+import type { ColumnType } from "kysely";
+import type { AuditTables } from "../../platform/audit/index.js";
+import type { BlobTables } from "../../platform/blobs/index.js";
+import type { Profile } from "./profile.js";
+
+type Bytes = ColumnType<Uint8Array, Buffer, Buffer>;
+type NullableBytes = ColumnType<Uint8Array | null, Buffer | null, Buffer | null>;
+
+export interface PartnersTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type ConnectionStatus = "active" | "suspended";
+
+export interface ConnectionsTable {
+  tenant_id: string;
+  id: string;
+  partner_id: string;
+  api_version: string;
+  status: ConnectionStatus;
+  active_revision: number;
+  outbound_counter: ColumnType<number, number | undefined, number>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ProfileRevisionsTable {
+  tenant_id: string;
+  connection_id: string;
+  revision: number;
+  profile: ColumnType<Profile, string, string>;
+  created_by: string | null;
+  created_at: Date;
+}
+
+export type UploadStatus = "received" | "processing" | "processed" | "rejected" | "failed";
+
+export interface UploadsTable {
+  tenant_id: string;
+  id: string;
+  connection_id: string;
+  key_hash: Bytes;
+  blob_id: string;
+  byte_count: number;
+  sha256: Bytes;
+  interchange_id: string | null;
+  profile_revision: number;
+  status: UploadStatus;
+  error: string | null;
+  principal_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export type DeliveryStatus = "ready" | "claimed" | "acknowledged" | "failed";
+
+export interface DeliveriesTable {
+  tenant_id: string;
+  id: string;
+  connection_id: string;
+  upload_id: string;
+  position: number;
+  message_type: string;
+  interchange_id: string;
+  inbound_interchange_id: string | null;
+  message_reference: string;
+  blob_id: string;
+  payload_size: number;
+  payload_sha256: Bytes;
+  status: DeliveryStatus;
+  attempts: number;
+  due_at: Date;
+  lease_expires_at: Date | null;
+  claim_token_hash: NullableBytes;
+  verified_attempt: number | null;
+  receipt_id: string | null;
+  acknowledged_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CredentialsTable {
+  id: string;
+  tenant_id: string;
+  kind: "session" | "access_token" | "api_key";
+  principal_id: string;
+  name: string;
+  scopes: string[];
+  connection_ids: string[] | null;
+  created_by: string | null;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface ExchangeTables extends AuditTables, BlobTables {
+  exchange_partners: PartnersTable;
+  exchange_connections: ConnectionsTable;
+  exchange_profile_revisions: ProfileRevisionsTable;
+  exchange_uploads: UploadsTable;
+  exchange_deliveries: DeliveriesTable;
+  credentials: CredentialsTable;
+}

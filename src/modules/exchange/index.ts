@@ -1,0 +1,206 @@
+import type { FastifyPluginAsync } from "fastify";
+import { crudActions, type ActionDefinition } from "../../platform/http/entrypoints.js";
+import { defineJob, type JobDefinition } from "../../platform/jobs/index.js";
+import type { IdentityService } from "../identity/index.js";
+import type { HanseModule, ModuleDeps } from "../module.js";
+import { adminPaths, adminRoutes } from "./admin.routes.js";
+import { createAdminService, type AdminService } from "./admin.service.js";
+import type { ExchangeDeps } from "./exchange.deps.js";
+import {
+  ApiKeyItem,
+  AuditEventItem,
+  ConnectionItem,
+  CreateApiKeyBody,
+  CreateConnectionBody,
+  CreatePartnerBody,
+  DeliveryItem,
+  PartnerItem,
+  UpdateConnectionBody,
+  UpdatePartnerBody,
+  UploadItem,
+} from "./exchange.schemas.js";
+import type { ExchangeTables } from "./exchange.tables.js";
+import { createInboxService } from "./inbox.service.js";
+import { createMailboxService, type MailboxService } from "./mailbox.service.js";
+import { partnerRoutes } from "./partner.routes.js";
+import { KeyRateLimiter } from "./rate-limit.js";
+import {
+  createProcessingService,
+  processUploadJobName,
+  type ProcessingService,
+} from "./processing.service.js";
+import { Type } from "@sinclair/typebox";
+
+export type { AdminService } from "./admin.service.js";
+export type { MailboxService } from "./mailbox.service.js";
+export type { ProcessingService } from "./processing.service.js";
+export { InterchangeScanner, scanInterchange } from "./interchange-scanner.js";
+
+/** Spec A: each payload is limited to 16 MiB. */
+export const maxPayloadBytes = 16 * 1024 * 1024;
+export const exchangeCapability = "b2b.exchange.partner";
+/** Per partner API key and API process: a burst of 2000 requests, refilled at 1000 per second. */
+export const rateLimit = { burst: 2000, perSecond: 1000 };
+
+const scopes = { read: "admin:read", write: "admin:write" } as const;
+const readOnly = (href: string): ActionDefinition[] => [
+  { id: "list", method: "GET", href, anyScopes: ["admin:read"] },
+  { id: "read", method: "GET", href: `${href}/{id}`, anyScopes: ["admin:read"] },
+];
+const tenantTypes = ["system", "customer"] as const;
+
+export function createExchangeModule(
+  deps: ModuleDeps & { identity: IdentityService },
+): HanseModule & { admin: AdminService; mailbox: MailboxService; processing: ProcessingService } {
+  const exchangeDeps: ExchangeDeps = {
+    database: deps.database.as<ExchangeTables>(),
+    clock: deps.clock,
+    newId: deps.newId,
+    cursors: deps.cursors,
+    jobs: deps.jobs,
+    identity: deps.identity,
+    logger: deps.logger,
+    mailbox: {
+      leaseSeconds: deps.config.HANSE_MAILBOX_LEASE_SECONDS,
+      maxAttempts: deps.config.HANSE_MAILBOX_MAX_ATTEMPTS,
+      retryBaseSeconds: deps.config.HANSE_MAILBOX_RETRY_BASE_SECONDS,
+    },
+    maxPayloadBytes,
+  };
+  const admin = createAdminService(exchangeDeps);
+  const processing = createProcessingService(exchangeDeps);
+  const processJob = defineJob<{ tenantId: string; uploadId: string }>({
+    name: processUploadJobName,
+    maxAttempts: 5,
+    leaseMs: 120_000,
+    run: ({ tenantId, uploadId }) => processing.processUpload(tenantId, uploadId),
+    onDead: ({ tenantId, uploadId }, error) => processing.failUpload(tenantId, uploadId, error),
+  });
+  // Lazily bound: the mailbox service enqueues it, the job calls the service.
+  const mailboxRef: { current?: MailboxService } = {};
+  const expireJob = defineJob<{ tenantId: string; connectionId: string }>({
+    name: "exchange.expire-leases",
+    maxAttempts: 10,
+    run: async ({ tenantId, connectionId }) => {
+      await mailboxRef.current?.expireLeases(tenantId, connectionId);
+    },
+  });
+  const mailbox = createMailboxService(exchangeDeps, () => expireJob);
+  mailboxRef.current = mailbox;
+  const inbox = createInboxService(exchangeDeps, () => processJob);
+  const limiter = new KeyRateLimiter(deps.clock, rateLimit.burst, rateLimit.perSecond);
+
+  const routes: FastifyPluginAsync = async (app) => {
+    await app.register(adminRoutes(admin));
+    await app.register(partnerRoutes(inbox, mailbox, maxPayloadBytes, limiter));
+  };
+
+  const none = Type.Object({}, { additionalProperties: false });
+  return {
+    name: "exchange",
+    admin,
+    mailbox,
+    processing,
+    routes,
+    jobs: [processJob, expireJob] as JobDefinition<never>[],
+    capabilities: [exchangeCapability],
+    entrypoints: [
+      {
+        id: "admin.partners",
+        kind: "crud",
+        href: adminPaths.partners,
+        tenantTypes,
+        actions: crudActions(adminPaths.partners, scopes, [
+          { id: "update", method: "PATCH", href: `${adminPaths.partners}/{id}`, anyScopes: ["admin:write"] },
+        ]),
+        schemas: { create: CreatePartnerBody, update: UpdatePartnerBody, item: PartnerItem },
+      },
+      {
+        id: "admin.connections",
+        kind: "crud",
+        href: adminPaths.connections,
+        tenantTypes,
+        actions: crudActions(adminPaths.connections, scopes, [
+          {
+            id: "update",
+            method: "PATCH",
+            href: `${adminPaths.connections}/{id}`,
+            anyScopes: ["admin:write"],
+          },
+          {
+            id: "listProfileRevisions",
+            method: "GET",
+            href: `${adminPaths.connections}/{id}/profile-revisions`,
+            anyScopes: ["admin:read"],
+          },
+          {
+            id: "readProfileRevision",
+            method: "GET",
+            href: `${adminPaths.connections}/{id}/profile-revisions/{revision}`,
+            anyScopes: ["admin:read"],
+          },
+          {
+            id: "createProfileRevision",
+            method: "POST",
+            href: `${adminPaths.connections}/{id}/profile-revisions`,
+            anyScopes: ["admin:write"],
+          },
+          {
+            id: "activateProfileRevision",
+            method: "POST",
+            href: `${adminPaths.connections}/{id}/profile-revisions/{revision}/activate`,
+            anyScopes: ["admin:write"],
+          },
+        ]),
+        schemas: { create: CreateConnectionBody, update: UpdateConnectionBody, item: ConnectionItem },
+      },
+      {
+        id: "admin.apiKeys",
+        kind: "crud",
+        href: adminPaths.apiKeys,
+        tenantTypes,
+        actions: crudActions(adminPaths.apiKeys, scopes, [
+          {
+            id: "revoke",
+            method: "POST",
+            href: `${adminPaths.apiKeys}/{id}/revoke`,
+            anyScopes: ["admin:write"],
+          },
+        ]),
+        schemas: { create: CreateApiKeyBody, update: null, item: ApiKeyItem },
+      },
+      {
+        id: "admin.auditEvents",
+        kind: "crud",
+        href: adminPaths.auditEvents,
+        tenantTypes,
+        actions: readOnly(adminPaths.auditEvents),
+        schemas: { create: none, update: null, item: AuditEventItem },
+      },
+      {
+        id: "admin.exchangeUploads",
+        kind: "crud",
+        href: adminPaths.uploads,
+        tenantTypes,
+        actions: readOnly(adminPaths.uploads),
+        schemas: { create: none, update: null, item: UploadItem },
+      },
+      {
+        id: "admin.exchangeDeliveries",
+        kind: "crud",
+        href: adminPaths.deliveries,
+        tenantTypes,
+        actions: [
+          ...readOnly(adminPaths.deliveries),
+          {
+            id: "requeue",
+            method: "POST",
+            href: `${adminPaths.deliveries}/{id}/requeue`,
+            anyScopes: ["admin:write"],
+          },
+        ],
+        schemas: { create: none, update: null, item: DeliveryItem },
+      },
+    ],
+  };
+}

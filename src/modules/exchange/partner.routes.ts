@@ -1,0 +1,266 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { ServerResponse } from "node:http";
+import { headers as headerNames } from "../../protocol/headers.js";
+import type { ErrorCode } from "../../protocol/error-codes.js";
+import type { PartnerScope } from "../../protocol/scopes.js";
+import { requirePrincipal } from "../../platform/auth/index.js";
+import { AppError } from "../../platform/http/app-error.js";
+import { problemResponses } from "../../platform/http/openapi-schemas.js";
+import type { ErrorCodeMapper } from "../../platform/http/problem.js";
+import {
+  AcknowledgeResponse,
+  ClaimResponse,
+  ConnectionParams,
+  DeliveryParams,
+  MailboxList,
+  MailboxQuery,
+  UploadResponse,
+} from "./exchange.schemas.js";
+import type { InboxService } from "./inbox.service.js";
+import type { MailboxService, PayloadSink } from "./mailbox.service.js";
+import type { KeyRateLimiter } from "./rate-limit.js";
+
+export const partnerBase = "/api/v1/b2b-exchange/partner/connections/:connectionID";
+
+/** Generic codes become the exchange's own (spec A, Errors). */
+const exchangeCodes: Partial<Record<ErrorCode, ErrorCode>> = {
+  ERR_VALIDATION: "ERR_B2B_EXCHANGE_INVALID_REQUEST",
+  ERR_IDEMPOTENCY_KEY_REQUIRED: "ERR_B2B_EXCHANGE_INVALID_REQUEST",
+  ERR_UNSUPPORTED_MEDIA_TYPE: "ERR_B2B_EXCHANGE_INVALID_REQUEST",
+  ERR_METHOD_NOT_ALLOWED: "ERR_B2B_EXCHANGE_INVALID_REQUEST",
+  ERR_UNAUTHENTICATED: "ERR_B2B_EXCHANGE_UNAUTHENTICATED",
+  ERR_FORBIDDEN: "ERR_B2B_EXCHANGE_NOT_FOUND",
+  ERR_NOT_FOUND: "ERR_B2B_EXCHANGE_NOT_FOUND",
+  ERR_CONFLICT: "ERR_B2B_EXCHANGE_CONFLICT",
+  ERR_IDEMPOTENCY_MISMATCH: "ERR_B2B_EXCHANGE_CONFLICT",
+  ERR_IDEMPOTENCY_IN_PROGRESS: "ERR_B2B_EXCHANGE_CONFLICT",
+  ERR_PAYLOAD_TOO_LARGE: "ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE",
+  ERR_RATE_LIMITED: "ERR_B2B_EXCHANGE_RATE_LIMITED",
+  ERR_INTERNAL: "ERR_B2B_EXCHANGE_INTERNAL",
+  ERR_UNAVAILABLE: "ERR_B2B_EXCHANGE_UNAVAILABLE",
+};
+export const mapExchangeCode: ErrorCodeMapper = (code) => exchangeCodes[code] ?? code;
+
+const partner = (scope: PartnerScope) => ({
+  auth: { kind: "partner" as const, scope },
+  mapErrorCode: mapExchangeCode,
+});
+const security = [{ partnerKey: [] }];
+const tags = ["partner exchange"];
+const claimTokenHeader = Type.Object({
+  [headerNames.claimToken]: Type.Optional(Type.String({ maxLength: 512 })),
+});
+
+/** A payload sink on the raw response: chunked body, then the integrity trailer written by hand. */
+function rawSink(res: ServerResponse, correlationId: string): PayloadSink {
+  const gone = () => res.destroyed || res.closed;
+  return {
+    start(headers) {
+      res.writeHead(200, {
+        ...headers,
+        [headerNames.correlationId]: correlationId,
+        "transfer-encoding": "chunked",
+        trailer: "X-B2B-Payload-Integrity",
+      });
+    },
+    async write(chunk) {
+      if (gone()) return false;
+      if (res.write(chunk)) return true;
+      return new Promise<boolean>((resolve) => {
+        const done = (ok: boolean) => () => {
+          res.off("drain", onDrain);
+          res.off("close", onClose);
+          resolve(ok);
+        };
+        const onDrain = done(true);
+        const onClose = done(false);
+        res.once("drain", onDrain);
+        res.once("close", onClose);
+      });
+    },
+    async end(integrity) {
+      if (gone()) return false;
+      res.addTrailers({ "X-B2B-Payload-Integrity": integrity });
+      return new Promise<boolean>((resolve) => {
+        res.once("finish", () => {
+          resolve(true);
+        });
+        res.once("close", () => {
+          resolve(res.writableFinished);
+        });
+        res.end();
+      });
+    },
+    abort() {
+      res.destroy();
+    },
+  };
+}
+
+export const partnerRoutes =
+  (
+    inbox: InboxService,
+    mailbox: MailboxService,
+    maxPayloadBytes: number,
+    limiter: KeyRateLimiter,
+  ): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    // Runs after authentication: the bucket is the partner API key's.
+    app.addHook("onRequest", async (request) => {
+      const key = request.principal?.credentialId;
+      if (!key) return;
+      const wait = limiter.take(key);
+      if (wait > 0) {
+        throw new AppError("ERR_B2B_EXCHANGE_RATE_LIMITED", "Too many requests for this API key.", {
+          headers: { "retry-after": String(wait) },
+        });
+      }
+    });
+    // The upload body is passed through as a stream: it is hashed and stored while it arrives,
+    // never buffered. Content-Type is checked by the handler so its error is the exchange's 400.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", (_request, payload, done) => {
+      done(null, payload);
+    });
+
+    app.post(
+      `${partnerBase}/inbox`,
+      {
+        bodyLimit: maxPayloadBytes + 1,
+        config: partner("b2b_exchange_partner_inbox:create"),
+        schema: {
+          tags,
+          security,
+          summary: "Upload exactly one EDIFACT interchange (≤ 16 MiB)",
+          description:
+            "Body: the interchange, unchanged bytes, `Content-Type: application/edifact` or `application/octet-stream`. " +
+            "`Idempotency-Key` (≤ 200 of `[A-Za-z0-9._:-]`) is required and bound to (tenant, connection): 202 first, " +
+            "200 with `replay: true` and `Idempotent-Replayed: true` for the same bytes, 409 for other bytes.",
+          params: ConnectionParams,
+          response: {
+            200: UploadResponse,
+            202: UploadResponse,
+            ...problemResponses(400, 401, 404, 409, 413, 429, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const principal = requirePrincipal(request);
+        const { connection, key } = await inbox.precheck(principal, request.params.connectionID, {
+          contentType: request.headers["content-type"],
+          key: request.headers[headerNames.idempotencyKey],
+          contentLength: request.headers["content-length"],
+        });
+        const body = (request.body ?? request.raw) as NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
+        const outcome = await inbox.upload(principal, connection, key, body);
+        if (outcome.body.replay) reply.header(headerNames.idempotentReplayed, "true");
+        return reply.code(outcome.status).send(outcome.body);
+      },
+    );
+
+    app.get(
+      `${partnerBase}/mailbox`,
+      {
+        config: partner("b2b_exchange_partner_mailbox:list"),
+        schema: {
+          tags,
+          security,
+          summary: "Due, unclaimed mailbox entries in order",
+          params: ConnectionParams,
+          querystring: MailboxQuery,
+          response: { 200: MailboxList, ...problemResponses(400, 401, 404, 429, 500, 503) },
+        },
+      },
+      async (request) =>
+        mailbox.list(requirePrincipal(request), request.params.connectionID, {
+          limit: request.query.limit ?? 50,
+          cursor: request.query.cursor,
+        }),
+    );
+
+    app.post(
+      `${partnerBase}/mailbox/:deliveryAttemptID/claim`,
+      {
+        config: partner("b2b_exchange_partner_mailbox:claim"),
+        schema: {
+          tags,
+          security,
+          summary: "Claim one entry: a five-minute lease and a fresh claim token",
+          params: DeliveryParams,
+          response: { 200: ClaimResponse, ...problemResponses(401, 404, 409, 429, 500, 503) },
+        },
+      },
+      async (request) =>
+        mailbox.claim(
+          requirePrincipal(request),
+          request.params.connectionID,
+          request.params.deliveryAttemptID,
+        ),
+    );
+
+    app.get(
+      `${partnerBase}/mailbox/:deliveryAttemptID/payload`,
+      {
+        config: partner("b2b_exchange_partner_mailbox:payload_read"),
+        schema: {
+          tags,
+          security,
+          summary: "Stream the payload under the current lease",
+          description:
+            "Chunked, no Content-Length; headers `X-B2B-Payload-Size`, `X-B2B-Payload-SHA256`, `Repr-Digest`, " +
+            "`Cache-Control: no-store`; trailer `X-B2B-Payload-Integrity: verified|failed`.",
+          params: DeliveryParams,
+          headers: claimTokenHeader,
+          response: {
+            200: {
+              description: "EDIFACT bytes",
+              content: { "application/edifact": { schema: { type: "string", format: "binary" } } },
+            },
+            ...problemResponses(401, 404, 429, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const token = request.headers[headerNames.claimToken];
+        const payload = await mailbox.preparePayload(
+          requirePrincipal(request),
+          request.params.connectionID,
+          request.params.deliveryAttemptID,
+          typeof token === "string" ? token : undefined,
+        );
+        reply.hijack();
+        try {
+          await payload.stream(rawSink(reply.raw, request.id));
+        } catch (error) {
+          // Headers are gone already: the only honest signal left is a broken stream.
+          request.log.error({ err: error }, "payload stream failed");
+          reply.raw.destroy();
+        }
+      },
+    );
+
+    app.post(
+      `${partnerBase}/mailbox/:deliveryAttemptID/acknowledge`,
+      {
+        config: partner("b2b_exchange_partner_mailbox:acknowledge"),
+        schema: {
+          tags,
+          security,
+          summary: "Acknowledge with the claim token after a verified read",
+          params: DeliveryParams,
+          headers: claimTokenHeader,
+          response: { 200: AcknowledgeResponse, ...problemResponses(401, 404, 409, 429, 500, 503) },
+        },
+      },
+      async (request) => {
+        const token = request.headers[headerNames.claimToken];
+        return mailbox.acknowledge(
+          requirePrincipal(request),
+          request.params.connectionID,
+          request.params.deliveryAttemptID,
+          typeof token === "string" ? token : undefined,
+        );
+      },
+    );
+  };

@@ -1,0 +1,239 @@
+import {
+  LineAction,
+  ResponseType,
+  buildAperak,
+  buildContrl,
+  buildOrdrsp,
+  getDirectory,
+  messageSegments,
+  parseInterchange,
+  validateInterchange,
+  type ApplicationError,
+  type Interchange,
+  type OrderLineResponse,
+  type OutboundEnvelope,
+  type ParseResult,
+  type PartyRef,
+  type Segment,
+  type ValidationReport,
+} from "../../edifact/index.js";
+import type { Profile } from "./profile.js";
+
+/** What the exchange reads from one syntactically accepted ORDERS message. */
+export interface OrderInfo {
+  messageRef: string;
+  documentNumber: string;
+  date?: string;
+  buyer?: PartyRef;
+  supplier?: PartyRef;
+  lines: { lineNumber: string; itemId: string; itemType: string; quantity: string; unit?: string }[];
+}
+
+export interface Analysis {
+  parsed: ParseResult;
+  report: ValidationReport;
+  interchangeId: string | undefined;
+  /** Accepted ORDERS messages in input order. */
+  orders: OrderInfo[];
+  rejected: boolean;
+  hasSyntaxErrors: boolean;
+  ackRequested: boolean;
+}
+
+export type OutboundType = "CONTRL" | "APERAK" | "ORDRSP";
+
+export interface PlannedMessage {
+  type: OutboundType;
+  build(envelope: OutboundEnvelope): Interchange;
+}
+
+const gtinTypes = new Set(["SRV", "EN"]);
+
+const el = (segment: Segment, element: number, component = 0): string =>
+  segment.elements[element]?.[component] ?? "";
+
+function readOrder(messageRef: string, segments: readonly Segment[]): OrderInfo {
+  const order: OrderInfo = { messageRef, documentNumber: "", lines: [] };
+  let current: OrderInfo["lines"][number] | undefined;
+  for (const s of segments) {
+    switch (s.tag) {
+      case "BGM":
+        if (!order.documentNumber) order.documentNumber = el(s, 1);
+        break;
+      case "DTM":
+        if (!current && el(s, 0) === "137" && el(s, 0, 2) === "102" && /^\d{8}$/.test(el(s, 0, 1))) {
+          order.date = el(s, 0, 1);
+        }
+        break;
+      case "NAD": {
+        const party: PartyRef = { id: el(s, 1), ...(el(s, 1, 2) ? { agency: el(s, 1, 2) } : {}) };
+        if (!party.id) break;
+        if (el(s, 0) === "BY" && !order.buyer) order.buyer = party;
+        if (el(s, 0) === "SU" && !order.supplier) order.supplier = party;
+        break;
+      }
+      case "LIN":
+        current = {
+          lineNumber: el(s, 0) || String(order.lines.length + 1),
+          itemId: el(s, 2),
+          itemType: el(s, 2, 1),
+          quantity: "",
+        };
+        order.lines.push(current);
+        break;
+      case "QTY":
+        if (current && !current.quantity && (el(s, 0) === "21" || el(s, 0) === "")) {
+          current.quantity = el(s, 0, 1);
+          if (el(s, 0, 2)) current.unit = el(s, 0, 2);
+        }
+        break;
+      case "UNS":
+        current = undefined;
+        break;
+    }
+  }
+  return order;
+}
+
+/** Parses and validates an uploaded interchange under a profile (pure, no I/O). */
+export function analyseInterchange(bytes: Uint8Array, profile: Profile): Analysis {
+  const parsed = parseInterchange(bytes);
+  const report = validateInterchange(parsed, {
+    directory: getDirectory(profile.directory),
+    messageTypes: ["ORDERS"],
+  });
+  const ic = parsed.interchange;
+  const orders: OrderInfo[] = [];
+  for (const verdict of report.messages) {
+    const envelope = ic.messages[verdict.index];
+    if (!report.interchangeAccepted || !verdict.accepted || verdict.type !== "ORDERS" || !envelope) continue;
+    orders.push(readOrder(envelope.ref, messageSegments(ic, envelope)));
+  }
+  const allMessagesRejected = report.messages.length > 0 && report.messages.every((m) => !m.accepted);
+  return {
+    parsed,
+    report,
+    interchangeId: ic.header?.controlRef,
+    orders,
+    rejected: !report.interchangeAccepted || allMessagesRejected,
+    hasSyntaxErrors: report.issues.length > 0 || !report.interchangeAccepted,
+    ackRequested: ic.header?.ackRequested === true,
+  };
+}
+
+/** GTINs the catalog check needs to know about. */
+export const orderedGtins = (analysis: Analysis): string[] => [
+  ...new Set(
+    analysis.orders.flatMap((o) =>
+      o.lines.filter((l) => gtinTypes.has(l.itemType) && l.itemId).map((l) => l.itemId),
+    ),
+  ),
+];
+
+/** Catalog facts per GTIN: the states of the tenant's `product` entities carrying it. */
+export type Catalog = ReadonlyMap<string, readonly string[]>;
+
+function judgeLines(order: OrderInfo, profile: Profile, catalog: Catalog) {
+  const errors: ApplicationError[] = [];
+  const lines: OrderLineResponse[] = order.lines.map((line) => {
+    const quantity = { value: line.quantity || "0", ...(line.unit ? { unit: line.unit } : {}) };
+    const item = { id: line.itemId, type: line.itemType };
+    if (profile.orderValidation === "none")
+      return { lineNumber: line.lineNumber, action: LineAction.accepted, item, quantity };
+    const isGtin = gtinTypes.has(line.itemType) && line.itemId !== "";
+    const states = isGtin ? catalog.get(line.itemId) : undefined;
+    const accepted = states?.includes("published") === true;
+    if (!isGtin) {
+      errors.push({
+        code: "GTIN",
+        text: `Line ${line.lineNumber} carries no GTIN (LIN item number SRV/EN)`,
+        lineNumber: line.lineNumber,
+      });
+    } else if (!states) {
+      errors.push({
+        code: "GTIN",
+        text: `GTIN ${line.itemId} is not in the catalogue`,
+        lineNumber: line.lineNumber,
+      });
+    }
+    return {
+      lineNumber: line.lineNumber,
+      action: accepted ? LineAction.accepted : LineAction.notAccepted,
+      item,
+      quantity,
+    };
+  });
+  return { lines, errors };
+}
+
+/**
+ * The outbound messages of one upload, in mailbox order: at most one CONTRL, then one APERAK per
+ * message with application errors, then one ORDRSP per accepted ORDERS message (CONTRACT §4).
+ */
+export function planOutbound(analysis: Analysis, profile: Profile, catalog: Catalog): PlannedMessage[] {
+  const plan: PlannedMessage[] = [];
+  const ic = analysis.parsed.interchange;
+  const contrl = profile.responses.contrl;
+  const wantContrl =
+    contrl === "always" ||
+    (contrl === "on-error" && (analysis.hasSyntaxErrors || analysis.ackRequested)) ||
+    (contrl === "on-request" && analysis.ackRequested);
+  // CONTRL answers a received UNB; without a readable one there is nobody to answer.
+  if (wantContrl && ic.header) {
+    plan.push({ type: "CONTRL", build: (envelope) => buildContrl(ic, analysis.report, envelope) });
+  }
+  if (analysis.rejected) return plan;
+  const directory = getDirectory(profile.directory);
+  const judged = analysis.orders.map((order) => ({ order, ...judgeLines(order, profile, catalog) }));
+  if (profile.responses.aperak !== "never") {
+    for (const { order, errors } of judged) {
+      if (errors.length === 0) continue;
+      plan.push({
+        type: "APERAK",
+        build: (envelope) =>
+          buildAperak({
+            directory,
+            envelope,
+            documentNumber: `AP${envelope.controlRef}`,
+            order: {
+              documentNumber: order.documentNumber || order.messageRef,
+              messageRef: order.messageRef,
+              ...(order.date ? { date: order.date } : {}),
+            },
+            ...(order.buyer ? { buyer: order.buyer } : {}),
+            ...(order.supplier ? { supplier: order.supplier } : {}),
+            errors,
+          }),
+      });
+    }
+  }
+  if (profile.responses.ordrsp === "auto") {
+    for (const { order, lines } of judged) {
+      const accepted = lines.filter((l) => l.action === LineAction.accepted).length;
+      const responseType =
+        accepted === lines.length
+          ? ResponseType.accepted
+          : accepted === 0
+            ? ResponseType.notAccepted
+            : ResponseType.changed;
+      plan.push({
+        type: "ORDRSP",
+        build: (envelope) =>
+          buildOrdrsp({
+            directory,
+            envelope,
+            documentNumber: `RS${envelope.controlRef}`,
+            responseType,
+            order: {
+              documentNumber: order.documentNumber || order.messageRef,
+              ...(order.date ? { date: order.date } : {}),
+            },
+            ...(order.buyer ? { buyer: order.buyer } : {}),
+            ...(order.supplier ? { supplier: order.supplier } : {}),
+            lines,
+          }),
+      });
+    }
+  }
+  return plan;
+}

@@ -1,0 +1,136 @@
+import { serializeInterchange, type OutboundEnvelope } from "../../edifact/index.js";
+import { recordAudit } from "../../platform/audit/index.js";
+import { readBlobBytes, writeBlob } from "../../platform/blobs/index.js";
+import type { ExchangeDeps } from "./exchange.deps.js";
+import * as repo from "./exchange.repository.js";
+import { analyseInterchange, orderedGtins, planOutbound, type Catalog } from "./processing.rules.js";
+
+export const processUploadJobName = "exchange.process-upload";
+
+export function createProcessingService(deps: ExchangeDeps) {
+  const { database, clock } = deps;
+  const { db } = database;
+
+  return {
+    /**
+     * Parses and validates an upload under its profile revision and writes the outbound
+     * interchanges into the connection's mailbox. The mailbox entries and the final status are
+     * written in one transaction, so a re-run after a crash never duplicates entries.
+     */
+    async processUpload(tenantId: string, uploadId: string): Promise<void> {
+      const upload = await repo.findUpload(db, tenantId, uploadId);
+      if (
+        !upload ||
+        upload.status === "processed" ||
+        upload.status === "rejected" ||
+        upload.status === "failed"
+      ) {
+        return;
+      }
+      await repo.setUploadStatus(db, tenantId, uploadId, "processing", clock.now(), { from: ["received"] });
+      const revision = await repo.findRevision(db, tenantId, upload.connection_id, upload.profile_revision);
+      if (!revision) throw new Error("profile revision of the upload is missing");
+      const profile = revision.profile;
+      const bytes = await readBlobBytes(db, tenantId, upload.blob_id);
+      const analysis = analyseInterchange(bytes, profile);
+      const catalog: Catalog =
+        profile.orderValidation === "catalog" && !analysis.rejected
+          ? await repo.findProductStates(db, tenantId, orderedGtins(analysis))
+          : new Map();
+      const plan = planOutbound(analysis, profile, catalog);
+
+      await database.transaction(async (trx) => {
+        const current = await repo.lockUpload(trx, tenantId, uploadId);
+        if (current?.status !== "processing") return;
+        const now = clock.now();
+        const first =
+          plan.length > 0 ? await repo.reservePositions(trx, tenantId, upload.connection_id, plan.length) : 0;
+        for (const [index, message] of plan.entries()) {
+          const controlRef = await repo.nextControlRef(trx);
+          const envelope: OutboundEnvelope = {
+            syntaxIdentifier: profile.syntaxIdentifier,
+            syntaxVersion: profile.syntaxVersion,
+            sender: profile.ownIdentification,
+            recipient: profile.partnerIdentification,
+            controlRef,
+            messageRef: "1",
+            preparedAt: now,
+          };
+          const payload = serializeInterchange(message.build(envelope));
+          const blob = await writeBlob(trx, clock, {
+            tenantId,
+            id: deps.newId(),
+            contentType: "application/edifact",
+            bytes: payload,
+          });
+          await repo.insertDelivery(trx, {
+            tenant_id: tenantId,
+            id: deps.newId(),
+            connection_id: upload.connection_id,
+            upload_id: uploadId,
+            position: first + index,
+            message_type: message.type,
+            interchange_id: controlRef,
+            inbound_interchange_id: analysis.interchangeId ?? upload.interchange_id,
+            message_reference: envelope.messageRef,
+            blob_id: blob.id,
+            payload_size: blob.byteCount,
+            payload_sha256: blob.sha256,
+            status: "ready",
+            attempts: 0,
+            due_at: now,
+            lease_expires_at: null,
+            claim_token_hash: null,
+            verified_attempt: null,
+            receipt_id: null,
+            acknowledged_at: null,
+            created_at: now,
+            updated_at: now,
+          });
+        }
+        const status = analysis.rejected ? "rejected" : "processed";
+        await repo.setUploadStatus(trx, tenantId, uploadId, status, now);
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: `upload.${status}`,
+          occurredAt: now,
+          principalId: null,
+          connectionId: upload.connection_id,
+          uploadId,
+          outcome: status,
+          data: { outboundCount: plan.length },
+        });
+      });
+    },
+
+    /** The attempt budget is spent: the upload is `failed` and the operator is alerted. */
+    async failUpload(tenantId: string, uploadId: string, error: unknown): Promise<void> {
+      const now = clock.now();
+      await database.transaction(async (trx) => {
+        const changed = await repo.setUploadStatus(trx, tenantId, uploadId, "failed", now, {
+          error: "Internal processing error",
+          from: ["received", "processing"],
+        });
+        if (!changed) return;
+        const upload = await repo.findUpload(trx, tenantId, uploadId);
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: "upload.failed",
+          occurredAt: now,
+          principalId: null,
+          connectionId: upload?.connection_id ?? null,
+          uploadId,
+          outcome: "failed",
+        });
+      });
+      deps.logger.error(
+        { tenantId, uploadId, err: error, alert: "exchange.upload.failed" },
+        "upload processing failed",
+      );
+    },
+  };
+}
+
+export type ProcessingService = ReturnType<typeof createProcessingService>;

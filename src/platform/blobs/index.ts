@@ -1,0 +1,2 @@
+export * from "./blob-store.js";
+export type { BlobTables, BlobsTable, BlobChunksTable } from "./blobs.tables.js";

@@ -1,0 +1,471 @@
+/**
+ * The partner side of the exchange: upload one interchange, and the reference mailbox worker of
+ * spec A rule 6 — list, claim one entry, stream its payload to a temporary file while counting
+ * and hashing, check EOF, size, SHA-256 and the trailer, fsync and rename into place, then
+ * acknowledge with the same token (retried after an uncertain network failure), and only then
+ * claim the next entry. Nothing is acknowledged after any failure. Imports only protocol/.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { constants, createReadStream } from "node:fs";
+import { access, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { request as undiciRequest } from "undici";
+import { headers as headerNames } from "../protocol/index.js";
+
+export type RequestFn = typeof undiciRequest;
+
+export interface PartnerClientOptions {
+  baseUrl: string;
+  /** `<apiKeyId>:<secret>`; sent only in the Authorization header. */
+  apiKey: string;
+  connectionId: string;
+  /** Fault injection and custom transports (tests); undici's `request` by default. */
+  request?: RequestFn;
+  timeoutMs?: number;
+}
+
+export interface MailboxItem {
+  deliveryAttemptId: string;
+  interchangeId: string;
+  messageType: string;
+  payloadSize: number;
+  payloadSha256: string;
+  status: string;
+  createdAt: string;
+  uploadId?: string;
+  inboundInterchangeId?: string | null;
+  messageReference?: string;
+}
+
+export interface Claim {
+  deliveryAttemptId: string;
+  claimToken: string;
+  expiresAt: string;
+  attempt?: number;
+}
+
+export interface Receipt {
+  deliveryAttemptId: string;
+  receiptId: string;
+  acknowledgedAt: string;
+  replay: boolean;
+}
+
+export interface UploadResult {
+  uploadId: string;
+  interchangeId?: string;
+  status: string;
+  replay: boolean;
+}
+
+/** An answer with a problem body: status and stable code (no secrets, no payload). */
+export class PartnerApiError extends Error {
+  override readonly name = "PartnerApiError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly correlationId: string,
+  ) {
+    super(`HTTP ${status} ${code} (correlation ${correlationId})`);
+  }
+}
+
+/** No answer, or an answer cut off: the outcome is uncertain. */
+export class PartnerNetworkError extends Error {
+  override readonly name = "PartnerNetworkError";
+  constructor(
+    readonly correlationId: string,
+    cause: unknown,
+  ) {
+    super(`network failure (correlation ${correlationId})`, { cause });
+  }
+}
+
+export interface PayloadRead {
+  bytes: number;
+  sha256: string;
+  expectedSize: number;
+  expectedSha256: string;
+  trailer: string | undefined;
+  correlationId: string;
+}
+
+export function createPartnerClient(options: PartnerClientOptions) {
+  const send = options.request ?? undiciRequest;
+  const base = options.baseUrl.replace(/\/$/, "");
+  const prefix = `${base}/api/v1/b2b-exchange/partner/connections/${encodeURIComponent(options.connectionId)}`;
+  const timeout = options.timeoutMs ?? 60_000;
+
+  async function call<T>(
+    method: "GET" | "POST",
+    path: string,
+    extra: {
+      headers?: Record<string, string>;
+      body?: Buffer | Readable;
+      query?: Record<string, string | number | undefined>;
+    } = {},
+  ): Promise<{ status: number; body: T; correlationId: string }> {
+    const url = new URL(`${prefix}${path}`);
+    for (const [k, v] of Object.entries(extra.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    const correlationId = randomUUID();
+    let response;
+    try {
+      response = await send(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${options.apiKey}`,
+          accept: "application/json, application/problem+json",
+          [headerNames.correlationId]: correlationId,
+          ...extra.headers,
+        },
+        ...(extra.body === undefined ? {} : { body: extra.body }),
+        signal: AbortSignal.timeout(timeout),
+      });
+    } catch (error) {
+      throw new PartnerNetworkError(correlationId, error);
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw new PartnerNetworkError(correlationId, error);
+    }
+    const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
+    if (response.statusCode >= 400) {
+      const code = (parsed as { code?: unknown } | undefined)?.code;
+      throw new PartnerApiError(
+        response.statusCode,
+        typeof code === "string" ? code : `HTTP_${response.statusCode}`,
+        correlationId,
+      );
+    }
+    return { status: response.statusCode, body: parsed as T, correlationId };
+  }
+
+  return {
+    connectionId: options.connectionId,
+
+    /** Uploads one interchange; the same key and bytes replay (200, replay true). */
+    async upload(
+      body: Buffer | Readable,
+      idempotencyKey: string,
+      contentLength?: number,
+    ): Promise<UploadResult & { httpStatus: number }> {
+      const r = await call<UploadResult>("POST", "/inbox", {
+        headers: {
+          "content-type": "application/edifact",
+          [headerNames.idempotencyKey]: idempotencyKey,
+          ...(contentLength === undefined ? {} : { "content-length": String(contentLength) }),
+        },
+        body,
+      });
+      return { ...r.body, httpStatus: r.status };
+    },
+
+    async list(page: { limit?: number; cursor?: string } = {}) {
+      const r = await call<{ items: MailboxItem[]; meta: { hasMore: boolean; nextCursor: string | null } }>(
+        "GET",
+        "/mailbox",
+        {
+          query: { limit: page.limit, cursor: page.cursor },
+        },
+      );
+      return r.body;
+    },
+
+    async claim(deliveryAttemptId: string): Promise<Claim> {
+      return (await call<Claim>("POST", `/mailbox/${encodeURIComponent(deliveryAttemptId)}/claim`)).body;
+    },
+
+    /** Streams the payload into `sink`, counting and hashing; resolves only after EOF. */
+    async readPayload(
+      deliveryAttemptId: string,
+      claimToken: string,
+      sink: (chunk: Buffer) => Promise<void>,
+    ): Promise<PayloadRead> {
+      const correlationId = randomUUID();
+      let response;
+      try {
+        response = await send(`${prefix}/mailbox/${encodeURIComponent(deliveryAttemptId)}/payload`, {
+          method: "GET",
+          headers: {
+            authorization: `Bearer ${options.apiKey}`,
+            [headerNames.claimToken]: claimToken,
+            [headerNames.correlationId]: correlationId,
+          },
+          signal: AbortSignal.timeout(timeout),
+        });
+      } catch (error) {
+        throw new PartnerNetworkError(correlationId, error);
+      }
+      if (response.statusCode !== 200) {
+        const text = await response.body.text().catch(() => "");
+        let code = `HTTP_${response.statusCode}`;
+        try {
+          const parsed = JSON.parse(text) as { code?: unknown };
+          if (typeof parsed.code === "string") code = parsed.code;
+        } catch {
+          // not a problem body
+        }
+        throw new PartnerApiError(response.statusCode, code, correlationId);
+      }
+      const hash = createHash("sha256");
+      let bytes = 0;
+      try {
+        for await (const chunk of response.body) {
+          const buffer = chunk as Buffer;
+          hash.update(buffer);
+          bytes += buffer.length;
+          await sink(buffer);
+        }
+      } catch (error) {
+        response.body.destroy();
+        if (error instanceof LocalStorageError) throw error;
+        throw new PartnerNetworkError(correlationId, error);
+      }
+      const header = (name: string) => {
+        const value = response.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
+      const trailer = response.trailers["x-b2b-payload-integrity"];
+      return {
+        bytes,
+        sha256: hash.digest("hex"),
+        expectedSize: Number(header("x-b2b-payload-size") ?? NaN),
+        expectedSha256: header("x-b2b-payload-sha256") ?? "",
+        trailer: (Array.isArray(trailer) ? trailer[0] : trailer) as string | undefined,
+        correlationId,
+      };
+    },
+
+    async acknowledge(deliveryAttemptId: string, claimToken: string): Promise<Receipt> {
+      return (
+        await call<Receipt>("POST", `/mailbox/${encodeURIComponent(deliveryAttemptId)}/acknowledge`, {
+          headers: { [headerNames.claimToken]: claimToken },
+        })
+      ).body;
+    },
+  };
+}
+
+export type PartnerClient = ReturnType<typeof createPartnerClient>;
+
+/** Rule 2: a message is processed only after EOF, matching size and SHA-256, and a verified trailer. */
+export function integrityProblem(read: PayloadRead): string | undefined {
+  if (read.bytes !== read.expectedSize) return "size mismatch";
+  if (read.sha256 !== read.expectedSha256.toLowerCase()) return "SHA-256 mismatch";
+  if (read.trailer !== "verified") return `trailer ${read.trailer ?? "missing"}`;
+  return undefined;
+}
+
+/** Writing the payload to local storage failed: never acknowledge, stop the run. */
+export class LocalStorageError extends Error {
+  override readonly name = "LocalStorageError";
+}
+
+/** What the worker reports: only status, stable code, correlation, ids and time (spec A). */
+export interface SyncEvent {
+  time: string;
+  event: "stored" | "already-stored" | "acknowledged" | "skipped" | "failed" | "idle";
+  connectionId: string;
+  deliveryAttemptId?: string;
+  status?: number;
+  code?: string;
+  correlationId?: string;
+}
+
+export interface SyncOptions {
+  client: PartnerClient;
+  outDir: string;
+  /** Process what is listed now and return (default), or keep polling. */
+  once?: boolean;
+  pollMs?: number;
+  signal?: AbortSignal;
+  /** Acknowledge attempts after an uncertain network failure (same token each time). */
+  acknowledgeAttempts?: number;
+  onEvent?: (event: SyncEvent) => void;
+  onProgress?: (state: { done: number; failed: number; current?: string; bytes?: number }) => void;
+}
+
+export interface SyncSummary {
+  acknowledged: number;
+  failed: number;
+}
+
+const fileFor = (outDir: string, item: MailboxItem) =>
+  join(outDir, `${item.deliveryAttemptId}.${item.messageType.replace(/[^A-Z]/g, "")}.edi`);
+
+async function alreadyStored(outDir: string, id: string): Promise<boolean> {
+  const names = await readdir(outDir);
+  return names.some((name) => name.startsWith(`${id}.`) && name.endsWith(".edi"));
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+/** Runs the worker loop of spec A rule 6 against one connection. */
+export async function syncMailbox(options: SyncOptions): Promise<SyncSummary> {
+  const { client, outDir } = options;
+  const summary: SyncSummary = { acknowledged: 0, failed: 0 };
+  const emit = (event: Omit<SyncEvent, "time" | "connectionId">) =>
+    options.onEvent?.({ time: new Date().toISOString(), connectionId: client.connectionId, ...event });
+  const failure = (id: string, error: unknown) => {
+    summary.failed++;
+    if (error instanceof PartnerApiError) {
+      emit({
+        event: "failed",
+        deliveryAttemptId: id,
+        status: error.status,
+        code: error.code,
+        correlationId: error.correlationId,
+      });
+    } else if (error instanceof PartnerNetworkError) {
+      emit({ event: "failed", deliveryAttemptId: id, code: "NETWORK", correlationId: error.correlationId });
+    } else {
+      emit({
+        event: "failed",
+        deliveryAttemptId: id,
+        code: error instanceof LocalStorageError ? "LOCAL_STORAGE" : "INTEGRITY",
+      });
+    }
+  };
+  await mkdir(outDir, { recursive: true });
+  await access(outDir, constants.W_OK).catch(() => {
+    throw new LocalStorageError("the output directory is not writable");
+  });
+
+  const skipped = new Set<string>();
+  while (!options.signal?.aborted) {
+    const page = await client.list({ limit: 100 });
+    const items = page.items.filter((i) => !skipped.has(i.deliveryAttemptId));
+    if (items.length === 0) {
+      emit({ event: "idle" });
+      if (options.once !== false) return summary;
+      await sleep(options.pollMs ?? 5000, options.signal);
+      skipped.clear();
+      continue;
+    }
+    // Rule 7: in the returned order; rule 6: one entry at a time.
+    for (const item of items) {
+      if (options.signal?.aborted) break;
+      const id = item.deliveryAttemptId;
+      options.onProgress?.({ done: summary.acknowledged, failed: summary.failed, current: id });
+      let claim: Claim;
+      try {
+        claim = await client.claim(id);
+      } catch (error) {
+        // Claimed elsewhere or not due: leave it; never a second claim while a lease is active.
+        skipped.add(id);
+        if (!(error instanceof PartnerApiError && error.status === 409)) failure(id, error);
+        else
+          emit({
+            event: "skipped",
+            deliveryAttemptId: id,
+            status: 409,
+            code: error.code,
+            correlationId: error.correlationId,
+          });
+        continue;
+      }
+      try {
+        await storeAndAcknowledge(options, item, claim, emit, summary);
+      } catch (error) {
+        skipped.add(id);
+        failure(id, error);
+        if (error instanceof LocalStorageError) throw error;
+      }
+    }
+  }
+  return summary;
+}
+
+async function storeAndAcknowledge(
+  options: SyncOptions,
+  item: MailboxItem,
+  claim: Claim,
+  emit: (event: Omit<SyncEvent, "time" | "connectionId">) => void,
+  summary: SyncSummary,
+): Promise<void> {
+  const { client, outDir } = options;
+  const id = item.deliveryAttemptId;
+  // Idempotent processing: a file already stored under its deliveryAttemptId is not written twice
+  // (an earlier run stored it and then lost the acknowledge's answer).
+  if (await alreadyStored(outDir, id)) {
+    const read = await client.readPayload(id, claim.claimToken, async () => undefined);
+    const problem = integrityProblem(read);
+    if (problem) throw new Error(problem);
+    emit({ event: "already-stored", deliveryAttemptId: id, correlationId: read.correlationId });
+  } else {
+    const partial = join(outDir, `.${id}.${randomUUID()}.partial`);
+    let handle;
+    try {
+      handle = await open(partial, "wx", 0o600);
+    } catch (error) {
+      throw new LocalStorageError("cannot create a file in the output directory", { cause: error });
+    }
+    let read: PayloadRead;
+    try {
+      read = await client.readPayload(id, claim.claimToken, async (chunk) => {
+        try {
+          await handle.write(chunk);
+        } catch (error) {
+          throw new LocalStorageError("writing the payload failed", { cause: error });
+        }
+      });
+      const problem = integrityProblem(read);
+      if (problem) throw new Error(problem);
+      try {
+        await handle.sync();
+      } catch (error) {
+        throw new LocalStorageError("fsync failed", { cause: error });
+      }
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(partial, { force: true });
+      throw error;
+    }
+    await handle.close();
+    const target = fileFor(outDir, item);
+    try {
+      await rename(partial, target);
+      const dir = await open(outDir, "r");
+      await dir.sync().catch(() => undefined);
+      await dir.close();
+      if ((await stat(target)).size !== read.bytes) throw new Error("stored size differs");
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw new LocalStorageError("storing the payload failed", { cause: error });
+    }
+    emit({ event: "stored", deliveryAttemptId: id, correlationId: read.correlationId });
+  }
+  // Rule 5: an uncertain network failure is retried with the same token.
+  const attempts = options.acknowledgeAttempts ?? 4;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.acknowledge(id, claim.claimToken);
+      summary.acknowledged++;
+      emit({ event: "acknowledged", deliveryAttemptId: id, status: 200 });
+      return;
+    } catch (error) {
+      if (!(error instanceof PartnerNetworkError) || attempt >= attempts) throw error;
+      await sleep(200 * 2 ** (attempt - 1), options.signal);
+    }
+  }
+}
+
+/** Streams a file as one upload; the key defaults to one derived from its SHA-256 (safe retries). */
+export async function uploadFile(client: PartnerClient, path: string, idempotencyKey?: string) {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  const key = idempotencyKey ?? `sha256-${hash.digest("hex")}`;
+  const size = (await stat(path)).size;
+  return client.upload(createReadStream(path), key, size);
+}

@@ -1,0 +1,283 @@
+import { connect } from "node:net";
+import { Readable } from "node:stream";
+import { sql } from "kysely";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { createTestApp, type TestApp } from "../support/test-app.js";
+import { onPostgres } from "../support/test-database.js";
+import {
+  partnerUrl,
+  setupPartner,
+  upload,
+  validOrders,
+  type PartnerSetup,
+} from "../../src/modules/exchange/testing/exchange.fixtures.js";
+
+const MiB = 1024 * 1024;
+let t: TestApp;
+let tenant: ProvisionedTenant;
+let p: PartnerSetup;
+let base: string;
+
+const count = async (table: string) => {
+  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}`.execute(
+    t.container.database.db,
+  );
+  return result.rows[0]?.n ?? 0;
+};
+const stored = async () => ({
+  uploads: await count("exchange_uploads"),
+  blobs: await count("blobs"),
+  chunks: await count("blob_chunks"),
+  jobs: await count("jobs"),
+});
+const problem = (r: { json: () => unknown }) => r.json() as { code: string; status: number };
+
+/** An interchange of exactly `size` bytes: a valid ORDERS padded with a long FTX-free comment-free layout (line breaks). */
+function interchangeOfSize(size: number, ref = "BIG"): Buffer {
+  const head = validOrders(ref);
+  const unz = head.lastIndexOf("UNZ");
+  // Line breaks after a segment terminator are layout (ignored by the engine and the scanner).
+  const padding = size - head.length;
+  if (padding < 0) throw new Error("too small");
+  return Buffer.concat([
+    Buffer.from(head.slice(0, unz)),
+    Buffer.alloc(padding, "\n"),
+    Buffer.from(head.slice(unz)),
+  ]);
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  tenant = await provisionTenant(t);
+  p = await setupPartner(t, tenant.token);
+  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  const address = t.app.server.address();
+  if (!address || typeof address === "string") throw new Error("no port");
+  base = `http://127.0.0.1:${address.port}`;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe("POST /inbox — spec A row: 202 on first complete upload, 200 with replay true on replay", () => {
+  it("202 first, 200 replay:true with Idempotent-Replayed and the same uploadId, 409 for other bytes", async () => {
+    const first = await upload(t, p, validOrders("R1"), "replay-1");
+    expect(first.statusCode).toBe(202);
+    const body = first.json<{ uploadId: string; interchangeId: string; status: string; replay: boolean }>();
+    expect(body).toEqual({ uploadId: body.uploadId, interchangeId: "R1", status: "received", replay: false });
+    const again = await upload(t, p, validOrders("R1"), "replay-1");
+    expect(again.statusCode).toBe(200);
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.json()).toMatchObject({ uploadId: body.uploadId, replay: true, status: "received" });
+    await t.drainJobs();
+    const later = await upload(t, p, validOrders("R1"), "replay-1");
+    expect(later.json()).toMatchObject({ uploadId: body.uploadId, replay: true, status: "processed" });
+    const before = await stored();
+    const other = await upload(t, p, validOrders("R2"), "replay-1");
+    expect(other.statusCode).toBe(409);
+    expect(problem(other).code).toBe("ERR_B2B_EXCHANGE_CONFLICT");
+    expect(await stored()).toEqual(before);
+  });
+
+  it("Limits row: the key binding is (tenant, connection) — the same key on another connection is a new upload", async () => {
+    const other = await setupPartner(t, tenant.token, { partnerId: p.partnerId });
+    const a = await upload(t, p, validOrders("B1"), "bound-key");
+    const b = await upload(
+      t,
+      { connectionId: other.connectionId, token: p.token },
+      validOrders("B1"),
+      "bound-key",
+    );
+    expect(a.statusCode).toBe(202);
+    expect(b.statusCode).toBe(202);
+    expect(a.json<{ uploadId: string }>().uploadId).not.toBe(b.json<{ uploadId: string }>().uploadId);
+  });
+
+  it("the payload is stored as application/edifact with unchanged bytes", async () => {
+    const bytes = Buffer.from(validOrders("RAW"), "latin1");
+    const r = await upload(t, p, bytes, "raw-bytes", "application/octet-stream");
+    expect(r.statusCode).toBe(202);
+    const { uploadId } = r.json<{ uploadId: string }>();
+    const row = await sql<{ content_type: string; blob_id: string }>`
+      SELECT b.content_type, b.id AS blob_id FROM exchange_uploads u JOIN blobs b ON b.id = u.blob_id AND b.tenant_id = u.tenant_id
+      WHERE u.id = ${uploadId}`.execute(t.container.database.db);
+    expect(row.rows[0]?.content_type).toBe("application/edifact");
+    const chunks = await sql<{
+      data: Uint8Array;
+    }>`SELECT data FROM blob_chunks WHERE blob_id = ${row.rows[0]?.blob_id} ORDER BY seq`.execute(
+      t.container.database.db,
+    );
+    expect(Buffer.concat(chunks.rows.map((c) => Buffer.from(c.data))).equals(bytes)).toBe(true);
+  });
+});
+
+describe("POST /inbox — bad input: 400 ERR_B2B_EXCHANGE_INVALID_REQUEST and nothing created", () => {
+  const cases: [string, () => Promise<{ statusCode: number; json: () => unknown }>][] = [
+    ["Content-Type text/plain", () => upload(t, p, validOrders("X"), "ct-1", "text/plain")],
+    ["Content-Type application/json", () => upload(t, p, validOrders("X"), "ct-2", "application/json")],
+    [
+      "Idempotency-Key missing",
+      () =>
+        t.inject({
+          method: "POST",
+          url: partnerUrl(p.connectionId, "/inbox"),
+          headers: { authorization: `Bearer ${p.token}`, "content-type": "application/edifact" },
+          payload: validOrders("X"),
+        }),
+    ],
+    ["Idempotency-Key of 201 characters", () => upload(t, p, validOrders("X"), "k".repeat(201))],
+    ["Idempotency-Key with a space", () => upload(t, p, validOrders("X"), "bad key")],
+    ["Idempotency-Key with a slash", () => upload(t, p, validOrders("X"), "bad/key")],
+    ["empty body", () => upload(t, p, "", "empty")],
+    ["body not starting with UNA/UNB", () => upload(t, p, `UNH+1+ORDERS:D:96A:UN'UNT+2+1'`, "no-unb")],
+    ["two interchanges", () => upload(t, p, validOrders("A") + validOrders("B"), "two")],
+    ["no UNZ", () => upload(t, p, validOrders("A").replace(/UNZ\+1\+A'$/, ""), "no-unz")],
+    ["random bytes", () => upload(t, p, Buffer.from([0, 1, 2, 3, 255, 254]), "random")],
+  ];
+  for (const [name, send] of cases) {
+    it(name, async () => {
+      const before = await stored();
+      const r = await send();
+      expect(r.statusCode).toBe(400);
+      expect(problem(r).code).toBe("ERR_B2B_EXCHANGE_INVALID_REQUEST");
+      expect(await stored()).toEqual(before);
+    });
+  }
+
+  it("Limits row: an Idempotency-Key of exactly 200 allowed characters is accepted", async () => {
+    const r = await upload(t, p, validOrders("K200"), `${"a".repeat(195)}.:_-9`);
+    expect(r.statusCode).toBe(202);
+  });
+
+  it("a rejected key stays free: after a 400 the same key uploads", async () => {
+    expect((await upload(t, p, "garbage", "free-after-400")).statusCode).toBe(400);
+    expect((await upload(t, p, validOrders("F1"), "free-after-400")).statusCode).toBe(202);
+  });
+});
+
+describe("Limits row: payload size 16 MiB (real port)", () => {
+  const send = (body: Buffer, key: string) =>
+    request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${p.token}`,
+        "content-type": "application/edifact",
+        "idempotency-key": key,
+      },
+      body,
+    });
+
+  it("16 MiB exactly is accepted", async () => {
+    const r = await send(interchangeOfSize(16 * MiB, "EXACT"), "exact-16");
+    expect(r.statusCode).toBe(202);
+    await r.body.json();
+  });
+
+  it("16 MiB + 1 byte is 413 ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE, then the connection closes, nothing stored, key free", async () => {
+    const before = await stored();
+    const r = await send(interchangeOfSize(16 * MiB + 1, "OVER"), "over-16");
+    expect(r.statusCode).toBe(413);
+    expect(r.headers.connection).toBe("close");
+    const body = (await r.body.json()) as { code: string };
+    expect(body.code).toBe("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE");
+    expect(await stored()).toEqual(before);
+    const retry = await send(interchangeOfSize(1000, "OVER"), "over-16");
+    expect(retry.statusCode).toBe(202);
+    await retry.body.json();
+  });
+
+  it("a chunked body (no Content-Length) over 16 MiB is cut off while reading: 413, nothing stored", async () => {
+    const before = await stored();
+    const big = interchangeOfSize(16 * MiB + 1, "CHUNKED");
+    async function* chunks() {
+      for (let i = 0; i < big.length; i += 1 << 20) yield big.subarray(i, i + (1 << 20));
+    }
+    const r = await request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${p.token}`,
+        "content-type": "application/edifact",
+        "idempotency-key": "chunked-over",
+      },
+      body: Readable.from(chunks()),
+    });
+    expect(r.statusCode).toBe(413);
+    expect(((await r.body.json()) as { code: string }).code).toBe("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE");
+    expect(await stored()).toEqual(before);
+  });
+});
+
+describe("interrupted upload", () => {
+  it("a client that disconnects mid-body stores nothing and leaves its key free", async () => {
+    const before = await stored();
+    const body = interchangeOfSize(4 * MiB, "CUT");
+    const socket = connect(Number(new URL(base).port), "127.0.0.1");
+    await new Promise<void>((resolve) =>
+      socket.once("connect", () => {
+        resolve();
+      }),
+    );
+    socket.write(
+      `POST ${partnerUrl(p.connectionId, "/inbox")} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${p.token}\r\n` +
+        `Content-Type: application/edifact\r\nIdempotency-Key: cut-key\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    socket.write(body.subarray(0, 1024 * 1024));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.destroy();
+    for (let i = 0; i < 50; i++) {
+      if ((await stored()).chunks === before.chunks) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await stored()).toEqual(before);
+    const retry = await upload(t, p, validOrders("CUT"), "cut-key");
+    expect(retry.statusCode).toBe(202);
+  });
+});
+
+describe("concurrent retries", () => {
+  it("two concurrent uploads with the same key and bytes create one upload", async () => {
+    const body = interchangeOfSize(2 * MiB, "CONC");
+    const before = await count("exchange_uploads");
+    const send = () =>
+      request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${p.token}`,
+          "content-type": "application/edifact",
+          "idempotency-key": "concurrent",
+        },
+        body,
+      });
+    const results = await Promise.all([send(), send(), send()]);
+    const bodies = (await Promise.all(results.map((r) => r.body.json()))) as {
+      uploadId: string;
+      replay: boolean;
+    }[];
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 202]);
+    expect(new Set(bodies.map((b) => b.uploadId)).size).toBe(1);
+    expect(await count("exchange_uploads")).toBe(before + 1);
+    // Every blob belongs to an upload or an outbound delivery: the losers stored nothing.
+    expect(await count("blobs")).toBe(
+      (await count("exchange_uploads")) + (await count("exchange_deliveries")),
+    );
+  });
+  it.runIf(onPostgres)("PostgreSQL: 8 concurrent same-key uploads still make one upload", async () => {
+    const body = Buffer.from(validOrders("PG8"));
+    const send = () =>
+      request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${p.token}`,
+          "content-type": "application/edifact",
+          "idempotency-key": "pg-8",
+        },
+        body,
+      });
+    const results = await Promise.all(Array.from({ length: 8 }, send));
+    const bodies = (await Promise.all(results.map((r) => r.body.json()))) as { uploadId: string }[];
+    expect(results.filter((r) => r.statusCode === 202)).toHaveLength(1);
+    expect(new Set(bodies.map((b) => b.uploadId)).size).toBe(1);
+  });
+});

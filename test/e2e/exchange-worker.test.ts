@@ -1,0 +1,282 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { Command, CommanderError } from "commander";
+import { sql } from "kysely";
+import { request as undiciRequest } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerPartnerCommands } from "../../src/cli/partner.command.js";
+import { createPartnerClient, syncMailbox, type RequestFn, type SyncEvent } from "../../src/sdk/partner.js";
+import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { createTestApp, type TestApp } from "../support/test-app.js";
+import {
+  ordersMessage,
+  setupPartner,
+  upload,
+  type PartnerSetup,
+} from "../../src/modules/exchange/testing/exchange.fixtures.js";
+
+let t: TestApp;
+let tenant: ProvisionedTenant;
+let base: string;
+let counter = 0;
+
+beforeAll(async () => {
+  t = await createTestApp({
+    env: { HANSE_MAILBOX_LEASE_SECONDS: "2", HANSE_MAILBOX_RETRY_BASE_SECONDS: "1" },
+  });
+  tenant = await provisionTenant(t);
+  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  const address = t.app.server.address();
+  if (!address || typeof address === "string") throw new Error("no port");
+  base = `http://127.0.0.1:${address.port}`;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const db = () => t.container.database.db;
+const outDir = () => mkdtempSync(join(tmpdir(), "hanse-sync-"));
+const stored = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".edi"))
+    .sort();
+
+async function withEntries(n: number): Promise<PartnerSetup> {
+  const p = await setupPartner(t, tenant.token);
+  const messages = Array.from({ length: n }, (_, i) => ordersMessage(String(i + 1), `PO-${i + 1}`)).join("");
+  const ref = `W${counter++}`;
+  const r = await upload(
+    t,
+    p,
+    `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+${ref}'${messages}UNZ+${n}+${ref}'`,
+    ref,
+  );
+  expect(r.statusCode).toBe(202);
+  await t.drainJobs();
+  return p;
+}
+
+const statuses = async (p: PartnerSetup) =>
+  (
+    await sql<{
+      status: string;
+    }>`SELECT status FROM exchange_deliveries WHERE connection_id = ${p.connectionId} ORDER BY position`.execute(
+      db(),
+    )
+  ).rows.map((r) => r.status);
+
+const client = (p: PartnerSetup, request?: RequestFn) =>
+  createPartnerClient({
+    baseUrl: base,
+    apiKey: p.token,
+    connectionId: p.connectionId,
+    ...(request ? { request } : {}),
+  });
+
+/** A transport that misbehaves for one kind of request (fault injection at the process edge). */
+function faulty(
+  kind: "payload" | "acknowledge",
+  fault: "cut" | "lose-answer" | "drop-request",
+  times = 1,
+): RequestFn {
+  let left = times;
+  return (async (url: Parameters<RequestFn>[0], options?: Parameters<RequestFn>[1]) => {
+    const hit = (url instanceof URL ? url.href : (url as string)).endsWith(`/${kind}`) && left > 0;
+    if (hit && fault === "drop-request") {
+      left--;
+      throw new Error("connect ECONNREFUSED (injected)");
+    }
+    const response = await undiciRequest(url, options);
+    if (!hit) return response;
+    left--;
+    if (fault === "lose-answer") {
+      await response.body.text();
+      throw new Error("socket hang up (injected)");
+    }
+    // The connection is cut after the first chunk of the payload.
+    const source = response.body;
+    const cut = new Readable({
+      read() {
+        source.once("data", (chunk: Buffer) => {
+          this.push(chunk.subarray(0, Math.max(1, chunk.length >> 1)));
+          source.on("error", () => undefined);
+          source.destroy();
+          this.destroy(new Error("connection reset (injected)"));
+        });
+      },
+    });
+    return Object.assign(response, { body: cut });
+  }) as unknown as RequestFn;
+}
+
+describe("reference partner worker (spec A rule 6)", () => {
+  it("lists, claims, verifies, stores and acknowledges every entry in order; logs only ids, codes and times", async () => {
+    const p = await withEntries(3);
+    const dir = outDir();
+    const events: SyncEvent[] = [];
+    const summary = await syncMailbox({
+      client: client(p),
+      outDir: dir,
+      once: true,
+      onEvent: (e) => events.push(e),
+    });
+    expect(summary).toEqual({ acknowledged: 3, failed: 0 });
+    expect(stored(dir)).toHaveLength(3);
+    expect(await statuses(p)).toEqual(["acknowledged", "acknowledged", "acknowledged"]);
+    const acknowledgedOrder = events
+      .filter((e) => e.event === "acknowledged")
+      .map((e) => e.deliveryAttemptId);
+    const positions = (
+      await sql<{
+        id: string;
+      }>`SELECT id FROM exchange_deliveries WHERE connection_id = ${p.connectionId} ORDER BY position`.execute(
+        db(),
+      )
+    ).rows.map((r) => r.id);
+    expect(acknowledgedOrder).toEqual(positions);
+    const text = JSON.stringify(events);
+    expect(text).not.toContain(p.token.split(":")[1]);
+    expect(text).not.toContain("UNB");
+    for (const e of events)
+      expect(
+        Object.keys(e).every((k) =>
+          ["time", "event", "connectionId", "deliveryAttemptId", "status", "code", "correlationId"].includes(
+            k,
+          ),
+        ),
+      ).toBe(true);
+    for (const f of stored(dir))
+      expect(readFileSync(join(dir, f), "latin1")).toMatch(/^UNB\+UNOC:3\+4012345500004:14/);
+  });
+
+  it("Rule 4: a corrupted stored chunk (trailer failed) is not stored and not acknowledged", async () => {
+    const p = await withEntries(1);
+    await sql`UPDATE blob_chunks SET data = ${Buffer.from("UNB+BROKEN'")} WHERE blob_id IN (SELECT blob_id FROM exchange_deliveries WHERE connection_id = ${p.connectionId})`.execute(
+      db(),
+    );
+    const dir = outDir();
+    const summary = await syncMailbox({ client: client(p), outDir: dir, once: true });
+    expect(summary).toEqual({ acknowledged: 0, failed: 1 });
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await statuses(p)).toEqual(["claimed"]);
+  });
+
+  it("Rule 4: a connection cut mid-payload is not acknowledged; nothing is lost — a later run stores it", async () => {
+    const p = await withEntries(1);
+    const dir = outDir();
+    const first = await syncMailbox({ client: client(p, faulty("payload", "cut")), outDir: dir, once: true });
+    expect(first).toEqual({ acknowledged: 0, failed: 1 });
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await statuses(p)).toEqual(["claimed"]);
+    await new Promise((r) => setTimeout(r, 3200)); // lease 2 s + backoff 1 s
+    const second = await syncMailbox({ client: client(p), outDir: dir, once: true });
+    expect(second).toEqual({ acknowledged: 1, failed: 0 });
+    expect(stored(dir)).toHaveLength(1);
+  });
+
+  it("Rule 5: an acknowledge whose answer is lost is retried with the same token (replay), stored once", async () => {
+    const p = await withEntries(1);
+    const dir = outDir();
+    const summary = await syncMailbox({
+      client: client(p, faulty("acknowledge", "lose-answer")),
+      outDir: dir,
+      once: true,
+    });
+    expect(summary).toEqual({ acknowledged: 1, failed: 0 });
+    expect(stored(dir)).toHaveLength(1);
+    expect(await statuses(p)).toEqual(["acknowledged"]);
+  });
+
+  it("an acknowledge that never arrives: the entry comes back, the next run finds the file already stored and does not write it twice", async () => {
+    const p = await withEntries(1);
+    const dir = outDir();
+    const events: SyncEvent[] = [];
+    const first = await syncMailbox({
+      client: client(p, faulty("acknowledge", "drop-request", 10)),
+      outDir: dir,
+      once: true,
+      acknowledgeAttempts: 2,
+    });
+    expect(first).toEqual({ acknowledged: 0, failed: 1 });
+    expect(await statuses(p)).toEqual(["claimed"]);
+    expect(stored(dir)).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 3200)); // lease 2 s + backoff 1 s
+    const second = await syncMailbox({
+      client: client(p),
+      outDir: dir,
+      once: true,
+      onEvent: (e) => events.push(e),
+    });
+    expect(second).toEqual({ acknowledged: 1, failed: 0 });
+    expect(events.map((e) => e.event)).toContain("already-stored");
+    expect(stored(dir)).toHaveLength(1);
+    expect(await statuses(p)).toEqual(["acknowledged"]);
+  });
+
+  it("Rule 4: a disk that cannot be written — nothing is acknowledged", async () => {
+    const p = await withEntries(1);
+    const notADir = join(outDir(), "file");
+    writeFileSync(notADir, "x");
+    await expect(syncMailbox({ client: client(p), outDir: notADir, once: true })).rejects.toThrow();
+    expect(await statuses(p)).toEqual(["ready"]);
+  });
+});
+
+describe("hanse partner (CLI)", () => {
+  async function run(args: string[], p: PartnerSetup) {
+    let out = "";
+    let err = "";
+    const sink = (fn: (s: string) => void) =>
+      new Writable({
+        write(chunk: Buffer, _e, cb) {
+          fn(chunk.toString());
+          cb();
+        },
+      });
+    const program = new Command("hanse")
+      .exitOverride()
+      .configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
+    registerPartnerCommands(program, {
+      env: { HANSE_URL: base, HANSE_PARTNER_KEY: p.token },
+      stdout: sink((s) => (out += s)),
+      stderr: sink((s) => (err += s)),
+    });
+    try {
+      await program.parseAsync(["partner", ...args], { from: "user" });
+      return { out, err, exitCode: 0 };
+    } catch (e) {
+      if (e instanceof CommanderError) return { out, err, exitCode: e.exitCode };
+      throw e;
+    }
+  }
+
+  it("hanse partner upload FILE, then hanse partner sync --once stores and acknowledges", async () => {
+    const p = await setupPartner(t, tenant.token);
+    const file = join(outDir(), "order.edi");
+    writeFileSync(
+      file,
+      `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+CLI1'${ordersMessage("1", "PO-CLI")}UNZ+1+CLI1'`,
+    );
+    const up = await run(["upload", file, "--connection", p.connectionId], p);
+    expect(up.exitCode, up.err).toBe(0);
+    expect(JSON.parse(up.out)).toMatchObject({ status: "received", replay: false, httpStatus: 202 });
+    const again = await run(["upload", file, "--connection", p.connectionId], p);
+    expect(JSON.parse(again.out)).toMatchObject({ replay: true, httpStatus: 200 });
+    await t.drainJobs();
+    const dir = outDir();
+    const sync = await run(["sync", "--connection", p.connectionId, "--out", dir, "--once"], p);
+    expect(sync.exitCode, `${sync.err} ${sync.out}`).toBe(0);
+    expect(JSON.parse(sync.out)).toEqual({ acknowledged: 1, failed: 0 });
+    expect(stored(dir)).toHaveLength(1);
+    expect(sync.err).not.toContain(p.token.split(":")[1]);
+  });
+
+  it("errors print status, code and correlation only", async () => {
+    const p = await setupPartner(t, tenant.token);
+    const r = await run(["sync", "--connection", "not-a-uuid", "--out", outDir(), "--once"], p);
+    expect(r.exitCode).toBe(1);
+    expect(r.err).toMatch(/HTTP 404 ERR_B2B_EXCHANGE_NOT_FOUND correlation=/);
+  });
+});
