@@ -1,6 +1,7 @@
 import type { EdifactIssue, IssueLevel } from "../issue.types.js";
 import { isSyntaxIdentifier } from "../syntax/charset.js";
 import { ErrorCode } from "../syntax/error-codes.js";
+import * as tags from "../syntax/tag-id.js";
 import { tokenize, type TokenTable } from "../syntax/tokenizer.js";
 import {
   checkSegmentElements,
@@ -17,6 +18,17 @@ import type {
 } from "./interchange.types.js";
 import { tagOf, valueAt } from "./segment.reader.js";
 import { serviceSegment } from "./service-segments.js";
+
+// Module constants for the per-segment envelope walk: under tsx every read of an imported
+// binding is a getter call.
+const segmentTagId = tags.segmentTagId;
+const TAG_UNA = tags.TAG_UNA;
+const TAG_UNB = tags.TAG_UNB;
+const TAG_UNE = tags.TAG_UNE;
+const TAG_UNG = tags.TAG_UNG;
+const TAG_UNH = tags.TAG_UNH;
+const TAG_UNT = tags.TAG_UNT;
+const TAG_UNZ = tags.TAG_UNZ;
 
 export interface ParseOptions {
   /** Forces the character repertoire instead of reading it from UNB. */
@@ -234,7 +246,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       hasTrailer: trailer !== undefined,
       ...(groupIndex !== undefined ? { groupIndex } : {}),
     });
-    for (let s = m.first; s <= (trailer ?? last); s++) segMessage[s] = m.index;
+    segMessage.fill(m.index, m.first, (trailer ?? last) + 1);
     if (trailer === undefined) {
       add({
         code: ErrorCode.missing,
@@ -290,7 +302,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       hasTrailer: trailer !== undefined,
       messageIndexes: g.messages,
     });
-    for (let s = g.first; s <= (trailer ?? last); s++) segGroup[s] = g.index;
+    segGroup.fill(g.index, g.first, (trailer ?? last) + 1);
     if (trailer === undefined) {
       add({
         code: ErrorCode.missing,
@@ -333,21 +345,31 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     }
   };
 
+  const segStart = t.segStart;
+  const release = t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0);
   for (let s = headerSegment === undefined ? 0 : 1; s < n; s++) {
-    const tag = tagOf(t, s);
+    // This loop visits every segment. A tag starting with neither U nor the release character
+    // cannot decode to a service tag: only an open message matters for it.
+    const first = bytes[segStart[s] as number];
+    if (first !== 0x55 && first !== release && !ended) {
+      if (!openMessage) reportOutside(s, `Segment ${tagOf(t, s)} outside a message`);
+      continue;
+    }
+    // Numeric tag ids: decoding each tag would dominate the loop.
+    const tag = segmentTagId(t, s);
     if (ended) {
-      if (tag === "UNB" || tag === "UNA") interchangeCount++;
+      if (tag === TAG_UNB || tag === TAG_UNA) interchangeCount++;
       continue;
     }
     switch (tag) {
-      case "UNB":
-      case "UNA":
+      case TAG_UNB:
+      case TAG_UNA:
         interchangeCount++;
         closeMessage(s - 1, undefined);
         closeGroup(s - 1, undefined);
         ended = true;
         break;
-      case "UNG": {
+      case TAG_UNG: {
         closeMessage(s - 1, undefined);
         closeGroup(s - 1, undefined);
         ungSeen = true;
@@ -371,12 +393,12 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         groupRefs.add(ref);
         break;
       }
-      case "UNE":
+      case TAG_UNE:
         closeMessage(s - 1, undefined);
         if (openGroup) closeGroup(s, s);
         else reportOutside(s, "UNE without UNG");
         break;
-      case "UNH": {
+      case TAG_UNH: {
         closeMessage(s - 1, undefined);
         const index = messages.length;
         const ref = valueAt(t, s, 1);
@@ -402,18 +424,18 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         seen.add(ref);
         break;
       }
-      case "UNT":
+      case TAG_UNT:
         if (openMessage) closeMessage(s, s);
         else reportOutside(s, "UNT without UNH");
         break;
-      case "UNZ":
+      case TAG_UNZ:
         closeMessage(s - 1, undefined);
         closeGroup(s - 1, undefined);
         trailerSegment = s;
         ended = true;
         break;
       default:
-        if (!openMessage) reportOutside(s, `Segment ${tag} outside a message`);
+        if (!openMessage) reportOutside(s, `Segment ${tagOf(t, s)} outside a message`);
     }
   }
   if (!ended) {

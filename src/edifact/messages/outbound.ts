@@ -39,8 +39,9 @@ export function dtm203(at: Date): string {
   return `${pad(at.getUTCFullYear(), 4)}${pad(at.getUTCMonth() + 1)}${pad(at.getUTCDate())}${pad(at.getUTCHours())}${pad(at.getUTCMinutes())}`;
 }
 
+/** A segment from its elements; component arrays are kept, not copied (builders pass fresh ones). */
 export function seg(tag: string, ...elements: (string | readonly string[])[]): Segment {
-  return { tag, elements: elements.map((e) => (typeof e === "string" ? [e] : [...e])) };
+  return { tag, elements: elements.map((e) => (typeof e === "string" ? [e] : e)) };
 }
 
 /** Wraps one message into an interchange from the envelope's sender to its recipient. */

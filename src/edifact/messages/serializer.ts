@@ -1,6 +1,7 @@
 import type { Group, Interchange, Message, PartyId, Segment } from "../envelope/interchange.types.js";
 import { encodeText, isSyntaxIdentifier, type SyntaxIdentifier } from "../syntax/charset.js";
 import { defaultSeparators, needsUna, type Separators } from "../syntax/separators.js";
+import { ByteSink } from "./byte-sink.js";
 
 export interface SerializeOptions {
   /** Characters the repertoire cannot carry: `transliterate` (default) or `throw`. */
@@ -29,15 +30,22 @@ function transliterate(id: SyntaxIdentifier, text: string): string {
   return result;
 }
 
+/**
+ * Writes segments straight into a ByteSink: each segment's text is built and encoded at once
+ * and becomes garbage, instead of all of them being kept, joined and encoded at the end.
+ */
 class Writer {
-  private readonly parts: string[] = [];
   private readonly special: Set<string>;
+  readonly sink: ByteSink;
+  private readonly suffix: string;
 
   constructor(
     private readonly sep: Separators,
     private readonly id: SyntaxIdentifier,
     private readonly options: SerializeOptions,
   ) {
+    this.sink = new ByteSink(id);
+    this.suffix = options.segmentSuffix ?? "";
     this.special = new Set([sep.component, sep.element, sep.terminator]);
     if (sep.release !== " ") this.special.add(sep.release);
     if (sep.repetition !== " ") this.special.add(sep.repetition);
@@ -81,11 +89,24 @@ class Writer {
         : [first, ...more.map((r) => this.element(r))].join(this.sep.repetition);
     });
     const elements = trim(written, (e) => e === "");
-    this.parts.push([this.value(segment.tag), ...elements].join(this.sep.element) + this.sep.terminator);
+    this.line([this.value(segment.tag), ...elements].join(this.sep.element) + this.sep.terminator);
   }
 
-  text(suffix: string): string {
-    return this.parts.join(suffix) + (this.parts.length > 0 ? suffix : "");
+  /**
+   * Writes one segment (or UNA) and the suffix after it. Line breaks are layout outside the
+   * repertoire: a suffix inside the text is written as is, as encoding the lines apart did.
+   */
+  line(text: string): void {
+    const suffix = this.suffix;
+    if (suffix === "") {
+      this.sink.text(text);
+      return;
+    }
+    text.split(suffix).forEach((piece, i) => {
+      if (i > 0) this.sink.raw(suffix);
+      this.sink.text(piece);
+    });
+    this.sink.raw(suffix);
   }
 }
 
@@ -140,6 +161,9 @@ export function serializeInterchange(ic: Interchange, options: SerializeOptions 
   const idText = ic.syntax.identifier;
   if (!isSyntaxIdentifier(idText)) throw new EdifactSerializeError(`Unsupported syntax identifier ${idText}`);
   const w = new Writer(sep, idText, options);
+  if (needsUna(sep, version)) {
+    w.line(`UNA${sep.component}${sep.element}${sep.decimal}${sep.release}${sep.repetition}${sep.terminator}`);
+  }
   w.segment({
     tag: "UNB",
     elements: [
@@ -163,34 +187,8 @@ export function serializeInterchange(ic: Interchange, options: SerializeOptions 
     tag: "UNZ",
     elements: [[String(groups.length > 0 ? groups.length : ic.messages.length)], [ic.controlRef]],
   });
-  const suffix = options.segmentSuffix ?? "";
-  const una = needsUna(sep, version)
-    ? `UNA${sep.component}${sep.element}${sep.decimal}${sep.release}${sep.repetition}${sep.terminator}${suffix}`
-    : "";
-  const text = una + w.text(suffix);
-  if (suffix === "") {
-    const encoded = encodeText(idText, text);
-    if (!encoded.ok)
-      throw new EdifactSerializeError("Service characters cannot be written in the repertoire");
-    return encoded.bytes;
-  }
-  // Line breaks between segments are layout outside the repertoire: encode the lines apart.
-  const chunks = text.split(suffix).map((line) => {
-    const r = encodeText(idText, line);
-    if (!r.ok) throw new EdifactSerializeError("Service characters cannot be written in the repertoire");
-    return r.bytes;
-  });
-  const brk = new TextEncoder().encode(suffix);
-  const total = chunks.reduce((n, c) => n + c.length, 0) + brk.length * (chunks.length - 1);
-  const out = new Uint8Array(total);
-  let at = 0;
-  chunks.forEach((c, i) => {
-    out.set(c, at);
-    at += c.length;
-    if (i < chunks.length - 1) {
-      out.set(brk, at);
-      at += brk.length;
-    }
-  });
-  return out;
+  // Values were made representable above; what is left unencodable are service characters.
+  if (w.sink.unencodable)
+    throw new EdifactSerializeError("Service characters cannot be written in the repertoire");
+  return w.sink.bytes();
 }

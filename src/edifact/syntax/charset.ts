@@ -136,6 +136,22 @@ function reverseTable(id: SyntaxIdentifier): Map<number, number> {
   return table;
 }
 
+const byteTables = new Map<string, Int16Array>();
+
+/**
+ * The reverse table as an array over UTF-16 code units (byte, or -1 when the repertoire lacks
+ * the character), for encoding without a map lookup per character. Not for UNOW/UNOY.
+ */
+export function repertoireBytes(id: SyntaxIdentifier): Int16Array {
+  let bytes = byteTables.get(id);
+  if (!bytes) {
+    bytes = new Int16Array(0x10000).fill(-1);
+    for (const [code, b] of reverseTable(id)) if (code < 0x10000) bytes[code] = b;
+    byteTables.set(id, bytes);
+  }
+  return bytes;
+}
+
 /** Encodes text in the repertoire, reporting the first character it cannot carry. */
 export function encodeText(id: SyntaxIdentifier, text: string): EncodeResult {
   if (id === "UNOW" || id === "UNOY") {

@@ -93,7 +93,7 @@ function checkValue(
         }
       }
     }
-    length = released || ctx.utf8 ? characters(ctx, s, e, released) : e - s;
+    length = released || ctx.utf8 ? characterCount(t, ctx.utf8, s, e, released) : e - s;
   }
   if (length > format.max) {
     return {
@@ -116,16 +116,27 @@ function checkValue(
   return undefined;
 }
 
-/** Characters in [s, e): release characters and UTF-8 continuation bytes do not count. */
-function characters(ctx: ElementCheckContext, s: number, e: number, released: boolean): number {
-  const bytes = ctx.tokens.bytes;
-  const rel = ctx.tokens.separators.release.charCodeAt(0);
+/**
+ * Characters in [s, e): a release character does not count, the character it releases does
+ * (also when that is the release character itself), and neither do UTF-8 continuation bytes.
+ */
+export function characterCount(
+  t: TokenTable,
+  utf8: boolean,
+  s: number,
+  e: number,
+  released: boolean,
+): number {
+  const bytes = t.bytes;
+  const rel = t.separators.release.charCodeAt(0);
   let len = 0;
   for (let i = s; i < e; i++) {
-    const b = bytes[i] as number;
-    if (released && b === rel) continue;
-    if (!ctx.utf8 || (b & 0xc0) !== 0x80) len++;
-    if (released && b === rel) i++;
+    let b = bytes[i] as number;
+    if (released && b === rel) {
+      if (++i >= e) break;
+      b = bytes[i] as number;
+    }
+    if (!utf8 || (b & 0xc0) !== 0x80) len++;
   }
   return len;
 }

@@ -2,11 +2,21 @@ import type { Directory } from "../directories/directory.types.js";
 import { elementContext } from "../envelope/interchange.parser.js";
 import type { MessageEnvelope, ParsedInterchange, ParseResult } from "../envelope/interchange.types.js";
 import { tagOf } from "../envelope/segment.reader.js";
-import { serviceSegment } from "../envelope/service-segments.js";
 import type { EdifactIssue } from "../issue.types.js";
 import { ErrorCode } from "../syntax/error-codes.js";
+import * as tags from "../syntax/tag-id.js";
+import { directoryProgram, nodeSegments } from "./directory.program.js";
 import { checkSegmentElements, type ElementCheckContext, type ElementProblem } from "./element.validator.js";
-import { StructureWalker } from "./structure.validator.js";
+import { quickContext, segmentLooksValid } from "./segment.precheck.js";
+import { NOT_ACCEPTED, StructureWalker } from "./structure.validator.js";
+
+// Module constants for what the per-segment loop uses: under tsx, every read of an imported
+// binding is a getter call, which costs more than the work of the loop itself.
+const segmentTagId = tags.segmentTagId;
+const TAG_UNH = tags.TAG_UNH;
+const TAG_UNT = tags.TAG_UNT;
+const REJECTED = NOT_ACCEPTED;
+const looksValid = segmentLooksValid;
 
 export interface ValidateOptions {
   readonly directory: Directory;
@@ -83,16 +93,22 @@ function validateMessage(
 
   const checkCodes = options.codeLists === "strict" || id.association === undefined;
   const elementCtx: ElementCheckContext = { ...ctx, checkCodes };
+  const quick = quickContext(elementCtx);
+  const segments = nodeSegments(directoryProgram(dir), def);
   const walker = new StructureWalker(def);
   const problems: ElementProblem[] = [];
+  // Per segment: tag id from the bytes, one step of the structure tables, the allocation-free
+  // quick check; only a segment the quick check doubts gets the full, wording check.
   for (let s = message.firstSegment; s <= message.lastSegment; s++) {
+    const tagId = segmentTagId(t, s);
+    const node = walker.acceptId(tagId, s);
+    if (node === REJECTED) walker.unexpected(tagOf(t, s), s);
+    if (node < 0 || tagId === TAG_UNH || tagId === TAG_UNT) continue;
+    const segment = segments[node];
+    if (!segment || looksValid(quick, segment, s)) continue;
     const tag = tagOf(t, s);
-    const node = walker.accept(tag, s);
-    if (!node || tag === "UNH" || tag === "UNT") continue;
-    const segDef = dir.segments.get(tag) ?? serviceSegment(tag, 4);
-    if (!segDef) continue;
     problems.length = 0;
-    checkSegmentElements(elementCtx, s, segDef, problems);
+    checkSegmentElements(elementCtx, s, segment.def, problems);
     for (const p of problems) {
       out.push({
         ...base,

@@ -1,0 +1,252 @@
+import { rangeText, type TokenTable } from "../syntax/tokenizer.js";
+import { packShortCode } from "./code-set.js";
+import type { ElementCheckContext } from "./element.validator.js";
+import type { CompiledSegment } from "./segment.program.js";
+
+/*
+ * The quick check in front of `checkSegmentElements`: it decides "this segment has no element
+ * problem" on the token table and the bytes, allocating nothing. It is exact where it answers
+ * true (each rule below mirrors the full check) and answers false on anything unusual —
+ * repetitions, released numeric values, a failed rule — after which the caller runs the full
+ * check, which finds and words the problems. So the issues are those of the full check alone.
+ *
+ * The layout of a CompiledSegment is defined here, where the hot loop reads it, rather than
+ * imported: under tsx every read of an imported binding is a getter call, which showed up as
+ * a fifth of the validation time. For the same reason imported functions are bound to module
+ * constants, and the code table probe is written out here.
+ */
+
+/** Representation classes of a simple data element. */
+export const REPR_AN = 0;
+export const REPR_A = 1;
+export const REPR_N = 2;
+
+/** Ints per value slot of `CompiledSegment.values`. */
+export const VALUE_STRIDE = 4;
+
+/** Encoding of `CompiledSegment.positions` and `.codes` (see there). */
+export const KIND_PLAIN = 1 << 5;
+export const KIND_CODED = 2 << 5;
+export const KIND_NUMBER = 3 << 5;
+export const KIND_OTHER = 4 << 5;
+const KIND_MASK = 7 << 5;
+export const MAX_SHIFT = 8;
+export const MIN_SHIFT = 18;
+export const CODE_POSITION_SHIFT = 25;
+
+const packCode = packShortCode;
+const textOf = rangeText;
+
+export interface QuickContext {
+  readonly tokens: TokenTable;
+  readonly info: Uint32Array;
+  readonly starts: Int32Array;
+  readonly segToken: Int32Array;
+  readonly segEnd: Int32Array;
+  readonly bytes: Uint8Array;
+  readonly utf8: boolean;
+  /** The release character, -1 when there is none. */
+  readonly release: number;
+  readonly decimal0: number;
+  readonly decimal1: number;
+  readonly checkCodes: boolean;
+}
+
+export function quickContext(ctx: ElementCheckContext): QuickContext {
+  const t = ctx.tokens;
+  return {
+    tokens: t,
+    info: t.tokInfo,
+    starts: t.tokStart,
+    segToken: t.segToken,
+    segEnd: t.segEnd,
+    bytes: t.bytes,
+    utf8: ctx.utf8,
+    release: t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0),
+    decimal0: ctx.decimalMarks[0] ?? -1,
+    decimal1: ctx.decimalMarks[1] ?? -1,
+    checkCodes: ctx.checkCodes !== false,
+  };
+}
+
+const MINUS = 0x2d;
+const HIGH_COMPONENTS = 0x3ff & ~31;
+const REP_BITS = 0x7f << 10;
+const ELEM_SHIFT = 17;
+const ELEM_MASK = 0x1fff;
+const RELEASED = 0x40000000;
+const GOLDEN = 0x9e3779b1;
+
+/** Characters in [s, e), as `characterCount` of the full check counts them. */
+function characters(q: QuickContext, s: number, e: number, released: boolean): number {
+  const bytes = q.bytes;
+  const rel = released ? q.release : -1;
+  const utf8 = q.utf8;
+  let len = 0;
+  for (let i = s; i < e; i++) {
+    let b = bytes[i] as number;
+    if (b === rel) {
+      if (++i >= e) break;
+      b = bytes[i] as number;
+    }
+    if (!utf8 || (b & 0xc0) !== 0x80) len++;
+  }
+  return len;
+}
+
+/** Mirrors `checkValue` of the full check for a value that is not plain: true when valid. */
+function valueIsValid(
+  q: QuickContext,
+  seg: CompiledSegment,
+  position: number,
+  s: number,
+  e: number,
+  released: boolean,
+): boolean {
+  const v = seg.values;
+  const base = (position & 31) * VALUE_STRIDE;
+  const repr = v[base] as number;
+  const bytes = q.bytes;
+  let length: number;
+  if (repr === REPR_N) {
+    // A release character is never part of a number: the full check reports it.
+    if (released) return false;
+    let digits = 0;
+    let marks = 0;
+    for (let i = s; i < e; i++) {
+      const b = bytes[i] as number;
+      if (b >= 0x30 && b <= 0x39) digits++;
+      else if (b === MINUS && i === s) continue;
+      else if ((b === q.decimal0 || b === q.decimal1) && digits > 0) marks++;
+      else return false;
+    }
+    if (marks > 1) return false;
+    length = digits;
+  } else {
+    if (repr === REPR_A) {
+      for (let i = s; i < e; i++) {
+        const b = bytes[i] as number;
+        if (b >= 0x30 && b <= 0x39) return false;
+      }
+    }
+    length = released || q.utf8 ? characters(q, s, e, released) : e - s;
+  }
+  if (length > (v[base + 2] as number) || length < (v[base + 1] as number)) return false;
+  const codes = v[base + 3] as number;
+  if (codes < 0 || !q.checkCodes) return true;
+  const key = released ? -1 : packCode(bytes, s, e);
+  return key < 0
+    ? codeByText(q, seg, position, s, e, released)
+    : hasCode(seg, ((position & 31) << CODE_POSITION_SHIFT) | key);
+}
+
+/** A code value that is not short ASCII: looked up by its decoded text. */
+function codeByText(
+  q: QuickContext,
+  seg: CompiledSegment,
+  position: number,
+  s: number,
+  e: number,
+  released: boolean,
+): boolean {
+  const set = seg.codeSets[seg.values[(position & 31) * VALUE_STRIDE + 3] as number];
+  return set !== undefined && set.values.has(textOf(q.tokens, s, e, released));
+}
+
+/** lookupInt of int-table.ts on the segment's code table, written out (see above). */
+function hasCode(seg: CompiledSegment, key: number): boolean {
+  const keys = seg.codes.keys;
+  const mask = keys.length - 1;
+  let i = Math.imul(key, GOLDEN) >>> seg.codes.shift;
+  for (;;) {
+    const k = keys[i] as number;
+    if (k === key) return true;
+    if (k === 0) return false;
+    i = (i + 1) & mask;
+  }
+}
+
+/** True when the full check of segment `seg` against `compiled` would report nothing. */
+export function segmentLooksValid(q: QuickContext, compiled: CompiledSegment, seg: number): boolean {
+  if (compiled.fullCheckOnly) return false;
+  const info = q.info;
+  const starts = q.starts;
+  const end = q.segToken[seg + 1] as number;
+  const last = end - 1;
+  const segEnd = q.segEnd[seg] as number;
+  const positions = compiled.positions;
+  const size = positions.length;
+  const plainLength = !q.utf8;
+  const bytes = q.bytes;
+  const decimal0 = q.decimal0;
+  const decimal1 = q.decimal1;
+  const checkCodes = q.checkCodes;
+  let present = 0;
+  const first = (q.segToken[seg] as number) + 1;
+  let next = first < end ? (starts[first] as number) : 0;
+  for (let k = first; k < end; k++) {
+    const inf = info[k] as number;
+    const s = next;
+    // A token ends one byte before the next token starts, or at the segment terminator.
+    next = k < last ? (starts[k + 1] as number) : segEnd + 1;
+    const e = next - 1;
+    // Repetitions are left to the full check (it judges each occurrence), and so are
+    // components beyond the 32 a table row holds.
+    if ((inf & (REP_BITS | HIGH_COMPONENTS)) !== 0) return false;
+    if (e <= s) continue;
+    // element << 5 | component; a value in the tag element, beyond the defined elements or
+    // beyond an element's components finds 0 (or falls outside the table).
+    const index = ((inf >>> (ELEM_SHIFT - 5)) & (ELEM_MASK << 5)) | (inf & 31);
+    if (index >= size) return false;
+    const position = positions[index] as number;
+    if (position === 0) return false;
+    present |= 1 << (position & 31);
+    const kind = position & KIND_MASK;
+    if (kind === KIND_OTHER) {
+      if (!valueIsValid(q, compiled, position, s, e, (inf & RELEASED) !== 0)) return false;
+      continue;
+    }
+    const released = (inf & RELEASED) !== 0;
+    let length: number;
+    if (kind === KIND_NUMBER) {
+      // As valueIsValid: a release character is never part of a number.
+      if (released) return false;
+      let marks = 0;
+      length = 0;
+      for (let i = s; i < e; i++) {
+        const b = bytes[i] as number;
+        if (b >= 0x30 && b <= 0x39) length++;
+        else if (b === MINUS && i === s) continue;
+        else if ((b === decimal0 || b === decimal1) && length > 0) marks++;
+        else return false;
+      }
+      if (marks > 1) return false;
+    } else length = plainLength && !released ? e - s : characters(q, s, e, released);
+    if (length > ((position >>> MAX_SHIFT) & 1023) || length < ((position >>> MIN_SHIFT) & 1023))
+      return false;
+    if (kind !== KIND_CODED || !checkCodes) continue;
+    if (released || e - s > 3) {
+      if (!codeByText(q, compiled, position, s, e, released)) return false;
+      continue;
+    }
+    let key = 1;
+    let ascii = 0;
+    for (let i = s; i < e; i++) {
+      const b = bytes[i] as number;
+      ascii |= b;
+      key = (key << 8) | b;
+    }
+    if (ascii >= 0x80) {
+      if (!codeByText(q, compiled, position, s, e, released)) return false;
+    } else if (!hasCode(compiled, ((position & 31) << CODE_POSITION_SHIFT) | key)) return false;
+  }
+  const required = compiled.required;
+  if ((present & required) !== required) return false;
+  const conditional = compiled.conditional;
+  for (let i = 0; i < conditional.length; i += 2) {
+    const used = present & (conditional[i] as number);
+    const mandatory = conditional[i + 1] as number;
+    if (mandatory === 0 ? used === 0 : used !== 0 && (present & mandatory) !== mandatory) return false;
+  }
+  return true;
+}
