@@ -1,4 +1,6 @@
-import type { Insertable, Kysely, Transaction } from "kysely";
+import { CompiledQuery, type Insertable, type Kysely, type Transaction } from "kysely";
+import type { CompletedRecord } from "../../platform/http/idempotency.js";
+import type { NewJobRow } from "../../platform/jobs/index.js";
 import type { WorkflowDefinition } from "./workflow-rules.js";
 import type {
   TransitionError,
@@ -130,6 +132,91 @@ export async function updateEntityState(
 }
 
 // ---- transition requests -----------------------------------------------------------------------
+
+/**
+ * The accept of a transition request as ONE autocommit statement (one round trip, atomic):
+ *
+ * - `claim`: the completed idempotency record (the first answer, precomputed in the process);
+ *   the unique key (tenant, endpoint, key hash) makes concurrent first requests wait for each
+ *   other, and all but one insert nothing;
+ * - `request` and `job`: the request row and exactly one queue event, only if the claim inserted;
+ * - the final SELECT says whether it did.
+ *
+ * When it did not, the key is known: the caller reads the record in a NEW statement. (Under READ
+ * COMMITTED a conflicting insert waits for the other transaction and then sees its row, but the
+ * rest of this statement keeps its older snapshot, in which that row may not exist yet.)
+ * Idle workers are woken by the caller after the commit (see `createJobNotifier`).
+ */
+const acceptSql = `
+WITH claim AS (
+  INSERT INTO idempotency_records
+    (tenant_id, endpoint, key_hash, fingerprint, status_code, response_body, response_headers,
+     created_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+  ON CONFLICT (tenant_id, endpoint, key_hash) DO NOTHING
+  RETURNING tenant_id
+), request AS (
+  INSERT INTO workflow_transition_requests
+    (tenant_id, id, entity_kind, entity_id, transition, payload, status, created_at, updated_at)
+  SELECT tenant_id, $10::uuid, $11::text, $12::uuid, $13::text, $14::jsonb, 'pending',
+    $8::timestamptz, $8::timestamptz
+  FROM claim
+  RETURNING tenant_id
+), job AS (
+  INSERT INTO jobs
+    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
+  SELECT $15::uuid, $16::uuid, $17::text, $18::text, $19::jsonb, 'queued', 0, $20::integer,
+    $21::timestamptz, $22::timestamptz, $22::timestamptz
+  FROM request
+  RETURNING id
+)
+SELECT count(*)::integer AS claimed FROM job`;
+
+/** A new request row (of the idempotency record's tenant). */
+export interface NewTransitionRequest {
+  id: string;
+  entityKind: string;
+  entityId: string;
+  transition: string;
+  /** JSON text. */
+  payload: string;
+}
+
+/** Runs the accept statement above: true when this call created the request, false when the key was known. */
+export async function acceptRequest(
+  db: Db,
+  record: CompletedRecord,
+  request: NewTransitionRequest,
+  job: NewJobRow,
+): Promise<boolean> {
+  const result = await db.executeQuery<{ claimed: number }>(
+    CompiledQuery.raw(acceptSql, [
+      record.tenantId,
+      record.endpoint,
+      record.keyHash,
+      record.fingerprint,
+      record.statusCode,
+      record.responseBody,
+      record.responseHeaders,
+      record.createdAt,
+      record.expiresAt,
+      request.id,
+      request.entityKind,
+      request.entityId,
+      request.transition,
+      request.payload,
+      job.id,
+      job.tenantId,
+      job.name,
+      job.key,
+      job.payload,
+      job.maxAttempts,
+      job.runAt,
+      job.createdAt,
+    ]),
+  );
+  return (result.rows[0]?.claimed ?? 0) > 0;
+}
 
 export async function insertRequest(
   db: Db,

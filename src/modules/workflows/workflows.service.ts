@@ -7,7 +7,7 @@ import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/http/app-error.js";
 import type { CursorCodec } from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency, type IdempotentOutcome } from "../../platform/http/idempotency.js";
-import type { JobQueue } from "../../platform/jobs/index.js";
+import { createJobNotifier, type JobQueue } from "../../platform/jobs/index.js";
 import type { TenantsTable } from "../identity/index.js";
 import { defaultDefinitions, definitionProblems, type WorkflowDefinition } from "./workflow-rules.js";
 import * as repo from "./workflows.repository.js";
@@ -78,6 +78,9 @@ export const toStatusDocument = (row: Selectable<WorkflowTransitionRequestsTable
   error: row.error,
 });
 
+/** How many recent idempotency keys a process remembers as likely retries (see `recentKeys`). */
+const recentKeysLimit = 10_000;
+
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Pages of a list, with an opaque cursor bound to `binding` (CONTRACT §1). */
@@ -100,6 +103,23 @@ function page<T, P>(
 export function createWorkflowsService(deps: WorkflowsDeps) {
   const database = deps.database.as<WorkflowTables>();
   const db = database.db;
+  const wakeWorkers = createJobNotifier(db);
+  /**
+   * Keys (tenant + key hash) this process accepted or replayed lately, oldest first. Only a hint
+   * for the order of statements — a known key is read first, an unknown one is claimed first —
+   * never an answer: the database decides either way.
+   */
+  const recentKeys = new Set<string>();
+  const remember = (hint: string): void => {
+    recentKeys.delete(hint);
+    recentKeys.add(hint);
+    if (recentKeys.size > recentKeysLimit) {
+      for (const oldest of recentKeys) {
+        recentKeys.delete(oldest);
+        break;
+      }
+    }
+  };
 
   return {
     /** Provisioning step: the default definitions of a new tenant (idempotent). */
@@ -205,7 +225,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     },
 
     /**
-     * Accepts a transition request: in one transaction the idempotency record (unique per tenant,
+     * Accepts a transition request: in one statement the idempotency record (unique per tenant,
      * endpoint and key), the request row and exactly one queue event. A retry replays the first
      * answer byte for byte; another entity, id, transition or payload under the key is a mismatch.
      */
@@ -223,41 +243,64 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         transition: body.transition,
         payload,
       });
-      return deps.idempotency.run(
+      // Everything is decided in the process — ids, the answer — so the record, the request row
+      // and the queue event are written by one statement (see repo.acceptRequest). Whether the
+      // entity exists and the transition is allowed is the job's business: those are outcomes.
+      const requestId = deps.newId();
+      const statusUrl = statusUrlFor(requestId);
+      const record = deps.idempotency.completedRecord(
         { tenantId, endpoint: transitionEndpoint, key, fingerprint },
-        async (trx) => {
-          const t = trx as unknown as Transaction<WorkflowTables>;
-          const now = deps.clock.now();
-          const requestId = deps.newId();
-          await repo.insertRequest(t, {
-            tenant_id: tenantId,
-            id: requestId,
-            entity_kind: body.entity,
-            entity_id: entityId,
-            transition: body.transition,
-            payload: JSON.stringify(payload),
-            status: "pending",
-            result: null,
-            error: null,
-            applied_version: null,
-            created_at: now,
-            updated_at: now,
-            completed_at: null,
-          });
-          await deps.jobs.enqueue(
-            t,
-            transitionJobName,
-            { tenantId, requestId },
-            { key: `${transitionJobName}:${requestId}`, tenantId },
-          );
-          const statusUrl = statusUrlFor(requestId);
-          return {
-            status: 202,
-            body: JSON.stringify({ requestId, status: "pending", statusUrl }),
-            headers: { location: statusUrl, "retry-after": String(statusRetryAfterSeconds) },
-          };
+        {
+          status: 202,
+          body: JSON.stringify({ requestId, status: "pending", statusUrl }),
+          headers: { location: statusUrl, "retry-after": String(statusRetryAfterSeconds) },
         },
       );
+      const job = deps.jobs.newJobRow(
+        transitionJobName,
+        { tenantId, requestId },
+        { key: `${transitionJobName}:${requestId}`, tenantId },
+      );
+      // A key this process saw recently is most likely a retry: one read answers it.
+      const hint = `${tenantId}:${record.keyHash.toString("base64")}`;
+      if (recentKeys.has(hint)) {
+        const replay = await deps.idempotency.replayStored(record);
+        if (replay) {
+          remember(hint);
+          return replay;
+        }
+      }
+      const claimed = await repo.acceptRequest(
+        db,
+        record,
+        {
+          id: requestId,
+          entityKind: body.entity,
+          entityId,
+          transition: body.transition,
+          payload: JSON.stringify(payload),
+        },
+        job,
+      );
+      remember(hint);
+      if (!claimed) {
+        const replay = await deps.idempotency.replayStored(record);
+        // Only if the record vanished in between (expired and purged): the client retries.
+        if (!replay) {
+          throw new AppError(
+            "ERR_IDEMPOTENCY_IN_PROGRESS",
+            "A request with this idempotency key is still in progress.",
+          );
+        }
+        return replay;
+      }
+      wakeWorkers();
+      return {
+        status: record.statusCode,
+        body: record.responseBody,
+        headers: { location: statusUrl, "retry-after": String(statusRetryAfterSeconds) },
+        replay: false,
+      };
     },
 
     /** The status document; another tenant's request is indistinguishable from none. */

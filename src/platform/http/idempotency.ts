@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from "kysely";
+import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { Database } from "../db/database.js";
 import { hmacSha256 } from "../crypto/secrets.js";
@@ -49,6 +49,34 @@ export interface Idempotency {
   ): Promise<IdempotentOutcome>;
   /** An opaque reference for logs: a keyed hash prefix, never the key. */
   reference(key: string): string;
+  /**
+   * For a caller that stores the record in the same autocommit statement as its work (a
+   * data-modifying CTE, see the workflows repository) instead of using `run`: the column values of
+   * the completed record, the first answer included. Insert it with `ON CONFLICT (tenant_id,
+   * endpoint, key_hash) DO NOTHING`; when nothing was inserted, answer with `replayStored`.
+   */
+  completedRecord(scope: IdempotencyScope, response: StoredResponse): CompletedRecord;
+  /**
+   * The stored first answer for `record`'s (tenant, endpoint, key) — a replay — read in one new
+   * statement; undefined when there is no record. 409 ERR_IDEMPOTENCY_MISMATCH when the stored
+   * fingerprint differs from `record`'s.
+   */
+  replayStored(record: CompletedRecord): Promise<IdempotentOutcome | undefined>;
+}
+
+/** The columns of a completed idempotency record (see `Idempotency.completedRecord`). */
+export interface CompletedRecord {
+  tenantId: string;
+  endpoint: string;
+  keyHash: Buffer;
+  /** Keyed hash of the canonical request content. */
+  fingerprint: Buffer;
+  statusCode: number;
+  responseBody: string;
+  /** JSON text of the response headers. */
+  responseHeaders: string;
+  createdAt: Date;
+  expiresAt: Date;
 }
 
 const retentionMs = 30 * 24 * 3600 * 1000;
@@ -67,13 +95,39 @@ export function canonicalJson(value: unknown): string {
 export function createIdempotency(deps: { database: Database; clock: Clock; macKey: Buffer }): Idempotency {
   const database = deps.database.as<Tables>();
   const keyHash = (key: string) => hmacSha256(deps.macKey, `idempotency-key\n${key}`);
+  // Keyed, so a stored fingerprint reveals nothing about the request (it may hold a password).
+  const fingerprintOf = (scope: IdempotencyScope) =>
+    hmacSha256(deps.macKey, `idempotency-fingerprint\n${scope.fingerprint}`);
+
+  // The replay read of `replayStored`, compiled once; its parameters are tenant, endpoint, key hash.
+  const findCompiled = recordQuery(database.db, { tenantId: "", endpoint: "" }, Buffer.alloc(0)).compile();
 
   return {
     reference: (key) => `idem_${keyHash(key).subarray(0, 8).toString("hex")}`,
+    completedRecord(scope, response) {
+      const now = deps.clock.now();
+      return {
+        tenantId: scope.tenantId,
+        endpoint: scope.endpoint,
+        keyHash: keyHash(scope.key),
+        fingerprint: fingerprintOf(scope),
+        statusCode: response.status,
+        responseBody: response.body,
+        responseHeaders: JSON.stringify(response.headers),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + retentionMs),
+      };
+    },
+    async replayStored(record) {
+      const result = await database.db.executeQuery<StoredRecord>(
+        CompiledQuery.raw(findCompiled.sql, [record.tenantId, record.endpoint, record.keyHash]),
+      );
+      const found = result.rows[0];
+      return found ? replayRecord(found, record.fingerprint) : undefined;
+    },
     async run(scope, execute) {
       const hash = keyHash(scope.key);
-      // Keyed, so a stored fingerprint reveals nothing about the request (it may hold a password).
-      const fingerprint = hmacSha256(deps.macKey, `idempotency-fingerprint\n${scope.fingerprint}`);
+      const fingerprint = fingerprintOf(scope);
       // A completed record is replayed from one read, without a transaction.
       const done = await findRecord(database.db, scope, hash);
       if (done && done.status_code !== 0) return replayRecord(done, fingerprint);
@@ -114,14 +168,21 @@ export function createIdempotency(deps: { database: Database; clock: Clock; macK
   };
 }
 
-function findRecord(db: Kysely<Tables>, scope: IdempotencyScope, hash: Buffer) {
+function recordQuery(
+  db: Kysely<Tables>,
+  scope: Pick<IdempotencyScope, "tenantId" | "endpoint">,
+  hash: Buffer,
+) {
   return db
     .selectFrom("idempotency_records")
     .select(["fingerprint", "status_code", "response_body", "response_headers"])
     .where("tenant_id", "=", scope.tenantId)
     .where("endpoint", "=", scope.endpoint)
-    .where("key_hash", "=", hash)
-    .executeTakeFirst();
+    .where("key_hash", "=", hash);
+}
+
+function findRecord(db: Kysely<Tables>, scope: IdempotencyScope, hash: Buffer) {
+  return recordQuery(db, scope, hash).executeTakeFirst();
 }
 
 type StoredRecord = NonNullable<Awaited<ReturnType<typeof findRecord>>>;

@@ -4,6 +4,24 @@ import type { IdGenerator } from "../crypto/ids.js";
 import type { EnqueueOptions, Executor, JobDefinition } from "./define-job.js";
 import type { JobTables } from "./jobs.tables.js";
 
+/**
+ * The column values of a new queued job, for a caller that inserts it in its own statement (a
+ * data-modifying CTE) rather than through `enqueue`. The outbox rules still hold: insert it in
+ * the statement or transaction that makes the state change, and `pg_notify(jobsChannel, name)`
+ * there too, so idle workers wake up when it commits.
+ */
+export interface NewJobRow {
+  id: string;
+  tenantId: string | null;
+  name: string;
+  key: string | null;
+  /** JSON text. */
+  payload: string;
+  maxAttempts: number;
+  runAt: Date;
+  createdAt: Date;
+}
+
 export const jobsChannel = "hanse_jobs";
 export const defaultMaxAttempts = 10;
 
@@ -18,10 +36,54 @@ export interface JobQueue {
     payload: P,
     options?: EnqueueOptions,
   ): Promise<string>;
+  /** The row `enqueue` would insert (see `NewJobRow`); nothing is written. */
+  newJobRow<P>(job: JobDefinition<P> | string, payload: P, options?: EnqueueOptions): NewJobRow;
+}
+
+/**
+ * Wakes idle workers (NOTIFY on `jobsChannel`) after the caller's commit, from outside its
+ * transaction: for hot write paths that insert a `NewJobRow` themselves. On PostgreSQL a NOTIFY
+ * inside a transaction takes a database-wide lock at commit and holds it through the WAL flush,
+ * so notifying transactions commit one after another (one fsync each) instead of in groups.
+ * Calls while a NOTIFY is in flight are coalesced into one more; a lost NOTIFY (crash, error)
+ * only delays the job until the workers' next poll.
+ */
+export function createJobNotifier(db: Executor): () => void {
+  let inFlight = false;
+  let again = false;
+  const send = (): void => {
+    inFlight = true;
+    again = false;
+    sql`SELECT pg_notify(${jobsChannel}, 'wake')`.execute(db).then(done, done);
+  };
+  const done = (): void => {
+    inFlight = false;
+    if (again) send();
+  };
+  return () => {
+    if (inFlight) again = true;
+    else send();
+  };
 }
 
 export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQueue {
   return {
+    newJobRow(job, payload, options = {}) {
+      const now = deps.clock.now();
+      return {
+        id: deps.newId(),
+        tenantId: options.tenantId ?? null,
+        name: typeof job === "string" ? job : job.name,
+        key: options.key ?? null,
+        payload: JSON.stringify(payload),
+        maxAttempts:
+          options.maxAttempts ??
+          (typeof job === "string" ? undefined : job.maxAttempts) ??
+          defaultMaxAttempts,
+        runAt: options.runAt ?? now,
+        createdAt: now,
+      };
+    },
     async enqueue(trx, job, payload, options = {}) {
       const db = trx as Kysely<JobTables>;
       const name = typeof job === "string" ? job : job.name;
