@@ -1,5 +1,6 @@
-import { sql, type Insertable, type Kysely, type Transaction } from "kysely";
-import type { ExchangeTables, UploadStatus } from "./exchange.tables.js";
+import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable, type Transaction } from "kysely";
+import type { BlobTransfer } from "../../platform/blobs/index.js";
+import type { ConnectionsTable, ExchangeTables, UploadStatus } from "./exchange.tables.js";
 
 export type Db = Kysely<ExchangeTables>;
 export type Trx = Transaction<ExchangeTables>;
@@ -56,13 +57,36 @@ export async function insertConnection(db: Db, row: Insertable<ExchangeTables["e
   await db.insertInto("exchange_connections").values(row).execute();
 }
 
+const connectionQuery = (db: Db, tenantId: string, id: string) =>
+  db.selectFrom("exchange_connections").selectAll().where("tenant_id", "=", tenantId).where("id", "=", id);
+
 export function findConnection(db: Db, tenantId: string, id: string) {
-  return db
-    .selectFrom("exchange_connections")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", id)
-    .executeTakeFirst();
+  return connectionQuery(db, tenantId, id).executeTakeFirst();
+}
+
+type Connection = Selectable<ConnectionsTable>;
+const connectionLookups = new WeakMap<
+  Db,
+  (tenantId: string, id: string) => Promise<Connection | undefined>
+>();
+
+/**
+ * `findConnection` compiled once per handle: every partner request (upload, list, claim, payload,
+ * acknowledge) runs it, so only its parameters change.
+ */
+export function findConnectionCompiled(
+  db: Db,
+  tenantId: string,
+  id: string,
+): Promise<Connection | undefined> {
+  let lookup = connectionLookups.get(db);
+  if (!lookup) {
+    const compiled = connectionQuery(db, tenantId, id).compile();
+    lookup = async (t, i) =>
+      (await db.executeQuery<Connection>(CompiledQuery.raw(compiled.sql, [t, i]))).rows[0];
+    connectionLookups.set(db, lookup);
+  }
+  return lookup(tenantId, id);
 }
 
 export function lockConnection(trx: Trx, tenantId: string, id: string) {
@@ -228,6 +252,133 @@ export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exc
     .returning("id")
     .executeTakeFirst();
   return inserted !== undefined;
+}
+
+/**
+ * An upload accepted by ONE autocommit statement, one round trip:
+ *
+ * - `existing`: the upload of this key as the statement's snapshot sees it — a replay is answered
+ *   from it and nothing is written;
+ * - `upload`: otherwise the upload row; the unique key (tenant, connection, key hash) makes a
+ *   concurrent first request wait, and all but one insert nothing;
+ * - `blob`, `chunk` (a small upload, its bytes in one chunk, not stored yet): the complete blob
+ *   with its single chunk; a streamed upload's blob is already stored and these are left out;
+ * - `audit`, `job`: the `upload.received` audit event and the processing job;
+ * - all of these only if the upload row was inserted;
+ * - the final SELECT wakes idle workers (`pg_notify`, delivered on commit).
+ *
+ * When neither `inserted` nor an existing upload came back, a concurrent first request committed
+ * after this statement's snapshot: the caller reads the key again in a new statement.
+ */
+const blobCtes = (data: string) => `, blob AS (
+  INSERT INTO blobs (tenant_id, id, state, content_type, byte_count, sha256, chunk_count, created_at)
+  SELECT tenant_id, $5::uuid, 'complete', 'application/edifact', $6::bigint, $7::bytea,
+    CASE WHEN $6::bigint > 0 THEN 1 ELSE 0 END, $11::timestamptz
+  FROM upload
+), chunk AS (
+  INSERT INTO blob_chunks (tenant_id, blob_id, seq, data)
+  SELECT tenant_id, $5::uuid, 0, ${data} FROM upload WHERE $6::bigint > 0
+)`;
+
+const acceptUploadSql = (data: string | undefined) => `
+WITH existing AS (
+  SELECT id, sha256, interchange_id, status FROM exchange_uploads
+  WHERE tenant_id = $1::uuid AND connection_id = $2::uuid AND key_hash = $3::bytea
+), upload AS (
+  INSERT INTO exchange_uploads
+    (tenant_id, id, connection_id, key_hash, blob_id, byte_count, sha256, interchange_id,
+     profile_revision, status, error, principal_id, created_at, updated_at, completed_at)
+  SELECT $1::uuid, $4::uuid, $2::uuid, $3::bytea, $5::uuid, $6::bigint, $7::bytea, $8::text,
+    $9::integer, 'received', NULL, $10::uuid, $11::timestamptz, $11::timestamptz, NULL
+  WHERE NOT EXISTS (SELECT FROM existing)
+  ON CONFLICT (tenant_id, connection_id, key_hash) DO NOTHING
+  RETURNING tenant_id, id
+)${data === undefined ? "" : blobCtes(data)}, audit AS (
+  INSERT INTO audit_events
+    (tenant_id, id, type, occurred_at, principal_id, connection_id, upload_id, delivery_attempt_id,
+     byte_count, outcome, data)
+  SELECT tenant_id, $12::uuid, 'upload.received', $11::timestamptz, $10::uuid, $2::uuid, id, NULL,
+    $6::bigint, NULL, '{}'::jsonb
+  FROM upload
+), job AS (
+  INSERT INTO jobs
+    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
+  SELECT $14::uuid, tenant_id, $15::text, $16::text, $17::jsonb, 'queued', 0, $18::integer,
+    $11::timestamptz, $11::timestamptz, $11::timestamptz
+  FROM upload
+  ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
+  RETURNING name
+)
+SELECT (SELECT count(*) FROM upload)::integer AS inserted,
+  (SELECT count(pg_notify($13::text, name)) FROM job)::integer AS notified,
+  existing.id, existing.sha256, existing.interchange_id, existing.status
+FROM (VALUES (1)) AS one LEFT JOIN existing ON true`;
+
+const acceptUploadStatements = {
+  stored: acceptUploadSql(undefined),
+  binary: acceptUploadSql("$19::bytea"),
+  hex: acceptUploadSql("decode($19::text, 'hex')"),
+};
+
+export interface AcceptedUpload {
+  tenantId: string;
+  id: string;
+  connectionId: string;
+  keyHash: Buffer;
+  blobId: string;
+  byteCount: number;
+  sha256: Buffer;
+  interchangeId: string | null;
+  profileRevision: number;
+  principalId: string;
+  at: Date;
+  auditId: string;
+  job: { id: string; name: string; key: string; payload: string; maxAttempts: number; channel: string };
+}
+
+export interface ExistingUpload {
+  id: string;
+  sha256: Uint8Array;
+  interchange_id: string | null;
+  status: UploadStatus;
+}
+
+/**
+ * Runs the accept statement above; see there for the cases. `bytes`: the whole body of a small
+ * upload, stored by the same statement; without it the blob `upload.blobId` is already complete.
+ */
+export async function acceptUpload(
+  db: Db,
+  upload: AcceptedUpload,
+  bytes?: { data: Buffer; transfer: BlobTransfer },
+): Promise<{ inserted: true } | { inserted: false; existing: ExistingUpload | undefined }> {
+  type Row = { inserted: number } & (ExistingUpload | { [K in keyof ExistingUpload]: null });
+  const result = await db.executeQuery<Row>(
+    CompiledQuery.raw(acceptUploadStatements[bytes ? bytes.transfer : "stored"], [
+      upload.tenantId,
+      upload.connectionId,
+      upload.keyHash,
+      upload.id,
+      upload.blobId,
+      upload.byteCount,
+      upload.sha256,
+      upload.interchangeId,
+      upload.profileRevision,
+      upload.principalId,
+      upload.at,
+      upload.auditId,
+      upload.job.channel,
+      upload.job.id,
+      upload.job.name,
+      upload.job.key,
+      upload.job.payload,
+      upload.job.maxAttempts,
+      ...(bytes ? [bytes.transfer === "hex" ? bytes.data.toString("hex") : bytes.data] : []),
+    ]),
+  );
+  const row = result.rows[0];
+  if (row && row.inserted > 0) return { inserted: true };
+  return { inserted: false, existing: row?.id ? row : undefined };
 }
 
 export function findUpload(db: Db, tenantId: string, id: string) {

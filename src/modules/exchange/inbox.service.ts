@@ -1,10 +1,17 @@
+import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
-import { recordAudit } from "../../platform/audit/index.js";
-import { BlobTooLargeError, deleteBlob, writeBlobStream } from "../../platform/blobs/index.js";
+import {
+  BlobTooLargeError,
+  blobTransferFor,
+  defaultChunkBytes,
+  deleteBlob,
+  writeBlobStream,
+  type StoredBlob,
+} from "../../platform/blobs/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { sha256 } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/http/app-error.js";
-import type { JobDefinition } from "../../platform/jobs/index.js";
+import { defaultMaxAttempts, jobsChannel, type JobDefinition } from "../../platform/jobs/index.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
 import type { UploadStatus } from "./exchange.tables.js";
@@ -23,6 +30,13 @@ export interface UploadOutcome {
 const invalid = (detail: string, pointer: string) =>
   new AppError("ERR_B2B_EXCHANGE_INVALID_REQUEST", detail, { errors: [{ pointer, message: detail }] });
 
+const toBuffer = (part: Uint8Array | string): Buffer =>
+  typeof part === "string"
+    ? Buffer.from(part, "utf8")
+    : Buffer.isBuffer(part)
+      ? part
+      : Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+
 /** The media type without parameters, lower case. */
 export const mediaType = (value: string | undefined): string =>
   (value ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
@@ -33,6 +47,9 @@ export function createInboxService(
 ) {
   const { database, clock } = deps;
   const { db } = database;
+  const transfer = blobTransferFor(database.kind);
+  /** A body up to this size is stored by the upload's own statement. */
+  const smallBytes = Math.min(defaultChunkBytes, deps.maxPayloadBytes);
 
   const keyHash = (connectionId: string, key: string) =>
     sha256(`exchange-upload-key\n${connectionId}\n${key}`);
@@ -90,9 +107,11 @@ export function createInboxService(
     },
 
     /**
-     * Streams the body into blob storage while hashing and scanning it, then records the upload
-     * and its processing job in one transaction. A body over the limit, an interrupted body or
-     * one that is not exactly one interchange leaves nothing stored and the key free.
+     * Streams the body into blob storage while hashing and scanning it, then records the upload,
+     * its audit event and its processing job in one statement. A body that fits one chunk is read
+     * first and stored by that same statement (one round trip for the whole upload). A body over
+     * the limit, an interrupted body or one that is not exactly one interchange leaves nothing
+     * stored and the key free.
      */
     async upload(
       principal: Principal,
@@ -102,97 +121,113 @@ export function createInboxService(
     ): Promise<UploadOutcome> {
       const tenantId = connection.tenant_id;
       const hash = keyHash(connection.id, key);
-      const known = await repo.findUploadByKey(db, tenantId, connection.id, hash);
       const scanner = new InterchangeScanner();
       const blobId = deps.newId();
-      let stored;
-      try {
-        stored = await writeBlobStream(db, clock, {
-          tenantId,
-          id: blobId,
-          contentType: "application/edifact",
-          source: body,
-          maxBytes: deps.maxPayloadBytes,
-          observe: (bytes) => {
-            scanner.push(bytes);
-          },
-          // A replay only needs the hash of the bytes, not another copy of them.
-          store: known === undefined,
-        });
-      } catch (error) {
-        if (error instanceof BlobTooLargeError) {
-          throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+      const iterator = (body as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+
+      // Up to one chunk is read before anything is written.
+      const head: Buffer[] = [];
+      let headBytes = 0;
+      let ended = false;
+      while (headBytes <= smallBytes) {
+        const next = await iterator.next();
+        if (next.done) {
+          ended = true;
+          break;
         }
-        throw error;
+        const bytes = toBuffer(next.value);
+        head.push(bytes);
+        headBytes += bytes.length;
       }
-      if (known) return replayOf(known, stored.sha256);
+
+      let stored: StoredBlob;
+      let small: Buffer | undefined;
+      if (ended) {
+        small = Buffer.concat(head, headBytes);
+        scanner.push(small);
+        stored = { id: blobId, byteCount: small.length, sha256: createHash("sha256").update(small).digest() };
+      } else {
+        const known = await repo.findUploadByKey(db, tenantId, connection.id, hash);
+        const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => iterator };
+        try {
+          stored = await writeBlobStream(db, clock, {
+            tenantId,
+            id: blobId,
+            contentType: "application/edifact",
+            source: (async function* () {
+              yield* head;
+              yield* rest;
+            })(),
+            maxBytes: deps.maxPayloadBytes,
+            observe: (bytes) => {
+              scanner.push(bytes);
+            },
+            // A replay only needs the hash of the bytes, not another copy of them.
+            store: known === undefined,
+            transfer,
+          });
+        } catch (error) {
+          if (error instanceof BlobTooLargeError) {
+            throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+          }
+          throw error;
+        }
+        if (known) return replayOf(known, stored.sha256);
+      }
       const scan = scanner.finish();
       if (!scan.ok) {
-        await deleteBlob(db, tenantId, blobId);
+        if (!small) await deleteBlob(db, tenantId, blobId);
         throw invalid(scan.reason ?? "The body is not exactly one interchange.", "/body");
       }
       const uploadId = deps.newId();
-      const now = clock.now();
-      try {
-        const outcome = await database.transaction(
-          async (trx): Promise<UploadOutcome | { existing: true }> => {
-            const inserted = await repo.insertUpload(trx, {
-              tenant_id: tenantId,
-              id: uploadId,
-              connection_id: connection.id,
-              key_hash: hash,
-              blob_id: blobId,
-              byte_count: stored.byteCount,
-              sha256: stored.sha256,
-              interchange_id: scan.interchangeId ?? null,
-              profile_revision: connection.active_revision,
-              status: "received",
-              error: null,
-              principal_id: principal.id,
-              created_at: now,
-              updated_at: now,
-              completed_at: null,
-            });
-            if (!inserted) return { existing: true };
-            await recordAudit(trx, {
-              tenantId,
+      const job = processJob();
+      const result = await repo
+        .acceptUpload(
+          db,
+          {
+            tenantId,
+            id: uploadId,
+            connectionId: connection.id,
+            keyHash: hash,
+            blobId,
+            byteCount: stored.byteCount,
+            sha256: stored.sha256,
+            interchangeId: scan.interchangeId ?? null,
+            profileRevision: connection.active_revision,
+            principalId: principal.id,
+            at: clock.now(),
+            auditId: deps.newId(),
+            job: {
               id: deps.newId(),
-              type: "upload.received",
-              occurredAt: now,
-              principalId: principal.id,
-              connectionId: connection.id,
-              uploadId,
-              byteCount: stored.byteCount,
-            });
-            await deps.jobs.enqueue(
-              trx,
-              processJob(),
-              { tenantId, uploadId },
-              { key: `exchange.process:${uploadId}`, tenantId },
-            );
-            return {
-              status: 202,
-              body: {
-                uploadId,
-                ...(scan.interchangeId ? { interchangeId: scan.interchangeId } : {}),
-                status: "received",
-                replay: false,
-              },
-            };
+              name: job.name,
+              key: `exchange.process:${uploadId}`,
+              payload: JSON.stringify({ tenantId, uploadId }),
+              maxAttempts: job.maxAttempts ?? defaultMaxAttempts,
+              channel: jobsChannel,
+            },
           },
-        );
-        if ("existing" in outcome) {
-          // A concurrent request with the same key committed first: answer as its replay.
-          await deleteBlob(db, tenantId, blobId);
-          const winner = await repo.findUploadByKey(db, tenantId, connection.id, hash);
-          if (!winner) throw new AppError("ERR_B2B_EXCHANGE_CONFLICT", "The upload state changed; retry.");
-          return replayOf(winner, stored.sha256);
-        }
-        return outcome;
-      } catch (error) {
-        await deleteBlob(db, tenantId, blobId).catch(() => undefined);
-        throw error;
+          small ? { data: small, transfer } : undefined,
+        )
+        .catch(async (error: unknown) => {
+          if (!small) await deleteBlob(db, tenantId, blobId).catch(() => undefined);
+          throw error;
+        });
+      if (result.inserted) {
+        return {
+          status: 202,
+          body: {
+            uploadId,
+            ...(scan.interchangeId ? { interchangeId: scan.interchangeId } : {}),
+            status: "received",
+            replay: false,
+          },
+        };
       }
+      // The key is taken (found by the statement, or a concurrent request committed first).
+      if (!small) await deleteBlob(db, tenantId, blobId);
+      const winner = result.existing ?? (await repo.findUploadByKey(db, tenantId, connection.id, hash));
+      if (!winner) throw new AppError("ERR_B2B_EXCHANGE_CONFLICT", "The upload state changed; retry.");
+      return replayOf(winner, stored.sha256);
     },
   };
 }

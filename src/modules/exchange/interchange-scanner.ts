@@ -37,8 +37,36 @@ export class InterchangeScanner {
   private total = 0;
 
   push(bytes: Uint8Array): void {
-    for (const b of bytes) {
+    const n = bytes.length;
+    let release = -2; // position of the next release character at or after i; -2: not looked up
+    let i = 0;
+    while (i < n) {
       if (this.failed) return;
+      if (this.started && !this.released) {
+        if (this.atSegmentStart) {
+          // Line breaks between segments are skipped (as step() would, one by one).
+          let j = i;
+          while (j < n && (bytes[j] === CR || bytes[j] === LF)) j++;
+          this.total += j - i;
+          i = j;
+          if (i === n) return;
+        } else if (this.tag.length === 3 && (!this.unb || this.unbDone)) {
+          // Inside a segment's data only the release character and the terminator matter:
+          // jump to the nearer one with a native search instead of stepping every byte.
+          if (release !== -1 && release < i) release = bytes.indexOf(this.release, i);
+          const terminator = bytes.indexOf(this.terminator, i);
+          const next =
+            terminator === -1 ? release : release === -1 ? terminator : Math.min(release, terminator);
+          if (next === -1) {
+            this.total += n - i;
+            return;
+          }
+          this.total += next - i;
+          i = next;
+        }
+      }
+      const b = bytes[i] as number;
+      i++;
       this.total++;
       if (!this.started) {
         this.prefix.push(b);

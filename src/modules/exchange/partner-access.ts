@@ -14,7 +14,7 @@ export async function requirePartnerConnection(db: Db, principal: Principal, con
   if (principal.kind !== "api_key" || !principal.partnerId || !isUuid(connectionId)) throw hidden();
   const id = connectionId.toLowerCase();
   if (principal.connectionIds && !principal.connectionIds.includes(id)) throw hidden();
-  const connection = await repo.findConnection(db, principal.tenant.id, id);
+  const connection = await repo.findConnectionCompiled(db, principal.tenant.id, id);
   if (connection?.partner_id !== principal.partnerId || connection.status !== "active") throw hidden();
   return connection;
 }

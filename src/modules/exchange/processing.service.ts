@@ -1,6 +1,6 @@
 import { serializeInterchange, type OutboundEnvelope } from "../../edifact/index.js";
 import { recordAudit } from "../../platform/audit/index.js";
-import { readBlobBytes, writeBlob } from "../../platform/blobs/index.js";
+import { blobTransferFor, readBlobBytes, writeBlob } from "../../platform/blobs/index.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
 import { analyseInterchange, orderedGtins, planOutbound, type Catalog } from "./processing.rules.js";
@@ -10,6 +10,7 @@ export const processUploadJobName = "exchange.process-upload";
 export function createProcessingService(deps: ExchangeDeps) {
   const { database, clock } = deps;
   const { db } = database;
+  const transfer = blobTransferFor(database.kind);
 
   return {
     /**
@@ -31,7 +32,7 @@ export function createProcessingService(deps: ExchangeDeps) {
       const revision = await repo.findRevision(db, tenantId, upload.connection_id, upload.profile_revision);
       if (!revision) throw new Error("profile revision of the upload is missing");
       const profile = revision.profile;
-      const bytes = await readBlobBytes(db, tenantId, upload.blob_id);
+      const bytes = await readBlobBytes(db, tenantId, upload.blob_id, { transfer });
       const analysis = analyseInterchange(bytes, profile);
       const catalog: Catalog =
         profile.orderValidation === "catalog" && !analysis.rejected
@@ -62,6 +63,7 @@ export function createProcessingService(deps: ExchangeDeps) {
             id: deps.newId(),
             contentType: "application/edifact",
             bytes: payload,
+            transfer,
           });
           await repo.insertDelivery(trx, {
             tenant_id: tenantId,

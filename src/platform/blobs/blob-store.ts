@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { BlobTables } from "./blobs.tables.js";
 
@@ -9,6 +9,24 @@ const tables = (db: Executor) => db as Kysely<BlobTables>;
 
 /** Chunk size of stored blobs: bounds the memory a stream holds at once. */
 export const defaultChunkBytes = 1024 * 1024;
+
+/**
+ * How chunk bytes cross the driver. `binary`: a Buffer parameter (node-postgres sends it as a
+ * binary parameter, no conversion). `hex`: a hex text parameter decoded by the database, and hex
+ * text read back — PGlite's own bytea serializer and parser go byte by byte through JS strings,
+ * which costs ~100× more than Node's native hex codec on 16 MiB.
+ */
+export type BlobTransfer = "binary" | "hex";
+
+/** The transfer that suits a database kind. */
+export const blobTransferFor = (kind: "pglite" | "postgres"): BlobTransfer =>
+  kind === "pglite" ? "hex" : "binary";
+
+/** The SQL value of chunk bytes for a transfer (`decode(…, 'hex')` or a bytea parameter). */
+export const chunkValue = (bytes: Buffer, transfer: BlobTransfer) =>
+  transfer === "hex"
+    ? sql<Buffer>`decode(${bytes.toString("hex")}::text, 'hex')`
+    : sql<Buffer>`${bytes}::bytea`;
 
 /** The stream carried more bytes than allowed; nothing of it is kept. */
 export class BlobTooLargeError extends Error {
@@ -37,15 +55,71 @@ export interface WriteBlobInput {
   observe?: (bytes: Buffer) => void;
   /** false: only count and hash (a replay check), store nothing. */
   store?: boolean;
+  transfer?: BlobTransfer;
 }
 
-const asBuffer = (value: Uint8Array): Buffer => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+const asBuffer = (value: Uint8Array): Buffer =>
+  Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+
+/**
+ * At most this many chunk writes of streamed blobs run at once per database handle. A stream
+ * waiting for a slot stops reading its client (backpressure), so concurrent large uploads hold
+ * about two chunks each instead of queueing statements — and their parameter copies — in the
+ * driver. PGlite runs one statement at a time anyway.
+ */
+const chunkWriteSlots = 2;
+const chunkWriteGates = new WeakMap<object, { active: number; waiting: (() => void)[] }>();
+
+async function acquireChunkWrite(db: Executor): Promise<() => void> {
+  let gate = chunkWriteGates.get(db);
+  if (!gate) {
+    gate = { active: 0, waiting: [] };
+    chunkWriteGates.set(db, gate);
+  }
+  const held = gate;
+  if (held.active < chunkWriteSlots) held.active++;
+  else await new Promise<void>((resolve) => held.waiting.push(resolve));
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const next = held.waiting.shift();
+    // The slot passes straight to the next waiter.
+    if (next) next();
+    else held.active--;
+  };
+}
+
+const insertChunk = (tenantId: string, blobId: string, seq: number, data: Buffer, transfer: BlobTransfer) =>
+  sql`INSERT INTO blob_chunks (tenant_id, blob_id, seq, data)
+    VALUES (${tenantId}::uuid, ${blobId}::uuid, ${seq}::integer, ${chunkValue(data, transfer)})`;
+
+interface BlobRow {
+  tenantId: string;
+  id: string;
+  contentType: string;
+  createdAt: Date;
+}
+
+const insertBlobRow = (
+  row: BlobRow,
+  state: "pending" | "complete",
+  byteCount: number,
+  sha256: Buffer | null,
+  chunkCount: number,
+) =>
+  sql`INSERT INTO blobs (tenant_id, id, state, content_type, byte_count, sha256, chunk_count, created_at)
+    VALUES (${row.tenantId}::uuid, ${row.id}::uuid, ${state}::text, ${row.contentType}::text,
+      ${byteCount}::bigint, ${sha256}::bytea, ${chunkCount}::integer, ${row.createdAt}::timestamptz)`;
 
 /**
  * Streams `source` into `blob_chunks` while counting and hashing it. Every chunk is its own
  * statement (no long transaction holds the connection while a client sends); the blob row is
- * `pending` until the last chunk is written. Any failure (the limit, a reset client, the
- * database) deletes what was written and rethrows.
+ * `pending` until the last chunk is written. The first chunk's statement also inserts the
+ * pending blob row, the last one completes it, and a body of one chunk is a single statement.
+ * While one chunk is being written the next one is read (one write in flight, so at most two
+ * chunks of memory per stream). Any failure (the limit, a reset client, the database) deletes
+ * what was written and rethrows.
  */
 export async function writeBlobStream(
   db: Executor,
@@ -54,43 +128,43 @@ export async function writeBlobStream(
 ): Promise<StoredBlob> {
   const store = input.store !== false;
   const chunkBytes = input.chunkBytes ?? defaultChunkBytes;
+  const transfer = input.transfer ?? "binary";
   const hash = createHash("sha256");
+  const row: BlobRow = {
+    tenantId: input.tenantId,
+    id: input.id,
+    contentType: input.contentType,
+    createdAt: clock.now(),
+  };
   let total = 0;
   let seq = 0;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  const t = tables(db);
-  if (store) {
-    await t
-      .insertInto("blobs")
-      .values({
-        tenant_id: input.tenantId,
-        id: input.id,
-        state: "pending",
-        content_type: input.contentType,
-        byte_count: 0,
-        sha256: null,
-        chunk_count: 0,
-        created_at: clock.now(),
-      })
-      .execute();
-  }
-  const flush = async (all: boolean) => {
-    while (pendingBytes >= chunkBytes || (all && pendingBytes > 0)) {
-      const joined = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
-      const data = joined.subarray(0, Math.min(chunkBytes, joined.length));
-      const rest = joined.subarray(data.length);
-      pending = rest.length > 0 ? [rest] : [];
-      pendingBytes = rest.length;
-      if (store) {
-        await t
-          .insertInto("blob_chunks")
-          .values({ tenant_id: input.tenantId, blob_id: input.id, seq, data: Buffer.from(data) })
-          .execute();
-      }
-      seq++;
-    }
+  let current: Buffer | undefined;
+  let filled = 0;
+  let inflight: Promise<unknown> | undefined;
+  // Whether the pending blob row exists (written with the first chunk); an object, so the
+  // closure's assignment is visible to the checks below.
+  const blobRow = { written: false };
+
+  /**
+   * Writes one full chunk (not known to be the last): waits for the previous write and a write
+   * slot, then starts the statement and returns while it runs.
+   */
+  const ship = async (data: Buffer) => {
+    if (inflight) await inflight;
+    const release = await acquireChunkWrite(db);
+    const chunk = insertChunk(input.tenantId, input.id, seq++, data, transfer);
+    const statement = blobRow.written
+      ? chunk
+      : sql`WITH blob AS (${insertBlobRow(row, "pending", 0, null, 0)}) ${chunk}`;
+    blobRow.written = true;
+    const pending = statement.execute(db).finally(release);
+    pending.catch(() => undefined);
+    inflight = pending;
   };
+  // Two chunk buffers, alternating: one is filled while the other one's write runs.
+  const buffers: Buffer[] = [];
+  let turn = 0;
+
   try {
     for await (const part of input.source) {
       const bytes = typeof part === "string" ? Buffer.from(part, "utf8") : asBuffer(part);
@@ -99,23 +173,52 @@ export async function writeBlobStream(
       hash.update(bytes);
       input.observe?.(bytes);
       if (!store) continue;
-      pending.push(bytes);
-      pendingBytes += bytes.length;
-      if (pendingBytes >= chunkBytes) await flush(false);
+      let offset = 0;
+      while (offset < bytes.length) {
+        if (!current) {
+          current = buffers[turn] ?? Buffer.allocUnsafe(chunkBytes);
+          buffers[turn] = current;
+          turn = 1 - turn;
+        }
+        const copied = bytes.copy(current, filled, offset);
+        offset += copied;
+        filled += copied;
+        if (filled === chunkBytes) {
+          await ship(current);
+          current = undefined;
+          filled = 0;
+        }
+      }
     }
-    await flush(true);
     const sha256 = hash.digest();
     if (store) {
-      await t
-        .updateTable("blobs")
-        .set({ state: "complete", byte_count: total, sha256, chunk_count: seq })
-        .where("tenant_id", "=", input.tenantId)
-        .where("id", "=", input.id)
-        .execute();
+      if (inflight) await inflight;
+      const release = await acquireChunkWrite(db);
+      const rest = current && filled > 0 ? current.subarray(0, filled) : undefined;
+      const chunkCount = seq + (rest ? 1 : 0);
+      try {
+        const chunk = rest ? insertChunk(input.tenantId, input.id, seq, rest, transfer) : undefined;
+        if (!blobRow.written) {
+          const blob = insertBlobRow(row, "complete", total, sha256, chunkCount);
+          await (chunk ? sql`WITH chunk AS (${chunk}) ${blob}` : blob).execute(db);
+        } else {
+          const complete = sql`UPDATE blobs
+            SET state = 'complete', byte_count = ${total}::bigint, sha256 = ${sha256}::bytea,
+              chunk_count = ${chunkCount}::integer
+            WHERE tenant_id = ${input.tenantId}::uuid AND id = ${input.id}::uuid`;
+          await (chunk ? sql`WITH chunk AS (${chunk}) ${complete}` : complete).execute(db);
+        }
+      } finally {
+        release();
+      }
+      seq = chunkCount;
     }
     return { id: input.id, byteCount: total, sha256 };
   } catch (error) {
-    if (store) await deleteBlob(db, input.tenantId, input.id).catch(() => undefined);
+    if (store) {
+      await inflight?.catch(() => undefined);
+      await deleteBlob(db, input.tenantId, input.id).catch(() => undefined);
+    }
     throw error;
   }
 }
@@ -124,76 +227,97 @@ export async function writeBlobStream(
 export async function writeBlob(
   trx: Executor,
   clock: Clock,
-  input: { tenantId: string; id: string; contentType: string; bytes: Uint8Array; chunkBytes?: number },
+  input: {
+    tenantId: string;
+    id: string;
+    contentType: string;
+    bytes: Uint8Array;
+    chunkBytes?: number;
+    transfer?: BlobTransfer;
+  },
 ): Promise<StoredBlob> {
   const chunkBytes = input.chunkBytes ?? defaultChunkBytes;
+  const transfer = input.transfer ?? "binary";
   const bytes = asBuffer(input.bytes);
   const sha256 = createHash("sha256").update(bytes).digest();
-  const t = tables(trx);
-  let seq = 0;
-  for (let offset = 0; offset < bytes.length; offset += chunkBytes) {
-    await t
-      .insertInto("blob_chunks")
-      .values({
-        tenant_id: input.tenantId,
-        blob_id: input.id,
-        seq: seq++,
-        data: Buffer.from(bytes.subarray(offset, offset + chunkBytes)),
-      })
-      .execute();
+  const chunkCount = Math.ceil(bytes.length / chunkBytes);
+  const blob = insertBlobRow(
+    { tenantId: input.tenantId, id: input.id, contentType: input.contentType, createdAt: clock.now() },
+    "complete",
+    bytes.length,
+    sha256,
+    chunkCount,
+  );
+  // Every chunk but the last alone; the last one and the blob row in one statement.
+  for (let seq = 0; seq < chunkCount - 1; seq++) {
+    const data = bytes.subarray(seq * chunkBytes, (seq + 1) * chunkBytes);
+    await insertChunk(input.tenantId, input.id, seq, data, transfer).execute(trx);
   }
-  await t
-    .insertInto("blobs")
-    .values({
-      tenant_id: input.tenantId,
-      id: input.id,
-      state: "complete",
-      content_type: input.contentType,
-      byte_count: bytes.length,
-      sha256,
-      chunk_count: seq,
-      created_at: clock.now(),
-    })
-    .execute();
+  const last =
+    chunkCount > 0
+      ? insertChunk(
+          input.tenantId,
+          input.id,
+          chunkCount - 1,
+          bytes.subarray((chunkCount - 1) * chunkBytes),
+          transfer,
+        )
+      : undefined;
+  await (last ? sql`WITH chunk AS (${last}) ${blob}` : blob).execute(trx);
   return { id: input.id, byteCount: bytes.length, sha256 };
 }
 
 /**
- * Streams a blob's chunks in order, a few at a time, so memory stays bounded whatever its size.
- * The caller hashes what it receives: a damaged chunk shows as a hash mismatch.
+ * Streams a blob's chunks in order, `batch` chunks per statement, so memory stays bounded
+ * whatever its size. The next batch is fetched while the caller consumes the current one (at most
+ * two batches in memory). The caller hashes what it receives: a damaged chunk shows as a hash
+ * mismatch.
  */
 export async function* readBlob(
   db: Executor,
   tenantId: string,
   id: string,
-  options: { batch?: number } = {},
+  options: { batch?: number; transfer?: BlobTransfer } = {},
 ): AsyncGenerator<Buffer> {
   const batch = options.batch ?? 2;
-  const t = tables(db);
+  const hex = options.transfer === "hex";
+  const data = hex ? sql<string>`encode(data, 'hex')` : sql<Uint8Array>`data`;
+  const fetch = (from: number) =>
+    sql<{ seq: number; data: Uint8Array | string }>`SELECT seq, ${data} AS data FROM blob_chunks
+      WHERE tenant_id = ${tenantId}::uuid AND blob_id = ${id}::uuid AND seq >= ${from}::integer
+      ORDER BY seq LIMIT ${batch}::integer`.execute(db);
   let next = 0;
-  for (;;) {
-    const rows = await t
-      .selectFrom("blob_chunks")
-      .select(["seq", "data"])
-      .where("tenant_id", "=", tenantId)
-      .where("blob_id", "=", id)
-      .where("seq", ">=", next)
-      .orderBy("seq")
-      .limit(batch)
-      .execute();
-    for (const row of rows) {
-      if (row.seq !== next) throw new Error("blob chunk missing");
-      next++;
-      yield asBuffer(row.data);
+  let pending = fetch(0);
+  try {
+    for (;;) {
+      const { rows } = await pending;
+      if (rows.length === batch) {
+        pending = fetch(next + batch);
+        pending.catch(() => undefined);
+      }
+      for (const row of rows) {
+        if (row.seq !== next) throw new Error("blob chunk missing");
+        next++;
+        yield typeof row.data === "string" ? Buffer.from(row.data, "hex") : asBuffer(row.data);
+      }
+      if (rows.length < batch) return;
     }
-    if (rows.length < batch) return;
+  } finally {
+    // A consumer that stops early must not leave a query running against a closed handle.
+    await pending.catch(() => undefined);
   }
 }
 
 /** The whole blob in one buffer (bounded by the write limit; the EDIFACT engine takes bytes). */
-export async function readBlobBytes(db: Executor, tenantId: string, id: string): Promise<Buffer> {
+export async function readBlobBytes(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  options: { transfer?: BlobTransfer } = {},
+): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const chunk of readBlob(db, tenantId, id, { batch: 16 })) parts.push(chunk);
+  for await (const chunk of readBlob(db, tenantId, id, { batch: 16, ...options })) parts.push(chunk);
+  if (parts.length === 1) return parts[0] as Buffer;
   return Buffer.concat(parts);
 }
 
