@@ -1,4 +1,5 @@
-import { CompiledQuery, type InferResult, type Kysely } from "kysely";
+import type { InferResult, Kysely } from "kysely";
+import type { Database } from "../../platform/db/database.js";
 import type {
   CredentialKind,
   CredentialsTable,
@@ -38,12 +39,12 @@ export type CredentialWithTenant = InferResult<ReturnType<typeof credentialWithT
  * One query per authenticated request: the credential and its tenant's current type. It runs on
  * every request, so it is compiled once and only its parameter changes.
  */
-export function createCredentialLookup(db: Db): (id: string) => Promise<CredentialWithTenant | undefined> {
-  const compiled = credentialWithTenantQuery(db, "00000000-0000-0000-0000-000000000000").compile();
-  return async (id) => {
-    const result = await db.executeQuery<CredentialWithTenant>(CompiledQuery.raw(compiled.sql, [id]));
-    return result.rows[0];
-  };
+export function createCredentialLookup(
+  database: Database<IdentityTables>,
+): (id: string) => Promise<CredentialWithTenant | undefined> {
+  const { sql } = credentialWithTenantQuery(database.db, "00000000-0000-0000-0000-000000000000").compile();
+  return async (id) =>
+    (await database.prepared<CredentialWithTenant>("hanse_credential_lookup", sql, [id]))[0];
 }
 
 export function findUserName(db: Db, tenantId: string, userId: string) {

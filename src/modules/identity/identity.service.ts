@@ -67,7 +67,7 @@ export function createIdentityService(deps: IdentityDeps) {
   const database = deps.database.as<IdentityTables>();
   const { db } = database;
 
-  const findCredentialWithTenant = repo.createCredentialLookup(db);
+  const findCredentialWithTenant = repo.createCredentialLookup(database);
   const authenticator: Authenticator = {
     async authenticateBearer(token) {
       const parsed = parseBearer(token);

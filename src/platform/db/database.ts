@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely";
+import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -16,6 +16,12 @@ export interface Database<T = unknown> {
   transaction<R>(fn: (trx: Transaction<T>) => Promise<R>): Promise<R>;
   /** Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Runs a hot, read-only statement outside any transaction. On PostgreSQL it is prepared once per
+   * pooled connection under `name` (no parse and plan per call); on PGlite it goes through Kysely,
+   * which serialises access to the single connection.
+   */
+  prepared<R>(name: string, sql: string, parameters: readonly unknown[]): Promise<R[]>;
   /** Fails when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -70,6 +76,8 @@ function openPostgres(url: string, max: number): Database {
   pool.on("error", () => undefined);
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   return wrap("postgres", db, {
+    prepared: async <R>(name: string, text: string, parameters: readonly unknown[]) =>
+      (await pool.query<R & pg.QueryResultRow>({ name, text, values: [...parameters] })).rows,
     listen: async (channel, onNotify) => {
       const client = new pg.Client({ connectionString: url });
       client.on("error", () => undefined);
@@ -85,12 +93,20 @@ function openPostgres(url: string, max: number): Database {
   });
 }
 
-function wrap(kind: DatabaseKind, db: Kysely<unknown>, edge: Pick<Database, "listen">): Database {
+function wrap(
+  kind: DatabaseKind,
+  db: Kysely<unknown>,
+  edge: Pick<Database, "listen"> & { prepared?: Database["prepared"] },
+): Database {
   const handle: Database = {
     kind,
     db,
     transaction: (fn) => db.transaction().execute(fn),
     listen: edge.listen,
+    prepared:
+      edge.prepared ??
+      (async <R>(_name: string, text: string, parameters: readonly unknown[]) =>
+        (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows),
     ping: async () => {
       await db.selectNoFrom((eb) => eb.val(1).as("one")).execute();
     },
