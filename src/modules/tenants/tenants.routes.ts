@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { FastifyReply } from "fastify";
 import { headers } from "../../protocol/headers.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
+import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
 import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
 import {
   CreateTenantAccepted,
@@ -84,15 +84,7 @@ export const tenantsRoutes =
           { idempotencyRef: service.idempotencyReference(key), replay: outcome.replay },
           "tenant creation accepted",
         );
-        for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
-        if (outcome.replay) reply.header(headers.idempotentReplayed, "true");
-        // The stored bytes are replayed as they were first sent.
-        const raw = reply as unknown as FastifyReply;
-        return raw
-          .code(outcome.status)
-          .type("application/json; charset=utf-8")
-          .serializer((v) => v as string)
-          .send(outcome.body);
+        return sendIdempotentOutcome(reply, outcome);
       },
     );
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { headers } from "../../protocol/headers.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/http/app-error.js";
-import type { Idempotency } from "../../platform/http/idempotency.js";
+import { sendIdempotentOutcome, type Idempotency } from "../../platform/http/idempotency.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";
 import { requireIdempotencyKey } from "../tenants/index.js";
 import { isTerminal } from "./workflow-rules.js";
@@ -94,14 +94,7 @@ export const transitionRequestsRoutes =
           { idempotencyRef: idempotency.reference(key), replay: outcome.replay },
           "workflow transition request accepted",
         );
-        for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
-        if (outcome.replay) reply.header(headers.idempotentReplayed, "true");
-        const raw = reply as unknown as FastifyReply;
-        return raw
-          .code(outcome.status)
-          .type("application/json; charset=utf-8")
-          .serializer((v) => v as string)
-          .send(outcome.body);
+        return sendIdempotentOutcome(reply, outcome);
       },
     );
 

@@ -1,3 +1,5 @@
+import type { FastifyReply } from "fastify";
+import { headers } from "../../protocol/headers.js";
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { Database } from "../db/database.js";
@@ -219,4 +221,15 @@ async function replay(
       "A request with this idempotency key is still in progress.",
     );
   return replayRecord(record, fingerprint);
+}
+
+/** Sends a stored or fresh outcome: its status, headers and the stored bytes as first sent. */
+export function sendIdempotentOutcome(reply: FastifyReply, outcome: IdempotentOutcome): FastifyReply {
+  for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+  if (outcome.replay) reply.header(headers.idempotentReplayed, "true");
+  return reply
+    .code(outcome.status)
+    .type("application/json; charset=utf-8")
+    .serializer((v) => v as string)
+    .send(outcome.body);
 }
