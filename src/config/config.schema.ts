@@ -56,6 +56,16 @@ export const ConfigSchema = Type.Object({
     description: "Claims per delivery",
   }),
   HANSE_MAILBOX_RETRY_BASE_SECONDS: seconds(30, "Backoff base after an expired lease"),
+  HANSE_PARTNER_RATE_LIMIT_BURST: Type.Integer({
+    minimum: 1,
+    default: 2000,
+    description: "Partner API requests one API key may send at once, per API process",
+  }),
+  HANSE_PARTNER_RATE_LIMIT_PER_SECOND: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: "Partner API requests per second that refill a key's burst, per API process",
+  }),
   HANSE_GRANT_TTL_SECONDS: seconds(300, "Lifetime of entitlement grants", 900),
   HANSE_FEED_RETENTION_SECONDS: seconds(604800, "How long entitlement changes are kept"),
   HANSE_CREDENTIAL_OVERLAP_SECONDS: seconds(3600, "Validity of a rotated-out service secret"),

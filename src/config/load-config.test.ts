@@ -57,6 +57,35 @@ describe("loadConfig", () => {
     expect((error as ConfigError).message).not.toContain(secret);
   });
 
+  it("partner rate limit: defaults 2000 and 1000/s; integers >= 1 only, reported by name", () => {
+    const defaults = loadConfig({});
+    expect(defaults.HANSE_PARTNER_RATE_LIMIT_BURST).toBe(2000);
+    expect(defaults.HANSE_PARTNER_RATE_LIMIT_PER_SECOND).toBe(1000);
+    const set = loadConfig({ HANSE_PARTNER_RATE_LIMIT_BURST: "3", HANSE_PARTNER_RATE_LIMIT_PER_SECOND: "1" });
+    expect(set.HANSE_PARTNER_RATE_LIMIT_BURST).toBe(3);
+    expect(set.HANSE_PARTNER_RATE_LIMIT_PER_SECOND).toBe(1);
+    for (const [burst, perSecond] of [
+      ["0", "abc"],
+      ["abc", "0"],
+      ["-1", "-5"],
+    ] as const) {
+      let error: unknown;
+      try {
+        loadConfig({
+          HANSE_PARTNER_RATE_LIMIT_BURST: burst,
+          HANSE_PARTNER_RATE_LIMIT_PER_SECOND: perSecond,
+        });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, `${burst} ${perSecond}`).toBeInstanceOf(ConfigError);
+      const { problems } = error as ConfigError;
+      expect(problems).toHaveLength(2);
+      expect(problems[0]).toMatch(/^HANSE_PARTNER_RATE_LIMIT_BURST: /);
+      expect(problems[1]).toMatch(/^HANSE_PARTNER_RATE_LIMIT_PER_SECOND: /);
+    }
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ PORT: "", DATABASE_URL: "" }).PORT).toBe(8080);
   });

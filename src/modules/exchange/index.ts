@@ -1,4 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
+import { ConfigSchema } from "../../config/index.js";
+import { createSweepPendingBlobsJob } from "../../platform/blobs/index.js";
 import { crudActions, type ActionDefinition } from "../../platform/http/entrypoints.js";
 import { defineJob, type JobDefinition } from "../../platform/jobs/index.js";
 import type { IdentityService } from "../identity/index.js";
@@ -39,8 +41,15 @@ export { InterchangeScanner, scanInterchange } from "./interchange-scanner.js";
 /** Spec A: each payload is limited to 16 MiB. */
 export const maxPayloadBytes = 16 * 1024 * 1024;
 export const exchangeCapability = "b2b.exchange.partner";
-/** Per partner API key and API process: a burst of 2000 requests, refilled at 1000 per second. */
-export const rateLimit = { burst: 2000, perSecond: 1000 };
+/**
+ * The defaults of the per-key rate limit (HANSE_PARTNER_RATE_LIMIT_BURST and _PER_SECOND): a burst
+ * of 2000 requests per partner API key and API process, refilled at 1000 per second. A process
+ * uses its config; this is for callers that need the defaults (tests of the default app).
+ */
+export const rateLimit = {
+  burst: ConfigSchema.properties.HANSE_PARTNER_RATE_LIMIT_BURST.default as number,
+  perSecond: ConfigSchema.properties.HANSE_PARTNER_RATE_LIMIT_PER_SECOND.default as number,
+};
 
 const scopes = { read: "admin:read", write: "admin:write" } as const;
 const readOnly = (href: string): ActionDefinition[] => [
@@ -88,7 +97,16 @@ export function createExchangeModule(
   const mailbox = createMailboxService(exchangeDeps, () => expireJob);
   mailboxRef.current = mailbox;
   const inbox = createInboxService(exchangeDeps, () => processJob);
-  const limiter = new KeyRateLimiter(deps.clock, rateLimit.burst, rateLimit.perSecond);
+  const limiter = new KeyRateLimiter(
+    deps.clock,
+    deps.config.HANSE_PARTNER_RATE_LIMIT_BURST,
+    deps.config.HANSE_PARTNER_RATE_LIMIT_PER_SECOND,
+  );
+  const sweepJob = createSweepPendingBlobsJob({
+    db: deps.database.db,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
 
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(adminRoutes(admin));
@@ -102,7 +120,8 @@ export function createExchangeModule(
     mailbox,
     processing,
     routes,
-    jobs: [processJob, expireJob] as JobDefinition<never>[],
+    // The exchange is the only writer of blobs, so it also runs their housekeeping.
+    jobs: [processJob, expireJob, sweepJob] as JobDefinition<never>[],
     capabilities: [exchangeCapability],
     entrypoints: [
       {

@@ -336,14 +336,18 @@ export async function deleteBlob(db: Executor, tenantId: string, id: string): Pr
   await t.deleteFrom("blobs").where("tenant_id", "=", tenantId).where("id", "=", id).execute();
 }
 
-/** Removes blobs a crashed process left pending (a stream that never finished). */
-export async function deleteStalePendingBlobs(db: Executor, olderThan: Date): Promise<number> {
+/**
+ * Removes up to `limit` blobs a crashed process left pending (a stream that never finished),
+ * chunks first, so a sweep interrupted in between leaves a pending row that the next one takes.
+ */
+export async function deleteStalePendingBlobs(db: Executor, olderThan: Date, limit = 100): Promise<number> {
   const stale = await tables(db)
     .selectFrom("blobs")
     .select(["tenant_id", "id"])
     .where("state", "=", "pending")
     .where("created_at", "<", olderThan)
-    .limit(100)
+    .orderBy("created_at")
+    .limit(limit)
     .execute();
   for (const blob of stale) await deleteBlob(db, blob.tenant_id, blob.id);
   return stale.length;

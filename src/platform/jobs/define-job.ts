@@ -20,9 +20,19 @@ export interface JobDefinition<P = unknown> {
   backoffMs?(attempts: number): number;
   /** How long a claim lasts without a heartbeat. */
   leaseMs?: number;
+  /**
+   * Makes the job recurring: it is one row (key `recurringJobKey(name)`, payload `{}`) that the
+   * worker puts back in the queue `everyMs` after each run — after a success and after a spent
+   * attempt budget alike — instead of completing it. `Worker.start()` inserts that row when it is
+   * missing, so the first start of any worker schedules the job and later starts change nothing.
+   */
+  everyMs?: number;
 }
 
 export const defineJob = <P>(definition: JobDefinition<P>): JobDefinition<P> => definition;
+
+/** The unique key of a recurring job's one row. */
+export const recurringJobKey = (name: string): string => `recurring:${name}`;
 
 /** Exponential backoff: 1 s, 2 s, 4 s … capped at 10 minutes. */
 export const defaultBackoffMs = (attempts: number): number => Math.min(1000 * 2 ** (attempts - 1), 600_000);

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { IdGenerator } from "../crypto/ids.js";
-import type { EnqueueOptions, Executor, JobDefinition } from "./define-job.js";
+import { recurringJobKey, type EnqueueOptions, type Executor, type JobDefinition } from "./define-job.js";
 import type { JobTables } from "./jobs.tables.js";
 
 /**
@@ -121,4 +121,51 @@ export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQ
       return inserted.id;
     },
   };
+}
+
+/**
+ * Makes sure the one row of a recurring job (`everyMs`) exists and is live: inserts it, first run
+ * `everyMs` from now, unless its key is taken; a row left `succeeded` or `dead` (written before the
+ * job was recurring) is queued again. Idempotent, also when several workers start at once: the
+ * unique key lets exactly one insert win, the others change nothing.
+ */
+export async function scheduleRecurringJob(
+  trx: Executor,
+  job: Pick<JobDefinition, "name" | "everyMs" | "maxAttempts">,
+  deps: { clock: Clock; newId: IdGenerator },
+): Promise<void> {
+  if (!job.everyMs) throw new Error(`job ${job.name} is not recurring`);
+  const db = trx as Kysely<JobTables>;
+  const now = deps.clock.now();
+  const runAt = new Date(now.getTime() + job.everyMs);
+  await db
+    .insertInto("jobs")
+    .values({
+      id: deps.newId(),
+      tenant_id: null,
+      name: job.name,
+      key: recurringJobKey(job.name),
+      payload: "{}",
+      state: "queued",
+      attempts: 0,
+      max_attempts: job.maxAttempts ?? defaultMaxAttempts,
+      run_at: runAt,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .column("key")
+        .where("key", "is not", null)
+        .doUpdateSet({
+          state: "queued",
+          attempts: 0,
+          run_at: runAt,
+          locked_until: null,
+          locked_by: null,
+          updated_at: now,
+        })
+        .where("jobs.state", "in", ["succeeded", "dead"]),
+    )
+    .execute();
 }

@@ -2,9 +2,10 @@ import { setTimeout as delay } from "node:timers/promises";
 import { sql, type Kysely } from "kysely";
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Clock } from "../clock/clock.js";
+import { uuidv7, type IdGenerator } from "../crypto/ids.js";
 import type { Database } from "../db/database.js";
 import { defaultBackoffMs, type JobContext, type JobDefinition } from "./define-job.js";
-import { jobsChannel } from "./queue.js";
+import { jobsChannel, scheduleRecurringJob } from "./queue.js";
 import type { JobTables, JobsTable } from "./jobs.tables.js";
 
 export interface WorkerOptions {
@@ -17,9 +18,12 @@ export interface WorkerOptions {
   concurrency: number;
   pollMs: number;
   defaultLeaseMs?: number;
+  /** Ids of the rows `start()` inserts for recurring jobs; default UUIDv7 at the clock's time. */
+  newId?: IdGenerator;
 }
 
 export interface Worker {
+  /** Schedules the recurring jobs (when not yet scheduled), then claims jobs until stopped. */
   start(): Promise<void>;
   /** Stops claiming, waits up to `timeoutMs` for running jobs, then aborts them. */
   stop(timeoutMs: number): Promise<void>;
@@ -35,6 +39,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const definitions = new Map(options.jobs.map((job) => [job.name, job as JobDefinition]));
   const names = [...definitions.keys()];
   const defaultLeaseMs = options.defaultLeaseMs ?? 60_000;
+  const newId = options.newId ?? (() => uuidv7(clock.now().getTime()));
   const running = new Set<Promise<void>>();
   const abort = new AbortController();
   let stopped = true;
@@ -83,6 +88,10 @@ export function createWorker(options: WorkerOptions): Worker {
       .where("locked_by", "=", workerId)
       .where("attempts", "=", job.attempts);
     if (error === undefined) {
+      if (definition?.everyMs) {
+        await requeueRecurring(job, definition.everyMs, null);
+        return;
+      }
       await owned
         .set({ state: "succeeded", locked_until: null, completed_at: now, updated_at: now, last_error: null })
         .execute();
@@ -111,6 +120,14 @@ export function createWorker(options: WorkerOptions): Worker {
     if (definition?.onDead) {
       await definition.onDead(job.payload, error, contextFor(job));
     }
+    if (definition?.everyMs) {
+      await requeueRecurring(job, definition.everyMs, message);
+      logger.error(
+        { jobId: job.id, job: job.name, attempts: job.attempts },
+        "recurring job failed after its attempt budget; it runs again at its next interval",
+      );
+      return;
+    }
     await db
       .updateTable("jobs")
       .set({ state: "dead", locked_until: null, completed_at: now, last_error: message, updated_at: now })
@@ -121,6 +138,26 @@ export function createWorker(options: WorkerOptions): Worker {
       { jobId: job.id, job: job.name, attempts: job.attempts },
       "job is dead after its attempt budget",
     );
+  }
+
+  /** A recurring job is never completed: its one row goes back in the queue for the next run. */
+  async function requeueRecurring(job: ClaimedJob, everyMs: number, lastError: string | null): Promise<void> {
+    const now = clock.now();
+    await db
+      .updateTable("jobs")
+      .set({
+        state: "queued",
+        attempts: 0,
+        run_at: new Date(now.getTime() + everyMs),
+        locked_until: null,
+        locked_by: null,
+        last_error: lastError,
+        updated_at: now,
+      })
+      .where("id", "=", job.id)
+      .where("locked_by", "=", workerId)
+      .where("attempts", "=", job.attempts)
+      .execute();
   }
 
   const contextFor = (job: ClaimedJob): JobContext => ({
@@ -201,6 +238,10 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     async start() {
       if (!stopped) return;
+      // Before claiming anything: a recurring job's row must exist (idempotent across processes).
+      for (const job of definitions.values()) {
+        if (job.everyMs) await scheduleRecurringJob(db, job, { clock, newId });
+      }
       stopped = false;
       try {
         unlisten = await database.listen(jobsChannel, () => wake?.());
