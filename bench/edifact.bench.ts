@@ -1,25 +1,15 @@
 /**
- * EDIFACT engine benchmark: `npm run bench -- edifact`, or
- * `npx tsx -e 'import("./bench/edifact.bench.ts").then(m=>m.run())'`.
+ * EDIFACT engine benchmark: `npm run bench -- edifact`.
  * Prints MB/s and peak extra memory for tokenize, parse+validate and build+serialize an ORDRSP
  * on generated ORDERS of 10 KiB, 1 MiB and 16 MiB, against a bare release-aware byte scan
  * (the JavaScript ceiling), SHA-256 and the npm packages `edifact` and `ts-edifact` when installed.
+ * Throughput is measured in one worker thread per operation (bench/edifact/round.worker.ts),
+ * memory in this thread, one operation at a time after a full collection.
  */
-import { createHash } from "node:crypto";
-import Module, { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import v8 from "node:v8";
-import {
-  buildOrdrsp,
-  getDirectory,
-  parseInterchange,
-  serializeInterchange,
-  tagOf,
-  tokenize,
-  validateInterchange,
-  valueAt,
-  type OrderLineResponse,
-} from "../src/edifact/index.js";
+import { Worker } from "node:worker_threads";
+import { getDirectory, parseInterchange, validateInterchange } from "../src/edifact/index.js";
+import { loadOperations, type Operation } from "./edifact/operations.js";
 import { generateOrders } from "./edifact/orders.generator.js";
 
 interface Row {
@@ -30,141 +20,11 @@ interface Row {
   readonly note: string;
 }
 
-type Operation = (input: Buffer) => unknown;
-
 const MiB = 1024 * 1024;
 /** Keeps a result alive until its memory has been measured. */
 const retained: unknown[] = [];
 const gc = (globalThis as { gc?: () => void }).gc;
-
-/** The floor any tokenizer pays: one pass finding every separator, honouring `?`. */
-function bareScan(buf: Buffer): number {
-  let tokens = 0;
-  const n = buf.length;
-  for (let i = 0; i < n; i++) {
-    const b = buf[i];
-    if (b === 0x3f) i++;
-    else if (b === 0x2b || b === 0x3a || b === 0x27) tokens++;
-  }
-  return tokens;
-}
-
 const directory = getDirectory("D96A");
-
-/**
- * The order lines to answer. A function of its own so that the parsed order (its token table
- * is ~2–3× the input) is garbage before the ORDRSP is built, as in a service that answers later.
- */
-function orderLines(input: Buffer): OrderLineResponse[] {
-  const parsed = parseInterchange(input).interchange;
-  const message = parsed.messages[0];
-  if (!message) throw new Error("no message");
-  const lines: OrderLineResponse[] = [];
-  let lineNumber = "";
-  let id = "";
-  for (let s = message.firstSegment; s <= message.lastSegment; s++) {
-    const tag = tagOf(parsed.tokens, s);
-    if (tag === "LIN") {
-      lineNumber = valueAt(parsed.tokens, s, 1);
-      id = valueAt(parsed.tokens, s, 3);
-    } else if (tag === "QTY" && lineNumber !== "") {
-      lines.push({
-        lineNumber,
-        action: "5",
-        item: { id, type: "EN" },
-        quantity: { value: valueAt(parsed.tokens, s, 1, 1) || "0" },
-      });
-      lineNumber = "";
-    }
-  }
-  return lines;
-}
-
-function buildOrdrspFor(input: Buffer): Uint8Array {
-  const lines = orderLines(input);
-  return serializeInterchange(
-    buildOrdrsp({
-      directory,
-      envelope: {
-        syntaxIdentifier: "UNOC",
-        syntaxVersion: 3,
-        sender: { id: "4012345500004", qualifier: "14" },
-        recipient: { id: "5412345000013", qualifier: "14" },
-        controlRef: "R1",
-        messageRef: "1",
-        preparedAt: new Date(0),
-      },
-      documentNumber: "OR-1",
-      responseType: "29",
-      order: { documentNumber: "PO-BENCH" },
-      lines,
-    }),
-  );
-}
-
-/**
- * ts-edifact requires `htmlparser2` at load time for its UNECE web-page importer, but lists it
- * only as a dev dependency, so a plain install cannot load it. Parsing never uses it: an empty
- * stand-in lets the package load (bench only, nothing else sees it).
- */
-function standInForHtmlparser2(): void {
-  const loader = Module as unknown as {
-    _resolveFilename: (request: string, ...rest: unknown[]) => string;
-  };
-  const resolve = loader._resolveFilename.bind(loader);
-  const id = "hanse-bench-htmlparser2-stand-in";
-  loader._resolveFilename = (request, ...rest) =>
-    request === "htmlparser2" ? id : resolve(request, ...rest);
-  createRequire(import.meta.url).cache[id] = { id, filename: id, loaded: true, exports: {} } as NodeJS.Module;
-}
-
-/** Runs a peer with console output silenced (ts-edifact warns per segment it has no table for). */
-function quietly<T>(fn: () => T): T {
-  const { log, warn, error } = console;
-  console.log = console.warn = console.error = () => undefined;
-  try {
-    return fn();
-  } finally {
-    Object.assign(console, { log, warn, error });
-  }
-}
-
-interface Peer {
-  readonly op: Operation | undefined;
-  readonly note: string;
-}
-
-/** Loads a peer parser if it is installed (bench-only dev dependencies) and checks it on `sample`. */
-async function peer(name: string, sample: Buffer): Promise<Peer> {
-  try {
-    if (name === "ts-edifact") standInForHtmlparser2();
-    const mod = (await import(name)) as Record<string, unknown> & { default?: Record<string, unknown> };
-    const api = (mod.Reader ? mod : mod.default) ?? {};
-    const Reader = api.Reader as (new (specDir?: string) => { parse: (s: string) => unknown }) | undefined;
-    if (!Reader) return { op: undefined, note: "no Reader export" };
-    // ts-edifact looks for its message tables relative to the working directory unless told.
-    const specDir =
-      name === "ts-edifact"
-        ? join(dirname(createRequire(import.meta.url).resolve(name)), "messageSpec")
-        : undefined;
-    const op: Operation = (input) => quietly(() => new Reader(specDir).parse(input.toString("latin1")));
-    try {
-      op(sample);
-      return { op, note: "peer, full Reader" };
-    } catch (e) {
-      // Report the failure, and measure it on the input without the UNS segment it rejects.
-      const withoutUns: Operation = (input) =>
-        op(Buffer.from(input.toString("latin1").replace("UNS+S'", ""), "latin1"));
-      withoutUns(sample);
-      return {
-        op: withoutUns,
-        note: `peer; rejects the input (${(e as Error).message}), measured without UNS`,
-      };
-    }
-  } catch (e) {
-    return { op: undefined, note: `not usable: ${(e as Error).message}` };
-  }
-}
 
 /** Heap in use plus array buffers (typed arrays live outside the V8 heap). */
 function memoryNow(): number {
@@ -196,46 +56,63 @@ function peakExtraMiB(op: Operation, input: Buffer): number {
   return (heap + end.arrayBuffers - before) / MiB;
 }
 
+/** Starts a round worker for one operation and input size; resolves once it is ready. */
+async function roundWorker(label: string, bytes: number): Promise<Worker> {
+  // The worker registers tsx itself: a loader given with --import does not reach workers here.
+  const entry = new URL("./edifact/round.worker.ts", import.meta.url).href;
+  const boot = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
+  const worker = new Worker(boot, {
+    eval: true,
+    workerData: { label, bytes },
+    execArgv: process.execArgv.filter((arg) => arg !== "--expose-gc"),
+  });
+  await nextMessage(worker);
+  return worker;
+}
+
+/** The worker's next message; rejects if the worker fails first. */
+function nextMessage(worker: Worker): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => {
+      worker.off("message", onMessage);
+      reject(error);
+    };
+    const onMessage = (value: unknown): void => {
+      worker.off("error", onError);
+      resolve(value);
+    };
+    worker.once("message", onMessage);
+    worker.once("error", onError);
+  });
+}
+
 /**
- * Throughput of every operation on one input, measured in interleaved rounds and keeping each
- * operation's best round: on a shared machine the load changes from second to second, and
- * interleaving exposes all operations to the same conditions, so their ratios hold. A round
- * repeats an operation for at least 20 ms.
+ * Throughput (MB/s) of each operation on one input size. Each operation runs in its own worker
+ * thread; the driver asks them for one round at a time, in turn, so all operations meet the
+ * same machine load (on a shared machine it changes from second to second) and their ratios
+ * hold. An operation's best round counts: the one no outside load fell into.
  */
-function throughput(ops: readonly Operation[], input: Buffer, rounds: number): number[] {
-  const best = ops.map(() => Number.POSITIVE_INFINITY);
-  for (let round = 0; round < rounds; round++) {
-    ops.forEach((op, i) => {
-      // No gc() here: a forced full collection before a round slowed the next rounds of the
-      // allocating operations four- to sixfold (fresh pages, re-optimisation); the best round
-      // is the one no other operation's garbage collection fell into.
-      let runs = 0;
-      const started = performance.now();
-      let elapsed = 0;
-      do {
-        op(input);
-        runs++;
-        elapsed = performance.now() - started;
-      } while (elapsed < 20);
-      best[i] = Math.min(best[i] as number, elapsed / runs);
-    });
+async function throughput(labels: readonly string[], bytes: number, rounds: number): Promise<number[]> {
+  const workers = await Promise.all(labels.map((label) => roundWorker(label, bytes)));
+  const best = labels.map(() => Number.POSITIVE_INFINITY);
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, worker] of workers.entries()) {
+        const answer = nextMessage(worker);
+        worker.postMessage("round");
+        best[i] = Math.min(best[i] as number, (await answer) as number);
+      }
+    }
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
   }
-  return best.map((ms) => input.length / MiB / (ms / 1000));
+  return best.map((ms) => bytes / MiB / (ms / 1000));
 }
 
 export async function run(): Promise<void> {
-  const operations: [string, Operation | undefined, string][] = [
-    ["bare scan", bareScan, "baseline: every separator, release-aware"],
-    ["sha-256", (b) => createHash("sha256").update(b).digest(), "node:crypto"],
-    ["tokenize", (b) => tokenize(b), ""],
-    ["parse+validate", (b) => validateInterchange(parseInterchange(b), { directory }), "D96A"],
-    ["build+serialize ORDRSP", buildOrdrspFor, "parse order, ORDRSP of every line"],
-  ];
-  const sample = generateOrders(10 * 1024);
-  for (const name of ["edifact", "ts-edifact"]) {
-    const p = await peer(name, sample);
-    operations.push([`npm ${name} Reader`, p.op, p.note]);
-  }
+  const operations = (await loadOperations(generateOrders(10 * 1024))).map(
+    (o): [string, Operation | undefined, string] => [o.label, o.op, o.note],
+  );
   const rows: Row[] = [];
   for (const [label, bytes, rounds] of [
     ["10 KiB", 10 * 1024, 20],
@@ -246,9 +123,9 @@ export async function run(): Promise<void> {
     const issues = validateInterchange(parseInterchange(input), { directory }).issues.length;
     if (issues > 0) throw new Error(`generated ORDERS of ${label} has ${issues} issues`);
     const usable = operations.filter((o): o is [string, Operation, string] => o[1] !== undefined);
-    const speeds = throughput(
-      usable.map((o) => o[1]),
-      input,
+    const speeds = await throughput(
+      usable.map((o) => o[0]),
+      bytes,
       rounds,
     );
     for (const [operation, op, note] of operations) {

@@ -29,10 +29,12 @@ export type {
   Message,
   MessageEnvelope,
   MessageIdentifier,
+  MessageReference,
   ParsedInterchange,
   ParseResult,
   PartyId,
   Segment,
+  TransferStatus,
 } from "./envelope/interchange.types.js";
 export { parseInterchange, type ParseOptions } from "./envelope/interchange.parser.js";
 export { messageSegments, toInterchange } from "./envelope/interchange.model.js";

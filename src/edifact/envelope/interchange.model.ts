@@ -3,6 +3,7 @@ import type {
   Interchange,
   Message,
   MessageEnvelope,
+  MessageReference,
   ParsedInterchange,
   Segment,
 } from "./interchange.types.js";
@@ -16,17 +17,45 @@ export function messageSegments(parsed: ParsedInterchange, message: MessageEnvel
   return out;
 }
 
+function opt<K extends string>(key: K, value: string): Partial<Record<K, string>> {
+  return value === "" ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+/** UNH S016/S017/S018 (data element `element`, 1-based) when present. */
+function reference<K extends string>(
+  key: K,
+  parsed: ParsedInterchange,
+  unh: number,
+  element: number,
+): Partial<Record<K, MessageReference>> {
+  const t = parsed.tokens;
+  const id = valueAt(t, unh, element);
+  if (id === "") return {};
+  const ref: MessageReference = {
+    id,
+    ...opt("version", valueAt(t, unh, element, 1)),
+    ...opt("release", valueAt(t, unh, element, 2)),
+    ...opt("agency", valueAt(t, unh, element, 3)),
+  };
+  return { [key]: ref } as Record<K, MessageReference>;
+}
+
 function toMessage(parsed: ParsedInterchange, m: MessageEnvelope): Message {
+  const t = parsed.tokens;
+  const unh = m.firstSegment;
+  const sequence = valueAt(t, unh, 4);
   return {
     ref: m.ref,
     identifier: m.identifier,
     ...(m.commonAccessRef !== undefined ? { commonAccessRef: m.commonAccessRef } : {}),
+    ...(sequence !== ""
+      ? { transferStatus: { sequence, ...opt("firstAndLast", valueAt(t, unh, 4, 1)) } }
+      : {}),
+    ...reference("subset", parsed, unh, 5),
+    ...reference("implementationGuideline", parsed, unh, 6),
+    ...reference("scenario", parsed, unh, 7),
     segments: messageSegments(parsed, m),
   };
-}
-
-function opt<K extends string>(key: K, value: string): Partial<Record<K, string>> {
-  return value === "" ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 /**

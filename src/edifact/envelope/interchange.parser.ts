@@ -234,6 +234,8 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       release: valueAt(t, m.first, 2, 2),
       agency: valueAt(t, m.first, 2, 3),
       ...optional("association", valueAt(t, m.first, 2, 4)),
+      ...optional("codeListVersion", valueAt(t, m.first, 2, 5)),
+      ...optional("subFunction", valueAt(t, m.first, 2, 6)),
     };
     const groupIndex = openGroup?.index;
     messages.push({

@@ -19,6 +19,26 @@ export interface MessageIdentifier {
   readonly release: string;
   readonly agency: string;
   readonly association?: string;
+  /** Syntax 4: 0110 code list directory version number. */
+  readonly codeListVersion?: string;
+  /** Syntax 4: 0113 message type sub-function identification. */
+  readonly subFunction?: string;
+}
+
+/** UNH S010: the message is one of several transfers of the same data. */
+export interface TransferStatus {
+  /** 0070 sequence of transfers. */
+  readonly sequence: string;
+  /** 0073 first and last transfer: `C` creation, `F` final. */
+  readonly firstAndLast?: string;
+}
+
+/** UNH S016 (message subset), S017 (implementation guideline), S018 (scenario); syntax 4. */
+export interface MessageReference {
+  readonly id: string;
+  readonly version?: string;
+  readonly release?: string;
+  readonly agency?: string;
 }
 
 /** One segment as plain data. `elements[i]` holds the components of data element i + 1. */
@@ -34,8 +54,16 @@ export interface Message {
   readonly ref: string;
   readonly identifier: MessageIdentifier;
   readonly commonAccessRef?: string;
-  /** The segments between UNH and UNT. */
-  readonly segments: readonly Segment[];
+  readonly transferStatus?: TransferStatus;
+  readonly subset?: MessageReference;
+  readonly implementationGuideline?: MessageReference;
+  readonly scenario?: MessageReference;
+  /**
+   * The segments between UNH and UNT: an array (what parsing gives), or any collection that can
+   * be iterated again — builders of large messages (ORDRSP) pass one that makes each segment
+   * as the serializer reaches it, so a message of 100,000 lines is never held as objects.
+   */
+  readonly segments: Iterable<Segment>;
 }
 
 export interface Group {

@@ -109,9 +109,35 @@ describe("APERAK and ORDRSP builders", () => {
     expect(text).toContain("ERC+ORDER'FTX+AAO+++Order PO-4711?: one of two lines was not accepted'");
   });
 
+  it("ORDRSP segments are made on iteration and can be iterated again with the same result", () => {
+    const ic = buildOrdrsp({
+      directory: getDirectory("D96A"),
+      envelope: outbound(3),
+      documentNumber: "OR-1",
+      responseType: ResponseType.accepted,
+      order,
+      lines: [
+        {
+          lineNumber: "1",
+          action: LineAction.accepted,
+          item: { id: "4000862141404", type: "EN" },
+          quantity: { value: "48" },
+        },
+      ],
+    });
+    const message = ic.messages[0];
+    expect(Array.isArray(message?.segments)).toBe(false);
+    const tags = [...(message?.segments ?? [])].map((s) => s.tag);
+    expect(tags).toEqual(["BGM", "DTM", "RFF", "DTM", "LIN", "QTY", "UNS", "CNT"]);
+    expect([...(message?.segments ?? [])].map((s) => s.tag)).toEqual(tags);
+    const first = Buffer.from(serializeInterchange(ic)).toString("latin1");
+    expect(Buffer.from(serializeInterchange(ic)).toString("latin1")).toBe(first);
+    expect(first).toContain("UNT+10+");
+  });
+
   it("ORDRSP carries BGM 231, the response type, RFF+ON, parties, LIN actions and quantities", () => {
     const ic = toInterchange(parseInterchange(ordrsp("D25A", 4)).interchange);
-    const segments = ic?.messages[0]?.segments ?? [];
+    const segments = [...(ic?.messages[0]?.segments ?? [])];
     expect(segments[0]).toEqual({ tag: "BGM", elements: [["231"], ["OR-1"], ["4"]] });
     expect(segments.filter((s) => s.tag === "LIN").map((s) => s.elements[1]?.[0])).toEqual(["5", "7", "3"]);
     expect(segments.filter((s) => s.tag === "QTY").map((s) => s.elements[0])).toEqual([

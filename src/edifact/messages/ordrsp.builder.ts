@@ -37,26 +37,30 @@ function nad(qualifier: string, p: PartyRef): Segment {
   return seg("NAD", qualifier, [p.id, "", p.agency ?? "9"]);
 }
 
+/** The segments between UNH and UNT, made one at a time. */
+function* ordrspSegments(input: OrdrspInput): Generator<Segment> {
+  yield seg("BGM", "231", input.documentNumber, input.responseType);
+  yield seg("DTM", ["137", dtm203(input.envelope.preparedAt), "203"]);
+  yield seg("RFF", ["ON", input.order.documentNumber]);
+  if (input.order.date) yield seg("DTM", ["171", input.order.date, "102"]);
+  if (input.buyer) yield nad("BY", input.buyer);
+  if (input.supplier) yield nad("SU", input.supplier);
+  for (const line of input.lines) {
+    yield seg("LIN", line.lineNumber, line.action, [line.item.id, line.item.type]);
+    yield seg("QTY", [line.quantity.qualifier ?? "21", line.quantity.value, line.quantity.unit ?? ""]);
+  }
+  yield seg("UNS", "S");
+  yield seg("CNT", ["2", String(input.lines.length)]);
+}
+
 /**
  * Builds an ORDRSP (BGM 231) answering an ORDERS message: response type 29/4/27, RFF+ON to
- * the order, buyer and supplier, one LIN (action 5/3/7) + QTY per line, UNS and CNT.
+ * the order, buyer and supplier, one LIN (action 5/3/7) + QTY per line, UNS and CNT. The
+ * message's segments are made as they are iterated (each iteration makes them afresh from
+ * `input`), so serializing an answer to a huge order holds only its bytes; spread them
+ * (`[...message.segments]`) to hold them as an array.
  */
 export function buildOrdrsp(input: OrdrspInput): Interchange {
-  const segments: Segment[] = [
-    seg("BGM", "231", input.documentNumber, input.responseType),
-    seg("DTM", ["137", dtm203(input.envelope.preparedAt), "203"]),
-    seg("RFF", ["ON", input.order.documentNumber]),
-  ];
-  if (input.order.date) segments.push(seg("DTM", ["171", input.order.date, "102"]));
-  if (input.buyer) segments.push(nad("BY", input.buyer));
-  if (input.supplier) segments.push(nad("SU", input.supplier));
-  for (const line of input.lines) {
-    segments.push(
-      seg("LIN", line.lineNumber, line.action, [line.item.id, line.item.type]),
-      seg("QTY", [line.quantity.qualifier ?? "21", line.quantity.value, line.quantity.unit ?? ""]),
-    );
-  }
-  segments.push(seg("UNS", "S"), seg("CNT", ["2", String(input.lines.length)]));
   return wrapMessage(input.envelope, {
     identifier: {
       type: "ORDRSP",
@@ -64,6 +68,6 @@ export function buildOrdrsp(input: OrdrspInput): Interchange {
       release: input.directory.release,
       agency: "UN",
     },
-    segments,
+    segments: { [Symbol.iterator]: () => ordrspSegments(input) },
   });
 }

@@ -54,16 +54,48 @@ const segmentArb: fc.Arbitrary<Segment> = fc
   })
   .map(normalise);
 
-const messageArb: fc.Arbitrary<Message> = fc.record({
-  ref: alnum(1, 14),
-  identifier: fc.record({
-    type: word(Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), 6, 6),
-    version: fc.constant("D"),
-    release: fc.constantFrom("96A", "25A"),
-    agency: fc.constant("UN"),
-  }),
-  segments: fc.array(segmentArb, { minLength: 1, maxLength: 6 }),
-});
+/** UNH S016/S017/S018: an identification with optional version, release and agency. */
+const referenceArb = fc.record(
+  { id: alnum(1, 14), version: alnum(1, 3), release: alnum(1, 3), agency: alnum(1, 3) },
+  { requiredKeys: ["id"] },
+);
+
+/** A message; the syntax 4 parts of UNH (S009 0110/0113, S016–S018) only in syntax 4. */
+const messageArb = (version: 3 | 4): fc.Arbitrary<Message> =>
+  fc
+    .record(
+      {
+        ref: alnum(1, 14),
+        identifier: fc.record(
+          {
+            type: word(Array.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), 6, 6),
+            version: fc.constant("D"),
+            release: fc.constantFrom("96A", "25A"),
+            agency: fc.constant("UN"),
+            association: alnum(1, 6),
+            codeListVersion: alnum(1, 6),
+            subFunction: alnum(1, 6),
+          },
+          { requiredKeys: ["type", "version", "release", "agency"] },
+        ),
+        commonAccessRef: alnum(1, 35),
+        transferStatus: fc.record(
+          { sequence: fc.integer({ min: 1, max: 99 }).map(String), firstAndLast: fc.constantFrom("C", "F") },
+          { requiredKeys: ["sequence"] },
+        ),
+        subset: referenceArb,
+        implementationGuideline: referenceArb,
+        scenario: referenceArb,
+        segments: fc.array(segmentArb, { minLength: 1, maxLength: 6 }),
+      },
+      { requiredKeys: ["ref", "identifier", "segments"] },
+    )
+    .map((m) => {
+      if (version === 4) return m;
+      const { subset: _s, implementationGuideline: _g, scenario: _c, ...rest } = m;
+      const { codeListVersion: _l, subFunction: _f, ...identifier } = m.identifier;
+      return { ...rest, identifier };
+    });
 
 const interchangeArb: fc.Arbitrary<Interchange> = fc
   .constantFrom(3 as const, 4 as const)
@@ -84,7 +116,7 @@ const interchangeArb: fc.Arbitrary<Interchange> = fc
         }),
       time: fc.constantFrom("0000", "1234", "2359"),
       controlRef: alnum(1, 14),
-      messages: fc.uniqueArray(messageArb, { minLength: 1, maxLength: 3, selector: (m) => m.ref }),
+      messages: fc.uniqueArray(messageArb(version), { minLength: 1, maxLength: 3, selector: (m) => m.ref }),
     }),
   )
   .map((ic) => (ic.separators === undefined ? (({ separators: _, ...rest }) => rest)(ic) : ic));
@@ -185,5 +217,40 @@ describe("properties", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("UNH round trip", () => {
+  it("UNH S009 0110/0113, S010 and S016–S018 survive parse → serialize byte for byte (syntax 4)", () => {
+    const text =
+      "UNB+UNOC:4+SENDER:14+RECIPIENT:14+20240315:1200+REF1'" +
+      "UNH+M1+ORDERS:D:96A:UN:EAN008:CL1:SF1+ACCESS+2:F+SUB:1:2:UN+IG:3:4:EN+SC:5:6:XX'" +
+      "BGM+220+PO-1+9'UNT+3+M1'UNZ+1+REF1'";
+    const parsed = parseInterchange(latin1(text));
+    expect(parsed.issues).toEqual([]);
+    const ic = toInterchange(parsed.interchange) as Interchange;
+    expect(ic.messages[0]).toMatchObject({
+      identifier: { association: "EAN008", codeListVersion: "CL1", subFunction: "SF1" },
+      commonAccessRef: "ACCESS",
+      transferStatus: { sequence: "2", firstAndLast: "F" },
+      subset: { id: "SUB", version: "1", release: "2", agency: "UN" },
+      implementationGuideline: { id: "IG", version: "3", release: "4", agency: "EN" },
+      scenario: { id: "SC", version: "5", release: "6", agency: "XX" },
+    });
+    expect(Buffer.from(serializeInterchange(ic)).toString("latin1")).toBe(text);
+  });
+
+  it("UNH S010 survives in syntax 3; the syntax 4 parts of UNH are refused there", () => {
+    const text =
+      "UNB+UNOC:3+SENDER:14+RECIPIENT:14+240315:1200+REF1'" +
+      "UNH+M1+ORDERS:D:96A:UN++1:C'BGM+220+PO-1+9'UNT+3+M1'UNZ+1+REF1'";
+    const ic = toInterchange(parseInterchange(latin1(text)).interchange) as Interchange;
+    expect(ic.messages[0]?.transferStatus).toEqual({ sequence: "1", firstAndLast: "C" });
+    expect(Buffer.from(serializeInterchange(ic)).toString("latin1")).toBe(text);
+    const withScenario = {
+      ...ic,
+      messages: ic.messages.map((m) => ({ ...m, scenario: { id: "SC" } })),
+    };
+    expect(() => serializeInterchange(withScenario)).toThrow(/syntax version 4/);
   });
 });

@@ -1,4 +1,11 @@
-import type { Group, Interchange, Message, PartyId, Segment } from "../envelope/interchange.types.js";
+import type {
+  Group,
+  Interchange,
+  Message,
+  MessageReference,
+  PartyId,
+  Segment,
+} from "../envelope/interchange.types.js";
 import { encodeText, isSyntaxIdentifier, type SyntaxIdentifier } from "../syntax/charset.js";
 import { defaultSeparators, needsUna, type Separators } from "../syntax/separators.js";
 import { ByteSink } from "./byte-sink.js";
@@ -115,22 +122,51 @@ function partyElement(p: PartyId | undefined): string[] {
   return [p.id, p.qualifier ?? "", p.internalId ?? "", p.internalSubId ?? ""];
 }
 
-function messageSegments(w: Writer, m: Message): number {
+function referenceElement(r: MessageReference | undefined): string[] {
+  return r ? [r.id, r.version ?? "", r.release ?? "", r.agency ?? ""] : [""];
+}
+
+function messageSegments(w: Writer, m: Message, version: number): number {
   const id = m.identifier;
+  if (
+    version < 4 &&
+    (id.codeListVersion ?? id.subFunction ?? m.subset ?? m.implementationGuideline ?? m.scenario) !==
+      undefined
+  ) {
+    throw new EdifactSerializeError(
+      `Message ${m.ref}: UNH S009 0110/0113 and S016–S018 exist from syntax version 4 on`,
+    );
+  }
   w.segment({
     tag: "UNH",
     elements: [
       [m.ref],
-      [id.type, id.version, id.release, id.agency, id.association ?? ""],
+      [
+        id.type,
+        id.version,
+        id.release,
+        id.agency,
+        id.association ?? "",
+        id.codeListVersion ?? "",
+        id.subFunction ?? "",
+      ],
       [m.commonAccessRef ?? ""],
+      m.transferStatus ? [m.transferStatus.sequence, m.transferStatus.firstAndLast ?? ""] : [""],
+      referenceElement(m.subset),
+      referenceElement(m.implementationGuideline),
+      referenceElement(m.scenario),
     ],
   });
-  for (const s of m.segments) w.segment(s);
-  w.segment({ tag: "UNT", elements: [[String(m.segments.length + 2)], [m.ref]] });
-  return m.segments.length + 2;
+  let count = 2;
+  for (const s of m.segments) {
+    w.segment(s);
+    count++;
+  }
+  w.segment({ tag: "UNT", elements: [[String(count)], [m.ref]] });
+  return count;
 }
 
-function groupSegments(w: Writer, g: Group): void {
+function groupSegments(w: Writer, g: Group, version: number): void {
   w.segment({
     tag: "UNG",
     elements: [
@@ -146,7 +182,7 @@ function groupSegments(w: Writer, g: Group): void {
       [g.password ?? ""],
     ],
   });
-  for (const m of g.messages) messageSegments(w, m);
+  for (const m of g.messages) messageSegments(w, m, version);
   w.segment({ tag: "UNE", elements: [[String(g.messages.length)], [g.ref]] });
 }
 
@@ -181,8 +217,8 @@ export function serializeInterchange(ic: Interchange, options: SerializeOptions 
     ],
   });
   const groups = ic.groups ?? [];
-  for (const g of groups) groupSegments(w, g);
-  for (const m of ic.messages) messageSegments(w, m);
+  for (const g of groups) groupSegments(w, g, version);
+  for (const m of ic.messages) messageSegments(w, m, version);
   w.segment({
     tag: "UNZ",
     elements: [[String(groups.length > 0 ? groups.length : ic.messages.length)], [ic.controlRef]],

@@ -91,11 +91,12 @@ export function tokEnd(t: TokenTable, k: number): number {
   return end;
 }
 
+/** Byte classes; the separators that end a token come first, the rare classes last. */
 const CL_DATA = 0;
 const CL_COMP = 1;
 const CL_ELEM = 2;
-const CL_REP = 3;
-const CL_TERM = 4;
+const CL_TERM = 3;
+const CL_REP = 4;
 const CL_REL = 5;
 const CL_BAD = 6;
 
@@ -198,9 +199,35 @@ function peekSyntax(bytes: Uint8Array, at: number, sep: Separators): { id?: stri
   return { id, version: digit - 0x30 };
 }
 
+const SAMPLE_BYTES = 65536;
+
+/** Byte class tables by repertoire and separators: interchanges of one partner share one. */
+const classTables = new Map<string, Uint8Array>();
+
+function classTable(syntaxId: string, separators: Separators): Uint8Array {
+  const { component, element, decimal, release, repetition, terminator } = separators;
+  const key = `${syntaxId}${component}${element}${decimal}${release}${repetition}${terminator}`;
+  let cls = classTables.get(key);
+  if (cls) return cls;
+  cls = new Uint8Array(256);
+  const valid = repertoireTable(syntaxId);
+  for (let b = 0; b < 256; b++) cls[b] = valid[b] === 1 ? CL_DATA : CL_BAD;
+  if (release !== " ") cls[release.charCodeAt(0)] = CL_REL;
+  if (repetition !== " ") cls[repetition.charCodeAt(0)] = CL_REP;
+  cls[component.charCodeAt(0)] = CL_COMP;
+  cls[element.charCodeAt(0)] = CL_ELEM;
+  cls[terminator.charCodeAt(0)] = CL_TERM;
+  // Bounded: a hostile stream of UNA variants must not grow it without end.
+  if (classTables.size >= 64) classTables.clear();
+  classTables.set(key, cls);
+  return cls;
+}
+
 interface ReportState {
   readonly issues: TokenizerIssue[];
   overflow: boolean;
+  /** A too-many-constituents issue was reported for the current segment. */
+  overflowReported: boolean;
   readonly syntaxId: string | undefined;
 }
 
@@ -299,15 +326,11 @@ function badByteIssue(state: ReportState, b: number, i: number, seg: number, coo
   );
 }
 
-function overflowIssue(
-  state: ReportState,
-  reported: boolean,
-  i: number,
-  seg: number,
-  coord: number,
-): boolean {
-  if (!reported) reportAt(state, ErrorCode.tooManyConstituents, i, seg, coord, "Too many constituents");
-  return true;
+/** Reports too many constituents once per segment. */
+function overflowIssue(state: ReportState, i: number, seg: number, coord: number): void {
+  if (!state.overflowReported)
+    reportAt(state, ErrorCode.tooManyConstituents, i, seg, coord, "Too many constituents");
+  state.overflowReported = true;
 }
 
 function grow32(a: Int32Array, size: number): Int32Array {
@@ -343,115 +366,92 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     separators = version !== undefined && version < 4 ? { ...prelude.raw, repetition: " " } : prelude.raw;
   } else separators = defaultSeparators(version ?? 3);
 
-  const cls = new Uint8Array(256);
-  const valid = repertoireTable(syntaxId ?? "");
-  for (let b = 0; b < 256; b++) cls[b] = valid[b] === 1 ? CL_DATA : CL_BAD;
-  const rel = separators.release === " " ? -1 : separators.release.charCodeAt(0);
-  const repSep = separators.repetition === " " ? -1 : separators.repetition.charCodeAt(0);
-  if (rel >= 0) cls[rel] = CL_REL;
-  if (repSep >= 0) cls[repSep] = CL_REP;
-  cls[separators.component.charCodeAt(0)] = CL_COMP;
-  cls[separators.element.charCodeAt(0)] = CL_ELEM;
-  cls[separators.terminator.charCodeAt(0)] = CL_TERM;
-
+  const cls = classTable(syntaxId ?? "", separators);
   const n = bytes.length;
-  const state: ReportState = { issues, overflow: false, syntaxId };
+  const state: ReportState = { issues, overflow: false, overflowReported: false, syntaxId };
   // Size the table from the separator density of the first 64 KiB: no copying in the usual case.
-  let sampled = 0;
-  const sampleEnd = Math.min(n, prelude.body + 65536);
-  for (let j = prelude.body; j < sampleEnd; j++) {
-    const c = cls[bytes[j] as number] as number;
-    if (c >= CL_COMP && c <= CL_TERM) sampled++;
+  // Small inputs skip the sampling pass (it would cost as much as tokenizing) and take n / 2.
+  let density = 0.5;
+  if (n > SAMPLE_BYTES) {
+    let sampled = 0;
+    const sampleEnd = prelude.body + SAMPLE_BYTES;
+    for (let j = prelude.body; j < sampleEnd; j++) {
+      const c = cls[bytes[j] as number] as number;
+      if (c >= CL_COMP && c <= CL_REP) sampled++;
+    }
+    density = (sampled / SAMPLE_BYTES) * 1.05;
   }
-  const density = sampleEnd > prelude.body ? sampled / (sampleEnd - prelude.body) : 0.2;
-  let tokCap = Math.max(64, Math.ceil(n * density * 1.05) + 16);
-  let tokStart: Int32Array = new Int32Array(tokCap);
-  let tokInfo: Uint32Array = new Uint32Array(tokCap);
-  let segCap = Math.max(16, Math.ceil(tokCap / 4));
-  let segStart: Int32Array = new Int32Array(segCap);
-  let segEnd: Int32Array = new Int32Array(segCap);
-  let segToken: Int32Array = new Int32Array(segCap + 1);
+  let tokStart: Int32Array = new Int32Array(Math.max(64, Math.ceil(n * density) + 16));
+  let tokInfo: Uint32Array = new Uint32Array(tokStart.length);
+  let segEnd: Int32Array = new Int32Array(Math.max(16, Math.ceil(tokStart.length / 4)));
+  let segToken: Int32Array = new Int32Array(segEnd.length + 1);
 
   let tc = 0;
   let sc = 0;
   let i = prelude.body;
+  /** The next token's packed coordinates, with RELEASED set once it holds a release character. */
   let coord = 0;
-  let flags = 0;
   let start = i;
-  let segBegin = i;
-  let overflowReported = false;
 
-  // The hot loop keeps every counter in a local (no closures): V8 then keeps them in registers.
-  while (i < n) {
+  // The hot loop keeps few values live (capacities are the arrays' lengths, the release flag
+  // rides in `coord`, segment starts are derived afterwards) so that V8 keeps them in registers.
+  for (; i < n; i++) {
     let c = cls[bytes[i] as number] as number;
-    // Most bytes are data: skip them in a tight loop before dispatching on a service character.
     while (c === CL_DATA && ++i < n) c = cls[bytes[i] as number] as number;
     if (i >= n) break;
-    if (c === CL_REL) {
-      releaseIssue(state, bytes, cls, i, sc, coord);
-      flags = RELEASED;
-      i += 2;
+    if (c >= CL_REL) {
+      if (c === CL_REL) {
+        const next = i + 1 < n ? (cls[bytes[i + 1] as number] as number) : CL_BAD;
+        if (next === CL_DATA || next === CL_BAD) releaseIssue(state, bytes, cls, i, sc, coord);
+        coord |= RELEASED;
+        i++;
+      } else badByteIssue(state, bytes[i] as number, i, sc, coord);
       continue;
     }
-    if (c === CL_BAD) {
-      badByteIssue(state, bytes[i] as number, i, sc, coord);
-      i++;
-      continue;
-    }
-    if (tc === tokCap) {
-      tokCap = Math.ceil(tokCap * 1.5);
-      tokStart = grow32(tokStart, tokCap);
-      tokInfo = growU32(tokInfo, tokCap);
+    if (tc === tokStart.length) {
+      tokStart = grow32(tokStart, Math.ceil(tc * 1.5));
+      tokInfo = growU32(tokInfo, tokStart.length);
     }
     tokStart[tc] = start;
-    tokInfo[tc] = coord | flags;
+    tokInfo[tc] = coord;
     tc++;
-    flags = 0;
+    start = i + 1;
+    coord &= COORD_MASK;
     if (c === CL_COMP) {
-      if ((coord & COMP_MAX) === COMP_MAX)
-        overflowReported = overflowIssue(state, overflowReported, i, sc, coord);
+      if ((coord & COMP_MAX) === COMP_MAX) overflowIssue(state, i, sc, coord);
       else coord++;
     } else if (c === CL_ELEM) {
-      const elem = (coord >>> ELEM_SHIFT) & ELEM_MAX;
-      if (elem === ELEM_MAX) overflowReported = overflowIssue(state, overflowReported, i, sc, coord);
+      const elem = coord >>> ELEM_SHIFT;
+      if (elem === ELEM_MAX) overflowIssue(state, i, sc, coord);
       else coord = (elem + 1) << ELEM_SHIFT;
-    } else if (c === CL_REP) {
-      const rep = (coord >>> REP_SHIFT) & REP_MAX;
-      if (rep === REP_MAX) overflowReported = overflowIssue(state, overflowReported, i, sc, coord);
-      else coord = (coord & (ELEM_MAX << ELEM_SHIFT)) | ((rep + 1) << REP_SHIFT);
-    } else {
-      if (sc === segCap) {
-        segCap = Math.ceil(segCap * 1.5);
-        segStart = grow32(segStart, segCap);
-        segEnd = grow32(segEnd, segCap);
-        segToken = grow32(segToken, segCap + 1);
+    } else if (c === CL_TERM) {
+      if (sc === segEnd.length) {
+        segEnd = grow32(segEnd, Math.ceil(sc * 1.5));
+        segToken = grow32(segToken, segEnd.length + 1);
       }
-      segStart[sc] = segBegin;
       segEnd[sc] = i;
       sc++;
       segToken[sc] = tc;
       coord = 0;
-      overflowReported = false;
-      i++;
-      while (i < n && (bytes[i] === CR || bytes[i] === LF)) i++;
-      start = i;
-      segBegin = i;
-      continue;
+      state.overflowReported = false;
+      while (i + 1 < n && (bytes[i + 1] === CR || bytes[i + 1] === LF)) i++;
+      start = i + 1;
+    } else {
+      const rep = (coord >>> REP_SHIFT) & REP_MAX;
+      if (rep === REP_MAX) overflowIssue(state, i, sc, coord);
+      else coord = (coord & (ELEM_MAX << ELEM_SHIFT)) | ((rep + 1) << REP_SHIFT);
     }
-    i++;
-    start = i;
   }
   if (start < n || coord !== 0) {
     // Line breaks after an unterminated last segment are layout, not data.
     let end = n;
     while (end > start && (bytes[end - 1] === CR || bytes[end - 1] === LF)) end--;
-    if (tc === tokCap) {
-      tokCap += 1;
-      tokStart = grow32(tokStart, tokCap);
-      tokInfo = growU32(tokInfo, tokCap);
+    if (tc === tokStart.length) {
+      tokStart = grow32(tokStart, tc + 1);
+      tokInfo = growU32(tokInfo, tc + 1);
     }
     tokStart[tc] = start;
-    tokInfo[tc] = coord | flags;
+    tokInfo[tc] = coord;
     tc++;
     report(
       state,
@@ -463,17 +463,17 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
       0,
       "The last segment has no segment terminator",
     );
-    if (sc === segCap) {
-      segCap += 1;
-      segStart = grow32(segStart, segCap);
-      segEnd = grow32(segEnd, segCap);
-      segToken = grow32(segToken, segCap + 1);
+    if (sc === segEnd.length) {
+      segEnd = grow32(segEnd, sc + 1);
+      segToken = grow32(segToken, sc + 2);
     }
-    segStart[sc] = segBegin;
     segEnd[sc] = end;
     sc++;
     segToken[sc] = tc;
   }
+  // A segment starts where its tag (its first token) starts.
+  const segStart = new Int32Array(sc);
+  for (let s = 0; s < sc; s++) segStart[s] = tokStart[segToken[s] as number] as number;
 
   if ((syntaxId === "UNOW" || syntaxId === "UNOY") && !state.overflow) {
     let from = prelude.body;
