@@ -9,8 +9,20 @@ export interface BenchDatabase {
 
 const defaultPostgres = "postgres://postgres@127.0.0.1:5432/postgres";
 
-/** The embedded database, and PostgreSQL when one answers (DATABASE_URL or the local default). */
+/**
+ * The embedded database, and PostgreSQL when one answers (DATABASE_URL or the local default).
+ * BENCH_DATABASE=pglite or =postgres measures only that one (e.g. while profiling).
+ */
 export async function benchDatabases(): Promise<BenchDatabase[]> {
+  const only = process.env.BENCH_DATABASE;
+  const all = await availableDatabases();
+  if (only !== "pglite" && only !== "postgres") return all;
+  const kept = all.filter((d) => d.label.toLowerCase().startsWith(only === "pglite" ? "pglite" : "postgres"));
+  for (const d of all) if (!kept.includes(d)) await d.cleanup();
+  return kept;
+}
+
+async function availableDatabases(): Promise<BenchDatabase[]> {
   const out: BenchDatabase[] = [
     {
       label: "PGlite (embedded)",

@@ -8,6 +8,8 @@ import {
   type ElementCheckContext,
   type ElementProblem,
 } from "../validation/element.validator.js";
+import { quickContext, segmentLooksValid } from "../validation/segment.precheck.js";
+import { compileSegment } from "../validation/segment.program.js";
 import type {
   GroupEnvelope,
   InterchangeHeader,
@@ -145,10 +147,12 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     });
   }
   const ctx = elementContext(t, version);
+  const quick = quickContext(ctx);
 
   const checkService = (seg: number, tag: string, level: IssueLevel, extra: Partial<EdifactIssue>): void => {
     const def = serviceSegment(tag, version);
-    if (!def) return;
+    // The allocation-free quick check clears the usual, valid service segment at once.
+    if (!def || segmentLooksValid(quick, compileSegment(def), seg)) return;
     const problems: ElementProblem[] = [];
     checkSegmentElements(ctx, seg, def, problems);
     for (const p of problems) {

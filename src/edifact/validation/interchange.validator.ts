@@ -75,8 +75,8 @@ function validateMessage(
     });
   };
   const def = dir.messages.get(id.type);
-  const allowed = options.messageTypes ?? [...dir.messages.keys()];
-  if (!def || !allowed.includes(id.type)) {
+  if (!def || (options.messageTypes !== undefined && !options.messageTypes.includes(id.type))) {
+    const allowed = options.messageTypes ?? [...dir.messages.keys()];
     unh(1, `Message type "${id.type}" is not supported here (${allowed.join(", ")} of ${dir.id} are)`);
     return;
   }

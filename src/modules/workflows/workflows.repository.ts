@@ -1,4 +1,5 @@
-import { CompiledQuery, type Insertable, type Kysely, type Transaction } from "kysely";
+import type { Insertable, Kysely, Transaction } from "kysely";
+import type { Database } from "../../platform/db/database.js";
 import type { CompletedRecord } from "../../platform/http/idempotency.js";
 import type { NewJobRow } from "../../platform/jobs/index.js";
 import type { WorkflowDefinition } from "./workflow-rules.js";
@@ -182,40 +183,41 @@ export interface NewTransitionRequest {
   payload: string;
 }
 
-/** Runs the accept statement above: true when this call created the request, false when the key was known. */
+/**
+ * Runs the accept statement above, prepared once per connection: true when this call created the
+ * request, false when the key was known.
+ */
 export async function acceptRequest(
-  db: Db,
+  database: Database,
   record: CompletedRecord,
   request: NewTransitionRequest,
   job: NewJobRow,
 ): Promise<boolean> {
-  const result = await db.executeQuery<{ claimed: number }>(
-    CompiledQuery.raw(acceptSql, [
-      record.tenantId,
-      record.endpoint,
-      record.keyHash,
-      record.fingerprint,
-      record.statusCode,
-      record.responseBody,
-      record.responseHeaders,
-      record.createdAt,
-      record.expiresAt,
-      request.id,
-      request.entityKind,
-      request.entityId,
-      request.transition,
-      request.payload,
-      job.id,
-      job.tenantId,
-      job.name,
-      job.key,
-      job.payload,
-      job.maxAttempts,
-      job.runAt,
-      job.createdAt,
-    ]),
-  );
-  return (result.rows[0]?.claimed ?? 0) > 0;
+  const rows = await database.prepared<{ claimed: number }>("hanse_workflow_accept", acceptSql, [
+    record.tenantId,
+    record.endpoint,
+    record.keyHash,
+    record.fingerprint,
+    record.statusCode,
+    record.responseBody,
+    record.responseHeaders,
+    record.createdAt,
+    record.expiresAt,
+    request.id,
+    request.entityKind,
+    request.entityId,
+    request.transition,
+    request.payload,
+    job.id,
+    job.tenantId,
+    job.name,
+    job.key,
+    job.payload,
+    job.maxAttempts,
+    job.runAt,
+    job.createdAt,
+  ]);
+  return (rows[0]?.claimed ?? 0) > 0;
 }
 
 export async function insertRequest(

@@ -78,9 +78,6 @@ export const toStatusDocument = (row: Selectable<WorkflowTransitionRequestsTable
   error: row.error,
 });
 
-/** How many recent idempotency keys a process remembers as likely retries (see `recentKeys`). */
-const recentKeysLimit = 10_000;
-
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Pages of a list, with an opaque cursor bound to `binding` (CONTRACT §1). */
@@ -104,22 +101,6 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
   const database = deps.database.as<WorkflowTables>();
   const db = database.db;
   const wakeWorkers = createJobNotifier(db);
-  /**
-   * Keys (tenant + key hash) this process accepted or replayed lately, oldest first. Only a hint
-   * for the order of statements — a known key is read first, an unknown one is claimed first —
-   * never an answer: the database decides either way.
-   */
-  const recentKeys = new Set<string>();
-  const remember = (hint: string): void => {
-    recentKeys.delete(hint);
-    recentKeys.add(hint);
-    if (recentKeys.size > recentKeysLimit) {
-      for (const oldest of recentKeys) {
-        recentKeys.delete(oldest);
-        break;
-      }
-    }
-  };
 
   return {
     /** Provisioning step: the default definitions of a new tenant (idempotent). */
@@ -261,17 +242,11 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         { tenantId, requestId },
         { key: `${transitionJobName}:${requestId}`, tenantId },
       );
-      // A key this process saw recently is most likely a retry: one read answers it.
-      const hint = `${tenantId}:${record.keyHash.toString("base64")}`;
-      if (recentKeys.has(hint)) {
-        const replay = await deps.idempotency.replayStored(record);
-        if (replay) {
-          remember(hint);
-          return replay;
-        }
-      }
+      // A retry of a key this process answered lately is answered from memory.
+      const recent = deps.idempotency.recentReplay(record);
+      if (recent) return recent;
       const claimed = await repo.acceptRequest(
-        db,
+        deps.database,
         record,
         {
           id: requestId,
@@ -282,7 +257,6 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         },
         job,
       );
-      remember(hint);
       if (!claimed) {
         const replay = await deps.idempotency.replayStored(record);
         // Only if the record vanished in between (expired and purged): the client retries.
@@ -294,6 +268,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         }
         return replay;
       }
+      deps.idempotency.remember(record);
       wakeWorkers();
       return {
         status: record.statusCode,

@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
+import { createPglitePrepared } from "./pglite-prepared.js";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -17,9 +18,10 @@ export interface Database<T = unknown> {
   /** Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /**
-   * Runs a hot, read-only statement outside any transaction. On PostgreSQL it is prepared once per
-   * pooled connection under `name` (no parse and plan per call); on PGlite it goes through Kysely,
-   * which serialises access to the single connection.
+   * Runs a hot statement outside any transaction (never call it inside `transaction`). It is
+   * prepared once under `name` — per pooled connection on PostgreSQL, per instance on PGlite
+   * (pglite-prepared.ts) — so a call binds and executes without parsing and planning again.
+   * `name` must always go with the same `sql`.
    */
   prepared<R>(name: string, sql: string, parameters: readonly unknown[]): Promise<R[]>;
   /** Fails when the database cannot answer. */
@@ -63,6 +65,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   });
   const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) });
   return wrap("pglite", db, {
+    prepared: createPglitePrepared(pglite),
     listen: async (channel, onNotify) => {
       const unsubscribe = await pglite.listen(channel, onNotify);
       return unsubscribe;

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import { headers } from "../../protocol/headers.js";
-import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { Database } from "../db/database.js";
 import { hmacSha256 } from "../crypto/secrets.js";
@@ -64,6 +64,14 @@ export interface Idempotency {
    * fingerprint differs from `record`'s.
    */
   replayStored(record: CompletedRecord): Promise<IdempotentOutcome | undefined>;
+  /**
+   * The replay for `record`'s (tenant, endpoint, key) from this process's memory of completed
+   * records it stored or read lately (see `RecentRecords`), without a statement; undefined when
+   * it holds none. 409 ERR_IDEMPOTENCY_MISMATCH as `replayStored`.
+   */
+  recentReplay(record: CompletedRecord): IdempotentOutcome | undefined;
+  /** Remembers a completed record this process has just stored, for `recentReplay`. */
+  remember(record: CompletedRecord): void;
 }
 
 /** The columns of a completed idempotency record (see `Idempotency.completedRecord`). */
@@ -82,6 +90,45 @@ export interface CompletedRecord {
 }
 
 const retentionMs = 30 * 24 * 3600 * 1000;
+
+/**
+ * Completed records this process stored or read in the last minute, at most 10,000, oldest
+ * first. A completed record never changes until it expires (30 days), so a retry within the
+ * minute is answered from memory byte for byte, as the database would; an entry outlives
+ * neither its minute nor the record.
+ */
+class RecentRecords {
+  private readonly entries = new Map<string, { record: StoredRecord; until: number }>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs = 60_000,
+    private readonly limit = 10_000,
+  ) {}
+
+  static key(tenantId: string, endpoint: string, keyHash: Uint8Array): string {
+    return `${tenantId}\n${endpoint}\n${Buffer.from(keyHash).toString("base64")}`;
+  }
+
+  get(key: string): StoredRecord | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until > this.clock.now().getTime()) return entry.record;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, record: StoredRecord): void {
+    this.entries.delete(key);
+    this.entries.set(key, { record, until: this.clock.now().getTime() + this.ttlMs });
+    if (this.entries.size > this.limit) {
+      for (const oldest of this.entries.keys()) {
+        this.entries.delete(oldest);
+        break;
+      }
+    }
+  }
+}
 
 /** Stable JSON: object keys sorted, so semantically equal bodies fingerprint the same. */
 export function canonicalJson(value: unknown): string {
@@ -103,6 +150,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock; macK
 
   // The replay read of `replayStored`, compiled once; its parameters are tenant, endpoint, key hash.
   const findCompiled = recordQuery(database.db, { tenantId: "", endpoint: "" }, Buffer.alloc(0)).compile();
+  const recent = new RecentRecords(deps.clock);
 
   return {
     reference: (key) => `idem_${keyHash(key).subarray(0, 8).toString("hex")}`,
@@ -121,11 +169,27 @@ export function createIdempotency(deps: { database: Database; clock: Clock; macK
       };
     },
     async replayStored(record) {
-      const result = await database.db.executeQuery<StoredRecord>(
-        CompiledQuery.raw(findCompiled.sql, [record.tenantId, record.endpoint, record.keyHash]),
+      const [found] = await deps.database.prepared<StoredRecord>(
+        "hanse_idempotency_replay",
+        findCompiled.sql,
+        [record.tenantId, record.endpoint, record.keyHash],
       );
-      const found = result.rows[0];
+      if (!found) return undefined;
+      if (found.status_code !== 0)
+        recent.set(RecentRecords.key(record.tenantId, record.endpoint, record.keyHash), found);
+      return replayRecord(found, record.fingerprint);
+    },
+    recentReplay(record) {
+      const found = recent.get(RecentRecords.key(record.tenantId, record.endpoint, record.keyHash));
       return found ? replayRecord(found, record.fingerprint) : undefined;
+    },
+    remember(record) {
+      recent.set(RecentRecords.key(record.tenantId, record.endpoint, record.keyHash), {
+        fingerprint: record.fingerprint,
+        status_code: record.statusCode,
+        response_body: record.responseBody,
+        response_headers: JSON.parse(record.responseHeaders) as Record<string, string>,
+      });
     },
     async run(scope, execute) {
       const hash = keyHash(scope.key);
