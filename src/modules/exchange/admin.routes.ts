@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../platform/auth/index.js";
+import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
 import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
 import type { AdminService } from "./admin.service.js";
 import {
@@ -33,6 +34,7 @@ const security = [{ bearerAuth: [] }];
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };
 const write = { auth: { kind: "session" as const, allScopes: ["admin:write" as const] } };
 const tags = ["exchange admin"];
+const collection = { tags, scopes: { read: "admin:read", write: "admin:write" } } as const;
 
 export const adminPaths = {
   partners: "/api/v1/admin/partners",
@@ -53,46 +55,21 @@ export const adminRoutes =
     });
 
     // Partners
-    app.get(
-      p.partners,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          querystring: PageQuery,
-          response: { 200: PartnerList, ...problemResponses(400, 401, 403, 500, 503) },
-        },
+    registerCollectionRoutes(app, {
+      ...collection,
+      path: p.partners,
+      list: { response: PartnerList, run: (principal, pg) => service.listPartners(principal, pg) },
+      create: {
+        body: CreatePartnerBody,
+        response: PartnerItem,
+        run: (principal, body) => service.createPartner(principal, body),
       },
-      async (req) => service.listPartners(requirePrincipal(req), page(req.query)),
-    );
-    app.post(
-      p.partners,
-      {
-        config: write,
-        schema: {
-          tags,
-          security,
-          body: CreatePartnerBody,
-          response: { 201: PartnerItem, ...problemResponses(400, 401, 403, 413, 500, 503) },
-        },
+      read: {
+        params: IdParams,
+        response: PartnerItem,
+        run: (principal, { id }) => service.getPartner(principal, id),
       },
-      async (req, reply) =>
-        reply.code(201).send(await service.createPartner(requirePrincipal(req), req.body)),
-    );
-    app.get(
-      `${p.partners}/:id`,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          params: IdParams,
-          response: { 200: PartnerItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
-        },
-      },
-      async (req) => service.getPartner(requirePrincipal(req), req.params.id),
-    );
+    });
     app.patch(
       `${p.partners}/:id`,
       {
@@ -109,46 +86,21 @@ export const adminRoutes =
     );
 
     // Connections and profile revisions
-    app.get(
-      p.connections,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          querystring: PageQuery,
-          response: { 200: ConnectionList, ...problemResponses(400, 401, 403, 500, 503) },
-        },
+    registerCollectionRoutes(app, {
+      ...collection,
+      path: p.connections,
+      list: { response: ConnectionList, run: (principal, pg) => service.listConnections(principal, pg) },
+      create: {
+        body: CreateConnectionBody,
+        response: ConnectionItem,
+        run: (principal, body) => service.createConnection(principal, body),
       },
-      async (req) => service.listConnections(requirePrincipal(req), page(req.query)),
-    );
-    app.post(
-      p.connections,
-      {
-        config: write,
-        schema: {
-          tags,
-          security,
-          body: CreateConnectionBody,
-          response: { 201: ConnectionItem, ...problemResponses(400, 401, 403, 413, 500, 503) },
-        },
+      read: {
+        params: IdParams,
+        response: ConnectionItem,
+        run: (principal, { id }) => service.getConnection(principal, id),
       },
-      async (req, reply) =>
-        reply.code(201).send(await service.createConnection(requirePrincipal(req), req.body)),
-    );
-    app.get(
-      `${p.connections}/:id`,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          params: IdParams,
-          response: { 200: ConnectionItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
-        },
-      },
-      async (req) => service.getConnection(requirePrincipal(req), req.params.id),
-    );
+    });
     app.patch(
       `${p.connections}/:id`,
       {
@@ -163,6 +115,7 @@ export const adminRoutes =
       },
       async (req) => service.updateConnection(requirePrincipal(req), req.params.id, req.body),
     );
+    // Revisions live under a connection: an unknown one is 404 on every route, so they are written out.
     app.get(
       `${p.connections}/:id/profile-revisions`,
       {
@@ -219,46 +172,22 @@ export const adminRoutes =
       async (req) => service.activateRevision(requirePrincipal(req), req.params.id, req.params.revision),
     );
 
-    // Partner API keys
-    app.get(
-      p.apiKeys,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          querystring: PageQuery,
-          response: { 200: ApiKeyList, ...problemResponses(400, 401, 403, 500, 503) },
-        },
+    // Partner API keys: the secret is in the create answer only (`CreatedApiKey`).
+    registerCollectionRoutes(app, {
+      ...collection,
+      path: p.apiKeys,
+      list: { response: ApiKeyList, run: (principal, pg) => service.listApiKeys(principal, pg) },
+      create: {
+        body: CreateApiKeyBody,
+        response: CreatedApiKey,
+        run: (principal, body) => service.createApiKey(principal, body),
       },
-      async (req) => service.listApiKeys(requirePrincipal(req), page(req.query)),
-    );
-    app.post(
-      p.apiKeys,
-      {
-        config: write,
-        schema: {
-          tags,
-          security,
-          body: CreateApiKeyBody,
-          response: { 201: CreatedApiKey, ...problemResponses(400, 401, 403, 413, 500, 503) },
-        },
+      read: {
+        params: IdParams,
+        response: ApiKeyItem,
+        run: (principal, { id }) => service.getApiKey(principal, id),
       },
-      async (req, reply) => reply.code(201).send(await service.createApiKey(requirePrincipal(req), req.body)),
-    );
-    app.get(
-      `${p.apiKeys}/:id`,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          params: IdParams,
-          response: { 200: ApiKeyItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
-        },
-      },
-      async (req) => service.getApiKey(requirePrincipal(req), req.params.id),
-    );
+    });
     app.post(
       `${p.apiKeys}/:id/revoke`,
       {
@@ -274,87 +203,42 @@ export const adminRoutes =
     );
 
     // Audit events
-    app.get(
-      p.auditEvents,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          querystring: AuditQuery,
-          response: { 200: AuditEventList, ...problemResponses(400, 401, 403, 500, 503) },
-        },
+    registerCollectionRoutes(app, {
+      ...collection,
+      path: p.auditEvents,
+      list: {
+        query: AuditQuery,
+        response: AuditEventList,
+        run: (principal, pg, query) => service.listAuditEvents(principal, { ...pg, type: query.type }),
       },
-      async (req) =>
-        service.listAuditEvents(requirePrincipal(req), { ...page(req.query), type: req.query.type }),
-    );
-    app.get(
-      `${p.auditEvents}/:id`,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          params: IdParams,
-          response: { 200: AuditEventItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
-        },
+      read: {
+        params: IdParams,
+        response: AuditEventItem,
+        run: (principal, { id }) => service.getAuditEvent(principal, id),
       },
-      async (req) => service.getAuditEvent(requirePrincipal(req), req.params.id),
-    );
+    });
 
     // Operator views: uploads and deliveries
-    app.get(
-      p.uploads,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          querystring: PageQuery,
-          response: { 200: UploadList, ...problemResponses(400, 401, 403, 500, 503) },
-        },
+    registerCollectionRoutes(app, {
+      ...collection,
+      path: p.uploads,
+      list: { response: UploadList, run: (principal, pg) => service.listUploads(principal, pg) },
+      read: {
+        params: IdParams,
+        response: UploadItem,
+        run: (principal, { id }) => service.getUpload(principal, id),
       },
-      async (req) => service.listUploads(requirePrincipal(req), page(req.query)),
-    );
-    app.get(
-      `${p.uploads}/:id`,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          params: IdParams,
-          response: { 200: UploadItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
-        },
+    });
+    registerCollectionRoutes(app, {
+      ...collection,
+      path: p.deliveries,
+      list: { response: DeliveryList, run: (principal, pg) => service.listDeliveries(principal, pg) },
+      read: {
+        params: IdParams,
+        response: DeliveryItem,
+        run: (principal, { id }) => service.getDelivery(principal, id),
       },
-      async (req) => service.getUpload(requirePrincipal(req), req.params.id),
-    );
-    app.get(
-      p.deliveries,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          querystring: PageQuery,
-          response: { 200: DeliveryList, ...problemResponses(400, 401, 403, 500, 503) },
-        },
-      },
-      async (req) => service.listDeliveries(requirePrincipal(req), page(req.query)),
-    );
-    app.get(
-      `${p.deliveries}/:id`,
-      {
-        config: read,
-        schema: {
-          tags,
-          security,
-          params: IdParams,
-          response: { 200: DeliveryItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
-        },
-      },
-      async (req) => service.getDelivery(requirePrincipal(req), req.params.id),
-    );
+    });
     app.post(
       `${p.deliveries}/:id/requeue`,
       {

@@ -3,6 +3,7 @@ import type { PartnerScope } from "../../protocol/scopes.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/http/app-error.js";
+import { pageOf, toCreationPosition, type ListPage } from "../../platform/http/cursor.js";
 import { hex, iso, type ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
 import type {
@@ -102,25 +103,15 @@ export function createAdminService(deps: ExchangeDeps) {
   const { database, clock, cursors } = deps;
   const { db } = database;
 
+  /** Lists in (created_at, id) order continue after the last row's pair. */
   function page<R extends { created_at: Date; id: string }, V>(
     binding: string,
     rows: R[],
     limit: number,
     view: (row: R) => V,
-  ) {
-    const hasMore = rows.length > limit;
-    const kept = rows.slice(0, limit);
-    const last = kept.at(-1);
-    return {
-      items: kept.map(view),
-      meta: {
-        hasMore,
-        nextCursor:
-          hasMore && last
-            ? cursors.encode(binding, { createdAt: last.created_at.toISOString(), id: last.id })
-            : null,
-      },
-    };
+  ): ListPage<V> {
+    const { items, meta } = pageOf(cursors, binding, rows, limit, toCreationPosition);
+    return { items: items.map(view), meta };
   }
   const after = (binding: string, cursor: string | undefined) =>
     cursor ? cursors.decode<repo.Position>(binding, cursor) : undefined;
@@ -267,16 +258,10 @@ export function createAdminService(deps: ExchangeDeps) {
         ? cursors.decode<{ revision: number }>(binding, input.cursor).revision
         : undefined;
       const rows = await repo.listRevisions(db, tenantId, connectionId, input.limit, afterRevision);
-      const hasMore = rows.length > input.limit;
-      const kept = rows.slice(0, input.limit);
-      const last = kept.at(-1);
-      return {
-        items: kept.map((r) => toRevision(r, connection.active_revision)),
-        meta: {
-          hasMore,
-          nextCursor: hasMore && last ? cursors.encode(binding, { revision: last.revision }) : null,
-        },
-      };
+      const { items, meta } = pageOf(cursors, binding, rows, input.limit, (last) => ({
+        revision: last.revision,
+      }));
+      return { items: items.map((r) => toRevision(r, connection.active_revision)), meta };
     },
     async getRevision(principal: Principal, connectionId: string, revision: number) {
       const tenantId = principal.tenant.id;
@@ -348,13 +333,8 @@ export function createAdminService(deps: ExchangeDeps) {
       const binding = `exchange.audit:${principal.tenant.id}:${input.type ?? ""}`;
       const afterId = input.cursor ? cursors.decode<{ id: string }>(binding, input.cursor).id : undefined;
       const rows = await repo.listAudit(db, principal.tenant.id, input.limit, input.type, afterId);
-      const hasMore = rows.length > input.limit;
-      const kept = rows.slice(0, input.limit);
-      const last = kept.at(-1);
-      return {
-        items: kept.map(toAudit),
-        meta: { hasMore, nextCursor: hasMore && last ? cursors.encode(binding, { id: last.id }) : null },
-      };
+      const { items, meta } = pageOf(cursors, binding, rows, input.limit, (last) => ({ id: last.id }));
+      return { items: items.map(toAudit), meta };
     },
     async getAuditEvent(principal: Principal, id: string) {
       const row = isUuid(id) ? await repo.findAudit(db, principal.tenant.id, id) : undefined;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../platform/auth/index.js";
-import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
+import { problemResponses } from "../../platform/http/openapi-schemas.js";
 import {
   AccessTokenItem,
   AccessTokenList,
@@ -76,55 +77,29 @@ export const identityRoutes =
     );
 
     const tokens = "/api/v1/admin/access-tokens";
-    app.get(
-      tokens,
-      {
-        config: { auth: { kind: "session", allScopes: ["admin:read"] } },
-        schema: {
-          tags: ["admin"],
-          summary: "List access tokens of the tenant",
-          security: bearer,
-          querystring: PageQuery,
-          response: { 200: AccessTokenList, ...problemResponses(400, 401, 403, 500, 503) },
-        },
+    // The token itself is in the create answer only (`CreatedAccessToken`).
+    registerCollectionRoutes(app, {
+      path: tokens,
+      tags: ["admin"],
+      scopes: { read: "admin:read", write: "admin:write" },
+      list: {
+        summary: "List access tokens of the tenant",
+        response: AccessTokenList,
+        run: (principal, page) => service.listAccessTokens(principal, page),
       },
-      async (request) =>
-        service.listAccessTokens(requirePrincipal(request), {
-          limit: request.query.limit ?? 50,
-          cursor: request.query.cursor,
-        }),
-    );
-
-    app.post(
-      tokens,
-      {
-        config: { auth: { kind: "session", allScopes: ["admin:write"] } },
-        schema: {
-          tags: ["admin"],
-          summary: "Create an access token (scopes ⊆ the caller's)",
-          security: bearer,
-          body: CreateAccessTokenBody,
-          response: { 201: CreatedAccessToken, ...problemResponses(400, 401, 403, 413, 500, 503) },
-        },
+      create: {
+        summary: "Create an access token (scopes ⊆ the caller's)",
+        body: CreateAccessTokenBody,
+        response: CreatedAccessToken,
+        run: (principal, body) => service.createAccessToken(principal, body),
       },
-      async (request, reply) =>
-        reply.code(201).send(await service.createAccessToken(requirePrincipal(request), request.body)),
-    );
-
-    app.get(
-      `${tokens}/:id`,
-      {
-        config: { auth: { kind: "session", allScopes: ["admin:read"] } },
-        schema: {
-          tags: ["admin"],
-          summary: "Read an access token",
-          security: bearer,
-          params: IdParams,
-          response: { 200: AccessTokenItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
-        },
+      read: {
+        summary: "Read an access token",
+        params: IdParams,
+        response: AccessTokenItem,
+        run: (principal, { id }) => service.getAccessToken(principal, id),
       },
-      async (request) => service.getAccessToken(requirePrincipal(request), request.params.id),
-    );
+    });
 
     app.post(
       `${tokens}/:id/revoke`,

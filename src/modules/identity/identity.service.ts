@@ -12,7 +12,7 @@ import {
 } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/http/app-error.js";
-import type { CursorCodec } from "../../platform/http/cursor.js";
+import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import {
   derivedCredentialId,
   hashSecret,
@@ -206,17 +206,8 @@ export function createIdentityService(deps: IdentityDeps) {
         ? deps.cursors.decode<{ createdAt: string; id: string }>(binding, page.cursor)
         : undefined;
       const rows = await repo.listCredentials(db, principal.tenant.id, "access_token", page.limit, after);
-      const items = rows.slice(0, page.limit).map(toAccessTokenView);
-      const last = items.at(-1);
-      const hasMore = rows.length > page.limit;
-      return {
-        items,
-        meta: {
-          hasMore,
-          nextCursor:
-            hasMore && last ? deps.cursors.encode(binding, { createdAt: last.createdAt, id: last.id }) : null,
-        },
-      };
+      const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, toCreationPosition);
+      return { items: items.map(toAccessTokenView), meta };
     },
 
     async getAccessToken(principal: Principal, id: string) {

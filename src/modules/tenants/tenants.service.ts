@@ -8,7 +8,7 @@ import { hashPassword } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { AppError } from "../../platform/http/app-error.js";
-import type { CursorCodec } from "../../platform/http/cursor.js";
+import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency } from "../../platform/http/idempotency.js";
 import type { JobContext, JobQueue } from "../../platform/jobs/index.js";
 import type { TenantsTable } from "../identity/index.js";
@@ -109,17 +109,8 @@ export function createTenantsService(deps: TenantsDeps) {
         ? deps.cursors.decode<{ createdAt: string; id: string }>(binding, page.cursor)
         : undefined;
       const rows = await repo.listTenants(db, page.limit, after);
-      const items = rows.slice(0, page.limit).map(toTenant);
-      const hasMore = rows.length > page.limit;
-      const last = items.at(-1);
-      return {
-        items,
-        meta: {
-          hasMore,
-          nextCursor:
-            hasMore && last ? deps.cursors.encode(binding, { createdAt: last.createdAt, id: last.id }) : null,
-        },
-      };
+      const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, toCreationPosition);
+      return { items: items.map(toTenant), meta };
     },
 
     async getTenant(id: string) {

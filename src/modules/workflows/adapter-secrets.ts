@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import { openSealedSecret, sealSecret } from "../../platform/crypto/index.js";
 
 /** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
@@ -12,22 +13,8 @@ export function signPayload(secret: string, id: string, timestamp: number, body:
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
-/** AES-256-GCM at rest: `v1.<iv>.<tag>.<ciphertext>` (base64url). The key never leaves the process. */
-export function encryptSecret(key: Buffer, plain: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return ["v1", iv, cipher.getAuthTag(), data]
-    .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
-    .join(".");
-}
+/** A signing secret as stored in `workflow_lifecycle_adapters.secret` (sealed, see sealed-secrets.ts). */
+export const encryptSecret = (key: Buffer, plain: string): string => sealSecret(key, plain);
 
-export function decryptSecret(key: Buffer, stored: string): string {
-  const [version, iv, tag, data] = stored.split(".");
-  if (version !== "v1" || iv === undefined || tag === undefined || data === undefined) {
-    throw new Error("unreadable adapter secret");
-  }
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-  decipher.setAuthTag(Buffer.from(tag, "base64url"));
-  return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
-}
+export const decryptSecret = (key: Buffer, stored: string): string =>
+  openSealedSecret(key, stored, "adapter secret");

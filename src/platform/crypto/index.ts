@@ -1,2 +1,3 @@
 export * from "./ids.js";
+export * from "./sealed-secrets.js";
 export * from "./secrets.js";

@@ -33,3 +33,38 @@ export function createCursorCodec(key: Buffer): CursorCodec {
     },
   };
 }
+
+/** A page of a list (CONTRACT §1); `nextCursor` is set exactly when `hasMore` is. */
+export interface ListPage<T> {
+  items: T[];
+  meta: { hasMore: boolean; nextCursor: string | null };
+}
+
+/** The position of a row in a list ordered by `(created_at, id)`. */
+export const toCreationPosition = (row: { created_at: Date; id: string }) => ({
+  createdAt: row.created_at.toISOString(),
+  id: row.id,
+});
+
+/**
+ * Cuts a page from `rows`, fetched with one row more than `limit` so that the extra one says
+ * whether there are more; the cursor carries `position(last kept row)` bound to `binding`.
+ */
+export function pageOf<T>(
+  cursors: CursorCodec,
+  binding: string,
+  rows: readonly T[],
+  limit: number,
+  position: (last: T) => unknown,
+): ListPage<T> {
+  const items = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  const last = items.at(-1);
+  return {
+    items,
+    meta: {
+      hasMore,
+      nextCursor: hasMore && last !== undefined ? cursors.encode(binding, position(last)) : null,
+    },
+  };
+}
