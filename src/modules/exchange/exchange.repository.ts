@@ -1,5 +1,5 @@
-import { CompiledQuery, sql, type Insertable, type Kysely, type Selectable, type Transaction } from "kysely";
-import type { BlobTransfer } from "../../platform/blobs/index.js";
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from "kysely";
+import type { Database } from "../../platform/db/database.js";
 import type { ConnectionsTable, ExchangeTables, UploadStatus } from "./exchange.tables.js";
 
 export type Db = Kysely<ExchangeTables>;
@@ -65,28 +65,23 @@ export function findConnection(db: Db, tenantId: string, id: string) {
 }
 
 type Connection = Selectable<ConnectionsTable>;
-const connectionLookups = new WeakMap<
-  Db,
-  (tenantId: string, id: string) => Promise<Connection | undefined>
->();
+let connectionSql: string | undefined;
 
 /**
- * `findConnection` compiled once per handle: every partner request (upload, list, claim, payload,
- * acknowledge) runs it, so only its parameters change.
+ * `findConnection` as a prepared statement: every partner request (upload, list, claim, payload,
+ * acknowledge) runs it outside a transaction, so only its parameters change.
  */
-export function findConnectionCompiled(
-  db: Db,
+export async function findConnectionPrepared(
+  database: Database<ExchangeTables>,
   tenantId: string,
   id: string,
 ): Promise<Connection | undefined> {
-  let lookup = connectionLookups.get(db);
-  if (!lookup) {
-    const compiled = connectionQuery(db, tenantId, id).compile();
-    lookup = async (t, i) =>
-      (await db.executeQuery<Connection>(CompiledQuery.raw(compiled.sql, [t, i]))).rows[0];
-    connectionLookups.set(db, lookup);
-  }
-  return lookup(tenantId, id);
+  connectionSql ??= connectionQuery(database.db, tenantId, id).compile().sql;
+  const [row] = await database.prepared<Connection>("hanse_exchange_connection", connectionSql, [
+    tenantId,
+    id,
+  ]);
+  return row;
 }
 
 export function lockConnection(trx: Trx, tenantId: string, id: string) {
@@ -265,7 +260,8 @@ export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exc
  *   with its single chunk; a streamed upload's blob is already stored and these are left out;
  * - `audit`, `job`: the `upload.received` audit event and the processing job;
  * - all of these only if the upload row was inserted;
- * - the final SELECT wakes idle workers (`pg_notify`, delivered on commit).
+ * - the caller wakes idle workers after the commit (a NOTIFY in the statement would take the
+ *   notification queue's lock at commit, serialising concurrent uploads).
  *
  * When neither `inserted` nor an existing upload came back, a concurrent first request committed
  * after this statement's snapshot: the caller reads the key again in a new statement.
@@ -303,21 +299,19 @@ WITH existing AS (
 ), job AS (
   INSERT INTO jobs
     (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
-  SELECT $14::uuid, tenant_id, $15::text, $16::text, $17::jsonb, 'queued', 0, $18::integer,
+  SELECT $13::uuid, tenant_id, $14::text, $15::text, $16::jsonb, 'queued', 0, $17::integer,
     $11::timestamptz, $11::timestamptz, $11::timestamptz
   FROM upload
   ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
   RETURNING name
 )
 SELECT (SELECT count(*) FROM upload)::integer AS inserted,
-  (SELECT count(pg_notify($13::text, name)) FROM job)::integer AS notified,
   existing.id, existing.sha256, existing.interchange_id, existing.status
 FROM (VALUES (1)) AS one LEFT JOIN existing ON true`;
 
 const acceptUploadStatements = {
   stored: acceptUploadSql(undefined),
-  binary: acceptUploadSql("$19::bytea"),
-  hex: acceptUploadSql("decode($19::text, 'hex')"),
+  withBytes: acceptUploadSql("$18::bytea"),
 };
 
 export interface AcceptedUpload {
@@ -333,7 +327,7 @@ export interface AcceptedUpload {
   principalId: string;
   at: Date;
   auditId: string;
-  job: { id: string; name: string; key: string; payload: string; maxAttempts: number; channel: string };
+  job: { id: string; name: string; key: string; payload: string; maxAttempts: number };
 }
 
 export interface ExistingUpload {
@@ -348,13 +342,17 @@ export interface ExistingUpload {
  * upload, stored by the same statement; without it the blob `upload.blobId` is already complete.
  */
 export async function acceptUpload(
-  db: Db,
+  database: Database<ExchangeTables>,
   upload: AcceptedUpload,
-  bytes?: { data: Buffer; transfer: BlobTransfer },
+  bytes?: Buffer,
 ): Promise<{ inserted: true } | { inserted: false; existing: ExistingUpload | undefined }> {
   type Row = { inserted: number } & (ExistingUpload | { [K in keyof ExistingUpload]: null });
-  const result = await db.executeQuery<Row>(
-    CompiledQuery.raw(acceptUploadStatements[bytes ? bytes.transfer : "stored"], [
+  // Prepared statements take the bytes as a binary parameter on both databases.
+  const variant = bytes ? "withBytes" : "stored";
+  const rows = await database.prepared<Row>(
+    `hanse_upload_accept_${variant}`,
+    acceptUploadStatements[variant],
+    [
       upload.tenantId,
       upload.connectionId,
       upload.keyHash,
@@ -367,16 +365,15 @@ export async function acceptUpload(
       upload.principalId,
       upload.at,
       upload.auditId,
-      upload.job.channel,
       upload.job.id,
       upload.job.name,
       upload.job.key,
       upload.job.payload,
       upload.job.maxAttempts,
-      ...(bytes ? [bytes.transfer === "hex" ? bytes.data.toString("hex") : bytes.data] : []),
-    ]),
+      ...(bytes ? [bytes] : []),
+    ],
   );
-  const row = result.rows[0];
+  const row = rows[0];
   if (row && row.inserted > 0) return { inserted: true };
   return { inserted: false, existing: row?.id ? row : undefined };
 }

@@ -11,7 +11,7 @@ import {
 import type { Principal } from "../../platform/auth/index.js";
 import { sha256 } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/http/app-error.js";
-import { defaultMaxAttempts, jobsChannel, type JobDefinition } from "../../platform/jobs/index.js";
+import { createJobNotifier, defaultMaxAttempts, type JobDefinition } from "../../platform/jobs/index.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
 import type { UploadStatus } from "./exchange.tables.js";
@@ -48,6 +48,8 @@ export function createInboxService(
   const { database, clock } = deps;
   const { db } = database;
   const transfer = blobTransferFor(database.kind);
+  /** NOTIFY after the commit, coalesced: one in flight at a time however many uploads land. */
+  const wakeWorkers = createJobNotifier(db);
   /** A body up to this size is stored by the upload's own statement. */
   const smallBytes = Math.min(defaultChunkBytes, deps.maxPayloadBytes);
 
@@ -86,7 +88,7 @@ export function createInboxService(
         contentLength?: string | undefined;
       },
     ) {
-      const connection = await requirePartnerConnection(db, principal, connectionId);
+      const connection = await requirePartnerConnection(database, principal, connectionId);
       if (!acceptedTypes.has(mediaType(headers.contentType))) {
         throw invalid(
           "Content-Type must be application/edifact or application/octet-stream.",
@@ -183,7 +185,7 @@ export function createInboxService(
       const job = processJob();
       const result = await repo
         .acceptUpload(
-          db,
+          database,
           {
             tenantId,
             id: uploadId,
@@ -203,16 +205,16 @@ export function createInboxService(
               key: `exchange.process:${uploadId}`,
               payload: JSON.stringify({ tenantId, uploadId }),
               maxAttempts: job.maxAttempts ?? defaultMaxAttempts,
-              channel: jobsChannel,
             },
           },
-          small ? { data: small, transfer } : undefined,
+          small,
         )
         .catch(async (error: unknown) => {
           if (!small) await deleteBlob(db, tenantId, blobId).catch(() => undefined);
           throw error;
         });
       if (result.inserted) {
+        wakeWorkers();
         return {
           status: 202,
           body: {

@@ -125,7 +125,7 @@ export function createMailboxService(
       connectionId: string,
       page: { limit: number; cursor?: string | undefined },
     ) {
-      const connection = await requirePartnerConnection(db, principal, connectionId);
+      const connection = await requirePartnerConnection(database, principal, connectionId);
       const tenantId = connection.tenant_id;
       const binding = `exchange.mailbox:${tenantId}:${connection.id}`;
       let after: number | undefined;
@@ -159,7 +159,7 @@ export function createMailboxService(
     },
 
     async claim(principal: Principal, connectionId: string, deliveryId: string) {
-      const connection = await requirePartnerConnection(db, principal, connectionId);
+      const connection = await requirePartnerConnection(database, principal, connectionId);
       const tenantId = connection.tenant_id;
       if (!isUuid(deliveryId)) throw notFound();
       const id = deliveryId.toLowerCase();
@@ -221,7 +221,7 @@ export function createMailboxService(
       deliveryId: string,
       token: string | undefined,
     ) {
-      const connection = await requirePartnerConnection(db, principal, connectionId);
+      const connection = await requirePartnerConnection(database, principal, connectionId);
       const tenantId = connection.tenant_id;
       const { row, held } = await requireLease(tenantId, connection.id, deliveryId, token);
       if (!held) throw notFound();
@@ -319,7 +319,7 @@ export function createMailboxService(
       deliveryId: string,
       token: string | undefined,
     ) {
-      const connection = await requirePartnerConnection(db, principal, connectionId);
+      const connection = await requirePartnerConnection(database, principal, connectionId);
       const tenantId = connection.tenant_id;
       if (!token || !isUuid(deliveryId)) throw notFound();
       const id = deliveryId.toLowerCase();

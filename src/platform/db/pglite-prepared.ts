@@ -26,7 +26,7 @@ export function createPglitePrepared(pglite: PGlite) {
         const parsing = !parsed.has(name);
         if (parsing) parts.push(protocol.serialize.parse({ name, text, types: [] }));
         parts.push(
-          protocol.serialize.bind({ statement: name, values: parameters.map(textValue) }),
+          protocol.serialize.bind({ statement: name, values: parameters.map(wireValue) }),
           protocol.serialize.describe({ type: "P" }),
           protocol.serialize.execute({}),
           protocol.serialize.sync(),
@@ -45,11 +45,14 @@ export function createPglitePrepared(pglite: PGlite) {
     );
 }
 
-/** A parameter in the text format, as `pg` sends it. */
-function textValue(value: unknown): string | null {
+/**
+ * A parameter as `pg` sends it: bytes in the binary format (a bytea takes them as they are,
+ * without a hex text twice their size), everything else in the text format.
+ */
+function wireValue(value: unknown): string | Uint8Array | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
-  if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString("hex")}`;
+  if (value instanceof Uint8Array) return value;
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
     return String(value);
