@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import {
   BlobTooLargeError,
-  blobTransferFor,
   defaultChunkBytes,
   deleteBlob,
   writeBlobStream,
@@ -47,7 +46,6 @@ export function createInboxService(
 ) {
   const { database, clock } = deps;
   const { db } = database;
-  const transfer = blobTransferFor(database.kind);
   /** NOTIFY after the commit, coalesced: one in flight at a time however many uploads land. */
   const wakeWorkers = createJobNotifier(db);
   /** A body up to this size is stored by the upload's own statement. */
@@ -166,7 +164,7 @@ export function createInboxService(
             },
             // A replay only needs the hash of the bytes, not another copy of them.
             store: known === undefined,
-            transfer,
+            prepared: database.prepared,
           });
         } catch (error) {
           if (error instanceof BlobTooLargeError) {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Clock } from "../clock/clock.js";
+import type { Database } from "../db/database.js";
 import type { BlobTables } from "./blobs.tables.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -56,6 +57,11 @@ export interface WriteBlobInput {
   /** false: only count and hash (a replay check), store nothing. */
   store?: boolean;
   transfer?: BlobTransfer;
+  /**
+   * `Database.prepared` of the handle: each kind of chunk statement is then prepared once and
+   * its bytes travel as a binary parameter on both databases (`transfer` is not used).
+   */
+  prepared?: Database["prepared"];
 }
 
 const asBuffer = (value: Uint8Array): Buffer =>
@@ -128,7 +134,14 @@ export async function writeBlobStream(
 ): Promise<StoredBlob> {
   const store = input.store !== false;
   const chunkBytes = input.chunkBytes ?? defaultChunkBytes;
-  const transfer = input.transfer ?? "binary";
+  const prepared = input.prepared;
+  const transfer = prepared ? "binary" : (input.transfer ?? "binary");
+  /** Runs a statement; prepared under `hanse_blob_<kind>` when the handle's prepared is given. */
+  const run = (kind: string, statement: RawBuilder<unknown>): Promise<unknown> => {
+    if (!prepared) return statement.execute(db);
+    const compiled = statement.compile(db);
+    return prepared(`hanse_blob_${kind}`, compiled.sql, compiled.parameters);
+  };
   const hash = createHash("sha256");
   const row: BlobRow = {
     tenantId: input.tenantId,
@@ -153,11 +166,12 @@ export async function writeBlobStream(
     if (inflight) await inflight;
     const release = await acquireChunkWrite(db);
     const chunk = insertChunk(input.tenantId, input.id, seq++, data, transfer);
-    const statement = blobRow.written
-      ? chunk
-      : sql`WITH blob AS (${insertBlobRow(row, "pending", 0, null, 0)}) ${chunk}`;
+    const pending = (
+      blobRow.written
+        ? run("chunk", chunk)
+        : run("first_chunk", sql`WITH blob AS (${insertBlobRow(row, "pending", 0, null, 0)}) ${chunk}`)
+    ).finally(release);
     blobRow.written = true;
-    const pending = statement.execute(db).finally(release);
     pending.catch(() => undefined);
     inflight = pending;
   };
@@ -200,13 +214,15 @@ export async function writeBlobStream(
         const chunk = rest ? insertChunk(input.tenantId, input.id, seq, rest, transfer) : undefined;
         if (!blobRow.written) {
           const blob = insertBlobRow(row, "complete", total, sha256, chunkCount);
-          await (chunk ? sql`WITH chunk AS (${chunk}) ${blob}` : blob).execute(db);
+          await (chunk ? run("whole", sql`WITH chunk AS (${chunk}) ${blob}`) : run("empty", blob));
         } else {
           const complete = sql`UPDATE blobs
             SET state = 'complete', byte_count = ${total}::bigint, sha256 = ${sha256}::bytea,
               chunk_count = ${chunkCount}::integer
             WHERE tenant_id = ${input.tenantId}::uuid AND id = ${input.id}::uuid`;
-          await (chunk ? sql`WITH chunk AS (${chunk}) ${complete}` : complete).execute(db);
+          await (chunk
+            ? run("last_chunk", sql`WITH chunk AS (${chunk}) ${complete}`)
+            : run("complete", complete));
         }
       } finally {
         release();

@@ -23,7 +23,7 @@ export interface Database<T = unknown> {
    * (pglite-prepared.ts) — so a call binds and executes without parsing and planning again.
    * `name` must always go with the same `sql`.
    */
-  prepared<R>(name: string, sql: string, parameters: readonly unknown[]): Promise<R[]>;
+  readonly prepared: <R>(name: string, sql: string, parameters: readonly unknown[]) => Promise<R[]>;
   /** Fails when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

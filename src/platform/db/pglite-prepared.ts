@@ -18,23 +18,19 @@ type Field = InstanceType<typeof backend.Field>;
 export function createPglitePrepared(pglite: PGlite) {
   const parsed = new Set<string>();
   const parsers = (pglite as unknown as { parsers: ParserOptions }).parsers;
+  const batch = new BatchBuffer();
 
   return async <R>(name: string, text: string, parameters: readonly unknown[]): Promise<R[]> =>
     pglite._runExclusiveTransaction(() =>
       pglite._runExclusiveQuery(async () => {
-        const parts: Uint8Array[] = [];
         const parsing = !parsed.has(name);
-        if (parsing) parts.push(protocol.serialize.parse({ name, text, types: [] }));
-        parts.push(
-          protocol.serialize.bind({ statement: name, values: parameters.map(wireValue) }),
-          protocol.serialize.describe({ type: "P" }),
-          protocol.serialize.execute({}),
-          protocol.serialize.sync(),
+        const message = batch.write(
+          parsing ? protocol.serialize.parse({ name, text, types: [] }) : undefined,
+          name,
+          parameters.map(wireValue),
         );
-        const messages = await pglite.execProtocolStream(Buffer.concat(parts), {
-          syncToFs: false,
-          throwOnError: false,
-        });
+        // The batch buffer is reused by the next call, which cannot start before this one ends.
+        const messages = await pglite.execProtocolStream(message, { syncToFs: false, throwOnError: false });
         if (parsing && messages.some((m) => m.name === "parseComplete")) parsed.add(name);
         const failure = messages.find((m) => m instanceof backend.DatabaseError);
         if (failure) throw failure;
@@ -43,6 +39,59 @@ export function createPglitePrepared(pglite: PGlite) {
         return rowsOf<R>(messages, parsers);
       }),
     );
+}
+
+/** Describe (portal ""), Execute (portal "", all rows) and Sync, as the protocol spells them. */
+const TAIL = Buffer.from([0x44, 0, 0, 0, 6, 0x50, 0, 0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
+
+/**
+ * Writes [Parse] Bind Describe Execute Sync into one grow-only buffer. PGlite's own serializer
+ * copies a binary parameter three times into fresh buffers (a slice, its writer's growth, the
+ * flush) and a 1 MiB blob chunk left megabytes of array buffers behind per statement; here a
+ * parameter is copied once, into memory that is used again.
+ */
+class BatchBuffer {
+  private buffer = Buffer.allocUnsafe(4096);
+
+  write(parse: Uint8Array | undefined, statement: string, values: readonly (string | Uint8Array | null)[]) {
+    const name = Buffer.byteLength(statement);
+    let size = (parse?.length ?? 0) + 1 + 4 + 1 + name + 1 + 2 + 2 * values.length + 2 + 2 + TAIL.length;
+    for (const v of values)
+      size += 4 + (v === null ? 0 : typeof v === "string" ? Buffer.byteLength(v) : v.length);
+    if (this.buffer.length < size) this.buffer = Buffer.allocUnsafe(Math.max(size, this.buffer.length * 2));
+    const b = this.buffer;
+    let at = 0;
+    if (parse) {
+      b.set(parse, 0);
+      at = parse.length;
+    }
+    const start = at;
+    b[at++] = 0x42; // Bind
+    at += 4; // its length, written below
+    b[at++] = 0; // portal ""
+    at += b.write(statement, at, "utf8");
+    b[at++] = 0;
+    at = b.writeInt16BE(values.length, at);
+    for (const v of values) at = b.writeInt16BE(v instanceof Uint8Array ? 1 : 0, at);
+    at = b.writeInt16BE(values.length, at);
+    for (const v of values) {
+      if (v === null) at = b.writeInt32BE(-1, at);
+      else if (typeof v === "string") {
+        const length = b.write(v, at + 4, "utf8");
+        b.writeInt32BE(length, at);
+        at += 4 + length;
+      } else {
+        b.writeInt32BE(v.length, at);
+        b.set(v, at + 4);
+        at += 4 + v.length;
+      }
+    }
+    at = b.writeInt16BE(0, at); // results in the text format
+    b.writeInt32BE(at - start - 1, start + 1);
+    b.set(TAIL, at);
+    at += TAIL.length;
+    return b.subarray(0, at);
+  }
 }
 
 /**

@@ -2,10 +2,12 @@ import type { Migration } from "kysely/migration";
 import * as foundation from "./2026-11-21T2200-foundation.js";
 import * as workflows from "./2026-11-21T2300-workflows.js";
 import * as exchange from "./2026-11-21T2330-exchange.js";
+import * as blobChunkCompression from "./2026-11-22T0100-blob-chunk-compression.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
   "2026-11-21T2200-foundation": foundation,
   "2026-11-21T2300-workflows": workflows,
   "2026-11-21T2330-exchange": exchange,
+  "2026-11-22T0100-blob-chunk-compression": blobChunkCompression,
 };
