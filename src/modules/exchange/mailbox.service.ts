@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Selectable } from "kysely";
 import { recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
-import { blobTransferFor, readBlob } from "../../platform/blobs/index.js";
+import { readBlob } from "../../platform/blobs/index.js";
 import { digestsEqual, isUuid, randomSecret, sha256 } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/http/app-error.js";
 import type { JobDefinition } from "../../platform/jobs/index.js";
@@ -50,7 +50,6 @@ export function createMailboxService(
 ) {
   const { database, clock, cursors } = deps;
   const { db } = database;
-  const transfer = blobTransferFor(database.kind);
   const settings = deps.mailbox;
   const tokenHash = (token: string) => sha256(`exchange-claim-token\n${token}`);
 
@@ -258,7 +257,7 @@ export function createMailboxService(
           let sent = 0;
           let complete = false;
           try {
-            for await (const chunk of readBlob(db, tenantId, row.blob_id, { transfer })) {
+            for await (const chunk of readBlob(db, tenantId, row.blob_id)) {
               hash.update(chunk);
               sent += chunk.length;
               if (!(await sink.write(chunk))) throw new Error("client went away");
