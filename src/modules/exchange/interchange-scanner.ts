@@ -16,6 +16,9 @@ const BOM = [0xef, 0xbb, 0xbf];
 const CR = 0x0d;
 const LF = 0x0a;
 const maxHeaderBytes = 2048;
+/** Segment tags as three bytes packed into an integer: no string per segment. */
+const TAG_UNB = 0x554e42;
+const TAG_UNZ = 0x554e5a;
 
 export class InterchangeScanner {
   private prefix: number[] = [];
@@ -27,10 +30,12 @@ export class InterchangeScanner {
   private componentSep = 0x3a; // :
   private unaLeft = 0;
   private atSegmentStart = true;
-  private tag: number[] = [];
+  /** Bytes of the current segment's tag seen so far (0–3) and their packed value. */
+  private tagLength = 0;
+  private tagCode = 0;
   private released = false;
   private unbCount = 0;
-  private lastTag = "";
+  private lastTag = -1;
   private afterUnz = false;
   private unb: number[] | undefined;
   private unbDone = false;
@@ -50,7 +55,7 @@ export class InterchangeScanner {
           this.total += j - i;
           i = j;
           if (i === n) return;
-        } else if (this.tag.length === 3 && (!this.unb || this.unbDone)) {
+        } else if (this.tagLength === 3 && (!this.unb || this.unbDone)) {
           // Inside a segment's data only the release character and the terminator matter:
           // jump to the nearer one with a native search instead of stepping every byte.
           if (release !== -1 && release < i) release = bytes.indexOf(this.release, i);
@@ -110,7 +115,7 @@ export class InterchangeScanner {
   private step(b: number): void {
     if (this.atSegmentStart) {
       if (b === CR || b === LF) return;
-      if (this.tag.length === 0 && this.afterUnz) {
+      if (this.tagLength === 0 && this.afterUnz) {
         this.failed = "Data follows UNZ: the body holds more than one interchange.";
         return;
       }
@@ -132,20 +137,23 @@ export class InterchangeScanner {
       this.endSegment();
       return;
     }
-    if (this.tag.length < 3 && b !== this.elementSep && b !== this.componentSep) {
-      this.tag.push(b);
-      if (this.tag.length === 3) this.onTag(String.fromCharCode(...this.tag));
-    } else if (this.tag.length < 3) {
-      this.tag.push(0x20, 0x20, 0x20);
-      this.tag.length = 3;
-      this.onTag(String.fromCharCode(...this.tag));
+    if (this.tagLength < 3 && b !== this.elementSep && b !== this.componentSep) {
+      this.tagCode = (this.tagCode << 8) | b;
+      if (++this.tagLength === 3) this.onTag(this.tagCode);
+    } else if (this.tagLength < 3) {
+      // A tag shorter than three characters, padded with spaces.
+      while (this.tagLength < 3) {
+        this.tagCode = (this.tagCode << 8) | 0x20;
+        this.tagLength++;
+      }
+      this.onTag(this.tagCode);
     }
     this.atSegmentStart = false;
   }
 
-  private onTag(tag: string): void {
+  private onTag(tag: number): void {
     this.lastTag = tag;
-    if (tag === "UNB") {
+    if (tag === TAG_UNB) {
       this.unbCount++;
       if (this.unbCount > 1) {
         this.failed = "The body holds more than one interchange (UNB).";
@@ -157,8 +165,9 @@ export class InterchangeScanner {
 
   private endSegment(): void {
     if (this.unb && !this.unbDone) this.unbDone = true;
-    if (this.lastTag === "UNZ") this.afterUnz = true;
-    this.tag = [];
+    if (this.lastTag === TAG_UNZ) this.afterUnz = true;
+    this.tagLength = 0;
+    this.tagCode = 0;
     this.atSegmentStart = true;
   }
 
@@ -168,7 +177,7 @@ export class InterchangeScanner {
     if (this.total === 0) return { ok: false, reason: "The body is empty." };
     if (!this.started) return { ok: false, reason: "The body does not start with UNA or UNB." };
     if (this.unbCount === 0) return { ok: false, reason: "The body holds no UNB." };
-    if (this.lastTag !== "UNZ") return { ok: false, reason: "The interchange does not end with UNZ." };
+    if (this.lastTag !== TAG_UNZ) return { ok: false, reason: "The interchange does not end with UNZ." };
     const interchangeId = this.readControlRef();
     return interchangeId ? { ok: true, interchangeId } : { ok: true };
   }
