@@ -40,7 +40,7 @@ export function createWorkflowsModule(deps: ModuleDeps): HanseModule & { service
   const routes: FastifyPluginAsync = async (app) => {
     await service.provisionSystemTenantDefaults();
     await app.register(workflowsAdminRoutes(service));
-    await app.register(transitionRequestsRoutes(service, deps.idempotency));
+    await app.register(transitionRequestsRoutes(service));
     await app.register(lifecycleAdaptersRoutes(adapters));
   };
   return {

@@ -3,7 +3,7 @@ import type { FastifyRequest } from "fastify";
 import { headers } from "../../protocol/headers.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/http/app-error.js";
-import { sendIdempotentOutcome, type Idempotency } from "../../platform/http/idempotency.js";
+import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";
 import { requireIdempotencyKey } from "../tenants/index.js";
 import { isTerminal } from "./workflow-rules.js";
@@ -51,7 +51,7 @@ function checkTenantHeader(request: FastifyRequest, required: boolean): void {
 }
 
 export const transitionRequestsRoutes =
-  (service: WorkflowsService, idempotency: Idempotency): FastifyPluginAsyncTypebox =>
+  (service: WorkflowsService): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.post(
       transitionRequestsHref,
@@ -91,7 +91,7 @@ export const transitionRequestsRoutes =
         const outcome = await service.requestTransition(principal, key, request.body);
         // The key may carry business data: logs get an opaque reference only (spec D rule 6).
         request.log.info(
-          { idempotencyRef: idempotency.reference(key), replay: outcome.replay },
+          { idempotencyRef: outcome.reference, replay: outcome.replay },
           "workflow transition request accepted",
         );
         return sendIdempotentOutcome(reply, outcome);

@@ -214,7 +214,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       principal: Principal,
       key: string,
       body: TransitionRequestInput,
-    ): Promise<IdempotentOutcome> {
+    ): Promise<IdempotentOutcome & { reference: string }> {
       const tenantId = principal.tenant.id;
       const entityId = body.entityId.toLowerCase();
       const payload = body.payload ?? {};
@@ -237,14 +237,16 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
           headers: { location: statusUrl, "retry-after": String(statusRetryAfterSeconds) },
         },
       );
+      // The key's opaque reference for logs, from the hash the record already holds.
+      const reference = deps.idempotency.referenceOf(record);
+      // A retry of a key this process answered lately is answered from memory.
+      const recent = deps.idempotency.recentReplay(record);
+      if (recent) return { ...recent, reference };
       const job = deps.jobs.newJobRow(
         transitionJobName,
         { tenantId, requestId },
         { key: `${transitionJobName}:${requestId}`, tenantId },
       );
-      // A retry of a key this process answered lately is answered from memory.
-      const recent = deps.idempotency.recentReplay(record);
-      if (recent) return recent;
       const claimed = await repo.acceptRequest(
         deps.database,
         record,
@@ -266,7 +268,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
             "A request with this idempotency key is still in progress.",
           );
         }
-        return replay;
+        return { ...replay, reference };
       }
       deps.idempotency.remember(record);
       wakeWorkers();
@@ -275,6 +277,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         body: record.responseBody,
         headers: { location: statusUrl, "retry-after": String(statusRetryAfterSeconds) },
         replay: false,
+        reference,
       };
     },
 

@@ -51,6 +51,8 @@ export interface Idempotency {
   ): Promise<IdempotentOutcome>;
   /** An opaque reference for logs: a keyed hash prefix, never the key. */
   reference(key: string): string;
+  /** `reference` of the key behind a completed record, without hashing the key again. */
+  referenceOf(record: CompletedRecord): string;
   /**
    * For a caller that stores the record in the same autocommit statement as its work (a
    * data-modifying CTE, see the workflows repository) instead of using `run`: the column values of
@@ -90,6 +92,8 @@ export interface CompletedRecord {
 }
 
 const retentionMs = 30 * 24 * 3600 * 1000;
+
+const referenceOfHash = (keyHash: Buffer): string => `idem_${keyHash.subarray(0, 8).toString("hex")}`;
 
 /**
  * Completed records this process stored or read in the last minute, at most 10,000, oldest
@@ -153,7 +157,8 @@ export function createIdempotency(deps: { database: Database; clock: Clock; macK
   const recent = new RecentRecords(deps.clock);
 
   return {
-    reference: (key) => `idem_${keyHash(key).subarray(0, 8).toString("hex")}`,
+    reference: (key) => referenceOfHash(keyHash(key)),
+    referenceOf: (record) => referenceOfHash(record.keyHash),
     completedRecord(scope, response) {
       const now = deps.clock.now();
       return {
