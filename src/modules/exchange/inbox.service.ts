@@ -47,7 +47,7 @@ export function createInboxService(
   const { database, clock } = deps;
   const { db } = database;
   /** NOTIFY after the commit, coalesced: one in flight at a time however many uploads land. */
-  const wakeWorkers = createJobNotifier(db);
+  const wakeWorkers = createJobNotifier(database);
   /** A body up to this size is stored by the upload's own statement. */
   const smallBytes = Math.min(defaultChunkBytes, deps.maxPayloadBytes);
 

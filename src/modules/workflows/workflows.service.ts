@@ -100,7 +100,7 @@ function page<T, P>(
 export function createWorkflowsService(deps: WorkflowsDeps) {
   const database = deps.database.as<WorkflowTables>();
   const db = database.db;
-  const wakeWorkers = createJobNotifier(db);
+  const wakeWorkers = createJobNotifier(database);
 
   return {
     /** Provisioning step: the default definitions of a new tenant (idempotent). */

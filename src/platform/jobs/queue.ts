@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { IdGenerator } from "../crypto/ids.js";
+import type { Database } from "../db/database.js";
 import { recurringJobKey, type EnqueueOptions, type Executor, type JobDefinition } from "./define-job.js";
 import type { JobTables } from "./jobs.tables.js";
 
@@ -48,13 +49,13 @@ export interface JobQueue {
  * Calls while a NOTIFY is in flight are coalesced into one more; a lost NOTIFY (crash, error)
  * only delays the job until the workers' next poll.
  */
-export function createJobNotifier(db: Executor): () => void {
+export function createJobNotifier(database: Pick<Database, "prepared">): () => void {
   let inFlight = false;
   let again = false;
   const send = (): void => {
     inFlight = true;
     again = false;
-    sql`SELECT pg_notify(${jobsChannel}, 'wake')`.execute(db).then(done, done);
+    database.prepared("hanse_jobs_wake", "SELECT pg_notify($1, 'wake')", [jobsChannel]).then(done, done);
   };
   const done = (): void => {
     inFlight = false;
