@@ -242,11 +242,9 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       // A retry of a key this process answered lately is answered from memory.
       const recent = deps.idempotency.recentReplay(record);
       if (recent) return { ...recent, reference };
-      const job = deps.jobs.newJobRow(
-        transitionJobName,
-        { tenantId, requestId },
-        { key: `${transitionJobName}:${requestId}`, tenantId },
-      );
+      // No unique job key: the accept statement inserts the job only with the new request row,
+      // whose primary key already makes it one per request (and spares an index entry per accept).
+      const job = deps.jobs.newJobRow(transitionJobName, { tenantId, requestId }, { tenantId });
       const claimed = await repo.acceptRequest(
         deps.database,
         record,
