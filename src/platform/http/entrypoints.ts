@@ -28,6 +28,8 @@ export interface EntrypointRegistry {
   register(...definitions: EntrypointDefinition[]): void;
   /** The entries and actions this principal may use; an entry without allowed actions is absent. */
   visibleTo(principal: Principal): Entrypoint[];
+  /** `{"entrypoints": visibleTo(principal)}` as JSON text, serialized once per combination. */
+  visibleJsonTo(principal: Principal): string;
   find(id: string): EntrypointDefinition | undefined;
 }
 
@@ -35,6 +37,7 @@ export function createEntrypointRegistry(): EntrypointRegistry {
   const definitions = new Map<string, EntrypointDefinition>();
   // The list depends only on tenant type and scopes, so it is computed once per combination.
   const cache = new Map<string, Entrypoint[]>();
+  const jsonCache = new Map<string, string>();
   const cacheKey = (principal: Principal) =>
     `${principal.tenant.type}|${[...principal.scopes].sort().join(" ")}`;
   return {
@@ -44,8 +47,18 @@ export function createEntrypointRegistry(): EntrypointRegistry {
         definitions.set(item.id, item);
       }
       cache.clear();
+      jsonCache.clear();
     },
     find: (id) => definitions.get(id),
+    visibleJsonTo(principal) {
+      const key = cacheKey(principal);
+      let json = jsonCache.get(key);
+      if (json === undefined) {
+        json = JSON.stringify({ entrypoints: this.visibleTo(principal) });
+        if (jsonCache.size < 1024) jsonCache.set(key, json);
+      }
+      return json;
+    },
     visibleTo(principal) {
       const key = cacheKey(principal);
       const cached = cache.get(key);
