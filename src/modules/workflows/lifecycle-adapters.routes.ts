@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { requirePrincipal } from "../../platform/auth/index.js";
-import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
 import { lifecycleAdaptersHref, type LifecycleAdapters } from "./lifecycle-adapters.js";
+import { workflowsAdminCollection } from "./workflows-admin.routes.js";
 import {
   AdapterList,
   AdapterSchema,
@@ -10,65 +10,37 @@ import {
   IdParams,
 } from "./workflows.schemas.js";
 
-const bearer = [{ bearerAuth: [] }];
-
 export const lifecycleAdaptersRoutes =
   (adapters: LifecycleAdapters): FastifyPluginAsyncTypebox =>
   async (app) => {
-    app.get(
-      lifecycleAdaptersHref,
-      {
-        config: { auth: { kind: "session", allScopes: ["admin:read"] } },
-        schema: {
-          tags: ["admin", "workflows"],
-          summary: "List the tenant's PIM lifecycle adapters (admin:read)",
-          security: bearer,
-          querystring: PageQuery,
-          response: { 200: AdapterList, ...problemResponses(400, 401, 403, 500, 503) },
-        },
+    // The secret is in the create answer only (`CreatedAdapter`).
+    registerCollectionRoutes(app, {
+      ...workflowsAdminCollection,
+      path: lifecycleAdaptersHref,
+      list: {
+        summary: "List the tenant's PIM lifecycle adapters (admin:read)",
+        response: AdapterList,
+        run: (principal, page) => adapters.list(principal, page),
       },
-      async (request) =>
-        adapters.list(requirePrincipal(request), {
-          limit: request.query.limit ?? 50,
-          cursor: request.query.cursor,
-        }),
-    );
-
-    app.get(
-      `${lifecycleAdaptersHref}/:id`,
-      {
-        config: { auth: { kind: "session", allScopes: ["admin:read"] } },
-        schema: {
-          tags: ["admin", "workflows"],
-          summary: "Read a lifecycle adapter (admin:read); the secret is never shown again",
-          security: bearer,
-          params: IdParams,
-          response: { 200: AdapterSchema, ...problemResponses(400, 401, 403, 404, 500, 503) },
-        },
+      create: {
+        summary: "Register the PIM lifecycle adapter of an entity kind (admin:write)",
+        description:
+          "The processor POSTs every transition of this kind to the HTTPS `url` before applying it, signed like " +
+          "Standard Webhooks (`webhook-id` = requestId, `webhook-timestamp`, `webhook-signature`) with the " +
+          "returned `secret`; the body is at most 64 KiB. 2xx lets the transition proceed, 4xx vetoes it " +
+          "(ERR_WORKFLOW_ADAPTER_REJECTED), 5xx or a time-out is retried with backoff up to `maxAttempts` " +
+          "(then ERR_WORKFLOW_ADAPTER_UNAVAILABLE). Private and loopback targets are refused. One adapter per " +
+          "kind (409 ERR_CONFLICT).",
+        body: CreateAdapterBody,
+        response: CreatedAdapter,
+        conflict: true,
+        run: (principal, body) => adapters.create(principal, body),
       },
-      async (request) => adapters.get(requirePrincipal(request), request.params.id),
-    );
-
-    app.post(
-      lifecycleAdaptersHref,
-      {
-        config: { auth: { kind: "session", allScopes: ["admin:write"] } },
-        schema: {
-          tags: ["admin", "workflows"],
-          summary: "Register the PIM lifecycle adapter of an entity kind (admin:write)",
-          description:
-            "The processor POSTs every transition of this kind to the HTTPS `url` before applying it, signed like " +
-            "Standard Webhooks (`webhook-id` = requestId, `webhook-timestamp`, `webhook-signature`) with the " +
-            "returned `secret`; the body is at most 64 KiB. 2xx lets the transition proceed, 4xx vetoes it " +
-            "(ERR_WORKFLOW_ADAPTER_REJECTED), 5xx or a time-out is retried with backoff up to `maxAttempts` " +
-            "(then ERR_WORKFLOW_ADAPTER_UNAVAILABLE). Private and loopback targets are refused. One adapter per " +
-            "kind (409 ERR_CONFLICT).",
-          security: bearer,
-          body: CreateAdapterBody,
-          response: { 201: CreatedAdapter, ...problemResponses(400, 401, 403, 409, 413, 500, 503) },
-        },
+      read: {
+        summary: "Read a lifecycle adapter (admin:read); the secret is never shown again",
+        params: IdParams,
+        response: AdapterSchema,
+        run: (principal, { id }) => adapters.get(principal, id),
       },
-      async (request, reply) =>
-        reply.code(201).send(await adapters.create(requirePrincipal(request), request.body)),
-    );
+    });
   };

@@ -10,7 +10,7 @@ import { sha256, type IdGenerator } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { instanceSecret } from "../../platform/db/instance-settings.js";
 import { AppError } from "../../platform/http/app-error.js";
-import type { CursorCodec } from "../../platform/http/cursor.js";
+import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { decryptSecret, encryptSecret, newSigningSecret, signPayload } from "./adapter-secrets.js";
 import { AdapterTargetError, checkAdapterUrl, resolveAdapterHost } from "./adapter-target.js";
 import type { AdapterGate, AdapterVerdict, LifecycleAdapter } from "./transition.job.js";
@@ -205,18 +205,9 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
       const after = options.cursor
         ? deps.cursors.decode<repo.PagePosition>(binding, options.cursor)
         : undefined;
-      const rows = (await repo.listAdapters(db, principal.tenant.id, options.limit, after)).map(toAdapter);
-      const items = rows.slice(0, options.limit);
-      const hasMore = rows.length > options.limit;
-      const last = items.at(-1);
-      return {
-        items,
-        meta: {
-          hasMore,
-          nextCursor:
-            hasMore && last ? deps.cursors.encode(binding, { createdAt: last.createdAt, id: last.id }) : null,
-        },
-      };
+      const rows = await repo.listAdapters(db, principal.tenant.id, options.limit, after);
+      const { items, meta } = pageOf(deps.cursors, binding, rows, options.limit, toCreationPosition);
+      return { items: items.map(toAdapter), meta };
     },
   };
 }

@@ -5,7 +5,7 @@ import type { Clock } from "../../platform/clock/clock.js";
 import type { IdGenerator } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/http/app-error.js";
-import type { CursorCodec } from "../../platform/http/cursor.js";
+import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency, type IdempotentOutcome } from "../../platform/http/idempotency.js";
 import { createJobNotifier, type JobQueue } from "../../platform/jobs/index.js";
 import type { TenantsTable } from "../identity/index.js";
@@ -80,23 +80,6 @@ export const toStatusDocument = (row: Selectable<WorkflowTransitionRequestsTable
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Pages of a list, with an opaque cursor bound to `binding` (CONTRACT §1). */
-function page<T, P>(
-  cursors: CursorCodec,
-  binding: string,
-  rows: T[],
-  limit: number,
-  position: (last: T) => P,
-): { items: T[]; meta: { hasMore: boolean; nextCursor: string | null } } {
-  const items = rows.slice(0, limit);
-  const hasMore = rows.length > limit;
-  const last = items.at(-1);
-  return {
-    items,
-    meta: { hasMore, nextCursor: hasMore && last ? cursors.encode(binding, position(last)) : null },
-  };
-}
-
 export function createWorkflowsService(deps: WorkflowsDeps) {
   const database = deps.database.as<WorkflowTables>();
   const db = database.db;
@@ -131,8 +114,10 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         ? deps.cursors.decode<{ kind: string }>(binding, options.cursor)
         : undefined;
       const rows = await repo.listDefinitions(db, principal.tenant.id, options.limit, after?.kind);
-      const result = page(deps.cursors, binding, rows, options.limit, (last) => ({ kind: last.kind }));
-      return { items: result.items.map(toDefinitionDocument), meta: result.meta };
+      const { items, meta } = pageOf(deps.cursors, binding, rows, options.limit, (last) => ({
+        kind: last.kind,
+      }));
+      return { items: items.map(toDefinitionDocument), meta };
     },
 
     async getDefinition(principal: Principal, kind: string) {
@@ -193,11 +178,8 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         ? deps.cursors.decode<repo.PagePosition>(binding, options.cursor)
         : undefined;
       const rows = await repo.listEntities(db, principal.tenant.id, { ...options, after });
-      const result = page(deps.cursors, binding, rows.map(toEntity), options.limit, (last) => ({
-        createdAt: last.createdAt,
-        id: last.id,
-      }));
-      return result;
+      const { items, meta } = pageOf(deps.cursors, binding, rows, options.limit, toCreationPosition);
+      return { items: items.map(toEntity), meta };
     },
 
     /** For other modules (catalog order validation): entities of a kind by one attribute value. */
