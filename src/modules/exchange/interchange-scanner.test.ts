@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InterchangeScanner, scanInterchange } from "./interchange-scanner.js";
+import { InterchangeScanner, scanInterchange, type ScanResult } from "./interchange-scanner.js";
 import { validOrders } from "./testing/exchange.fixtures.js";
 
 /** Feeds the input in pieces of `size` bytes, as a streamed upload arrives. */
@@ -49,5 +49,103 @@ describe("exactly one interchange (synchronous upload check)", () => {
   }
   it("scanInterchange is the one-shot form", () => {
     expect(scanInterchange(Buffer.from(validOrders("X")))).toEqual({ ok: true, interchangeId: "X" });
+  });
+});
+
+describe("the rules hold wherever the chunks are cut", () => {
+  const moreThanOne = "The body holds more than one interchange (UNB).";
+  const afterUnz = "Data follows UNZ: the body holds more than one interchange.";
+  const noUnz = "The interchange does not end with UNZ.";
+  const withData = (ref: string, data: string) => validOrders(ref).replace(`PO-${ref}`, data);
+  const lfUna =
+    "UNA:+.? \nUNB+UNOC:3+S:14+R:14+240315:1200+LF1\nUNH+1+ORDERS:D:96A:UN\nUNT+2+1\nUNZ+1+LF1\n\n";
+  const cases: [string, string, ScanResult][] = [
+    [
+      "an odd run of release characters releases the terminator: ?'UNB in data is no segment",
+      withData("Q1", "PO???'UNB+X"),
+      { ok: true, interchangeId: "Q1" },
+    ],
+    [
+      "an even run of release characters does not: ??'UNB starts a second UNB",
+      withData("Q2", "PO??'UNB+X"),
+      { ok: false, reason: moreThanOne },
+    ],
+    ["?'UNZ in data is no segment", withData("Q3", "PO?'UNZ+1+Q3"), { ok: true, interchangeId: "Q3" }],
+    [
+      "a released terminator does not end UNZ",
+      `${validOrders("A").slice(0, -1)}?'XYZ'`,
+      { ok: true, interchangeId: "A" },
+    ],
+    ["line breaks after UNZ are skipped", `${validOrders("A")}\r\n\r\n`, { ok: true, interchangeId: "A" }],
+    ["an empty segment after UNZ is data after UNZ", `${validOrders("A")}'`, { ok: false, reason: afterUnz }],
+    [
+      "a release character after UNZ is data after UNZ",
+      `${validOrders("A")}\r\n?'`,
+      { ok: false, reason: afterUnz },
+    ],
+    [
+      "a second interchange fails on the data after UNZ first",
+      validOrders("A") + validOrders("B"),
+      { ok: false, reason: afterUnz },
+    ],
+    [
+      "a second UNB before UNZ",
+      validOrders("A").replace("UNH+", "UNB+UNOC:3+X:14+Y:14+240315:1200+B'UNH+"),
+      { ok: false, reason: moreThanOne },
+    ],
+    [
+      "a tag is read past release pairs: U?'NB is a UNB",
+      withData("Q4", "PO'U?'NB+X"),
+      { ok: false, reason: moreThanOne },
+    ],
+    [
+      "a segment with a shorter tag keeps the last tag",
+      `${validOrders("A").replace(/UNZ\+1\+A'$/, "")}UN+1'`,
+      { ok: false, reason: noUnz },
+    ],
+    ["a line feed can be the terminator", lfUna, { ok: true, interchangeId: "LF1" }],
+    [
+      "a release character that is the terminator never ends a segment",
+      "UNA:+.' 'UNB+UNOC:3+S+R+1+X'UNZ+1+X'",
+      { ok: false, reason: noUnz },
+    ],
+  ];
+  for (const [name, input, expected] of cases) {
+    it(name, () => {
+      const bytes = Buffer.from(input, "latin1");
+      expect(scanInterchange(bytes)).toEqual(expected);
+      expect(scanInPieces(bytes, 1), "in pieces of 1").toEqual(expected);
+      // Two chunks, cut at every position (inside tags, between a release character and its byte).
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        const scanner = new InterchangeScanner();
+        scanner.push(bytes.subarray(0, cut));
+        scanner.push(bytes.subarray(cut));
+        expect(scanner.finish(), `cut at ${cut}`).toEqual(expected);
+      }
+    });
+  }
+
+  it("a small interchange in three chunks cut at every pair of positions", () => {
+    const bytes = Buffer.from(
+      "\ufeffUNA:+.? 'UNB+UNOC:3+S+R+1+R??1'\r\nUNH+1'FTX+?'UNB?:??'UNT+2+1'UNZ+1+R??1'\r\n",
+      "utf8",
+    );
+    const expected = { ok: true, interchangeId: "R?1" };
+    expect(scanInterchange(bytes)).toEqual(expected);
+    for (let a = 0; a <= bytes.length; a++) {
+      for (let b = a; b <= bytes.length; b++) {
+        const scanner = new InterchangeScanner();
+        for (const piece of [bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)])
+          scanner.push(piece);
+        expect(scanner.finish(), `cut at ${a} and ${b}`).toEqual(expected);
+      }
+    }
+  });
+
+  it("chunks that are plain Uint8Arrays scan like Buffers", () => {
+    const bytes = Buffer.from(withData("U1", "PO?'UNB+X"), "latin1");
+    const scanner = new InterchangeScanner();
+    for (let i = 0; i < bytes.length; i += 5) scanner.push(new Uint8Array(bytes.subarray(i, i + 5)));
+    expect(scanner.finish()).toEqual({ ok: true, interchangeId: "U1" });
   });
 });

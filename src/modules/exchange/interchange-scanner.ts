@@ -20,6 +20,20 @@ const maxHeaderBytes = 2048;
 const TAG_UNB = 0x554e42;
 const TAG_UNZ = 0x554e5a;
 
+/** How many release characters directly precede `end`, looking back no further than `from`. */
+function releaseRun(bytes: Uint8Array, from: number, end: number, release: number): number {
+  let k = end;
+  while (k > from && bytes[k - 1] === release) k--;
+  return end - k;
+}
+
+/** 1 for every byte value that step() takes as a tag byte: all but the `special` ones. */
+function tagByteTable(special: number[]): Uint8Array {
+  const table = new Uint8Array(256).fill(1);
+  for (const b of special) table[b] = 0;
+  return table;
+}
+
 export class InterchangeScanner {
   private prefix: number[] = [];
   private started = false;
@@ -30,7 +44,7 @@ export class InterchangeScanner {
   private componentSep = 0x3a; // :
   private unaLeft = 0;
   private atSegmentStart = true;
-  /** Bytes of the current segment's tag seen so far (0–3) and their packed value. */
+  /** Bytes of the current segment's tag seen so far (0–3) and their packed value (while < 3). */
   private tagLength = 0;
   private tagCode = 0;
   private released = false;
@@ -40,46 +54,83 @@ export class InterchangeScanner {
   private unb: number[] | undefined;
   private unbDone = false;
   private total = 0;
+  /** See tagByteTable(); built once the separators are known. */
+  private tagBytes: Uint8Array | undefined;
 
-  push(bytes: Uint8Array): void {
+  push(chunk: Uint8Array): void {
+    // A Buffer view (no copy): its indexOf is a native byte search, Uint8Array's a slow loop.
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     const n = bytes.length;
-    let release = -2; // position of the next release character at or after i; -2: not looked up
+    this.total += n;
     let i = 0;
-    while (i < n) {
-      if (this.failed) return;
-      if (this.started && !this.released) {
-        if (this.atSegmentStart) {
-          // Line breaks between segments are skipped (as step() would, one by one).
-          let j = i;
-          while (j < n && (bytes[j] === CR || bytes[j] === LF)) j++;
-          this.total += j - i;
-          i = j;
-          if (i === n) return;
-        } else if (this.tagLength === 3 && (!this.unb || this.unbDone)) {
-          // Inside a segment's data only the release character and the terminator matter:
-          // jump to the nearer one with a native search instead of stepping every byte.
-          if (release !== -1 && release < i) release = bytes.indexOf(this.release, i);
-          const terminator = bytes.indexOf(this.terminator, i);
-          const next =
-            terminator === -1 ? release : release === -1 ? terminator : Math.min(release, terminator);
-          if (next === -1) {
-            this.total += n - i;
-            return;
-          }
-          this.total += next - i;
-          i = next;
-        }
-      }
-      const b = bytes[i] as number;
-      i++;
-      this.total++;
-      if (!this.started) {
-        this.prefix.push(b);
-        this.begin();
-        continue;
-      }
-      this.step(b);
+    // Until UNA or UNB is recognised, bytes are collected one by one (a dozen at most).
+    while (!this.started) {
+      if (this.failed || i === n) return;
+      this.prefix.push(bytes[i++] as number);
+      this.begin();
     }
+    while (i < n && !this.failed) {
+      if (
+        this.tagLength === 3 &&
+        !this.released &&
+        (!this.unb || this.unbDone) &&
+        this.release !== this.terminator
+      ) {
+        i = this.scanSegments(bytes, i);
+      } else {
+        // Rare states go byte by byte: a segment start that is not plain (an odd tag, a tag split
+        // by a chunk boundary, after UNZ), a released byte, the UNB header being captured, or a
+        // UNA whose release character is its terminator (which then never ends a segment).
+        this.step(bytes[i++] as number);
+      }
+    }
+  }
+
+  /**
+   * The hot path, entered inside a segment's data (tag read, nothing released, UNB header
+   * captured, release character ≠ terminator). Runs through segment after segment as step()
+   * would, while each next segment is plain — three tag bytes at once, not UNB, not after UNZ —
+   * and returns where step() takes over. tagCode is not updated: it only matters while tagLength < 3.
+   */
+  private scanSegments(bytes: Buffer, i: number): number {
+    const n = bytes.length;
+    const { terminator, release } = this;
+    const tagBytes = (this.tagBytes ??= tagByteTable([
+      terminator,
+      release,
+      this.elementSep,
+      this.componentSep,
+    ]));
+    for (;;) {
+      // In data only the release character and the terminator matter: jump to the next
+      // terminator. It is released when an odd run of release characters precedes it (a run
+      // starts unreleased: at i, or after a byte that is not a release character).
+      let t = i - 1;
+      do {
+        t = bytes.indexOf(terminator, t + 1);
+        if (t === -1) {
+          // The chunk may end between a release character and the byte it releases.
+          this.released = releaseRun(bytes, i, n, release) % 2 === 1;
+          return n;
+        }
+      } while (releaseRun(bytes, i, t, release) % 2 === 1);
+      // The segment ends; line breaks before the next one are skipped.
+      i = t + 1;
+      while (i < n && (bytes[i] === CR || bytes[i] === LF)) i++;
+      if (i + 3 > n) break; // a tag split by the chunk boundary
+      const a = bytes[i] as number;
+      const b = bytes[i + 1] as number;
+      const c = bytes[i + 2] as number;
+      const plain = tagBytes[a] === 1 && tagBytes[b] === 1 && tagBytes[c] === 1;
+      const tag = (a << 16) | (b << 8) | c;
+      if (!plain || tag === TAG_UNB || this.lastTag === TAG_UNZ) break;
+      // The tag is read: tagLength stays 3 and the loop goes on in the new segment's data.
+      this.lastTag = tag;
+      i += 3;
+    }
+    // Before the next segment's first byte: step() reads what comes next.
+    this.endSegment();
+    return i;
   }
 
   private begin(): void {
