@@ -111,6 +111,14 @@ describe("POST /inbox — spec A row: 202 on first complete upload, 200 with rep
     );
     expect(Buffer.concat(chunks.rows.map((c) => Buffer.from(c.data))).equals(bytes)).toBe(true);
   });
+
+  it("blob chunks are compressed with lz4 on PostgreSQL (pglz stays on PGlite, which has no lz4)", async () => {
+    const column = await sql<{ compression: string }>`
+      SELECT attcompression::text AS compression FROM pg_attribute
+      WHERE attrelid = 'blob_chunks'::regclass AND attname = 'data'`.execute(t.container.database.db);
+    // "l": lz4; "": the server's default (pglz).
+    expect(column.rows[0]?.compression).toBe(onPostgres ? "l" : "");
+  });
 });
 
 describe("POST /inbox — bad input: 400 ERR_B2B_EXCHANGE_INVALID_REQUEST and nothing created", () => {
