@@ -1,3 +1,4 @@
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Selectable } from "kysely";
 import type { PartnerScope } from "../../protocol/scopes.js";
 import type { Principal } from "../../platform/auth/index.js";
@@ -114,7 +115,7 @@ export function createAdminService(deps: ExchangeDeps) {
     return { items: items.map(view), meta };
   }
   const after = (binding: string, cursor: string | undefined) =>
-    cursor ? cursors.decode<repo.Position>(binding, cursor) : undefined;
+    cursor ? cursors.decode<CreationPosition>(binding, cursor) : undefined;
 
   async function connectionView(tenantId: string, row: Selectable<ConnectionsTable>) {
     const revision = await repo.findRevision(db, tenantId, row.id, row.active_revision);

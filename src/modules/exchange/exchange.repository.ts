@@ -1,15 +1,10 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from "kysely";
+import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import type { ConnectionsTable, ExchangeTables, UploadStatus } from "./exchange.tables.js";
 
 export type Db = Kysely<ExchangeTables>;
 export type Trx = Transaction<ExchangeTables>;
-
-/** Keyset position of the admin lists: (created_at, id). */
-export interface Position {
-  createdAt: string;
-  id: string;
-}
 
 type Paged = "exchange_partners" | "exchange_connections" | "exchange_uploads" | "exchange_deliveries";
 
@@ -18,22 +13,11 @@ export function listPage<T extends Paged>(
   table: T,
   tenantId: string,
   limit: number,
-  after?: Position,
+  after?: CreationPosition,
 ) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const q = (db as unknown as Kysely<any>).selectFrom(table).selectAll().where("tenant_id", "=", tenantId);
-  const filtered = after
-    ? q.where((eb) =>
-        eb.or([
-          eb("created_at", ">", new Date(after.createdAt)),
-          eb.and([eb("created_at", "=", new Date(after.createdAt)), eb("id", ">", after.id)]),
-        ]),
-      )
-    : q;
-  return filtered
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(limit + 1);
+  return creationPage(q, limit, after);
 }
 
 // Partners
@@ -163,25 +147,13 @@ const apiKeyColumns = [
   "revoked_at",
 ] as const;
 
-export function listApiKeys(db: Db, tenantId: string, limit: number, after?: Position) {
-  let q = db
+export function listApiKeys(db: Db, tenantId: string, limit: number, after?: CreationPosition) {
+  const q = db
     .selectFrom("credentials")
     .select(apiKeyColumns)
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", "api_key");
-  if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb("created_at", ">", new Date(after.createdAt)),
-        eb.and([eb("created_at", "=", new Date(after.createdAt)), eb("id", ">", after.id)]),
-      ]),
-    );
-  }
-  return q
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(limit + 1)
-    .execute();
+  return creationPage(q, limit, after).execute();
 }
 
 export function findApiKey(db: Db, tenantId: string, id: string) {

@@ -1,3 +1,4 @@
+import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { InferResult, Kysely } from "kysely";
 import type { Database } from "../../platform/db/database.js";
 import type {
@@ -90,9 +91,9 @@ export function listCredentials(
   tenantId: string,
   kind: CredentialKind,
   limit: number,
-  after?: { createdAt: string; id: string },
+  after?: CreationPosition,
 ) {
-  let query = db
+  const query = db
     .selectFrom("credentials")
     .select([
       "id",
@@ -107,19 +108,7 @@ export function listCredentials(
     ])
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind);
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb("created_at", ">", new Date(after.createdAt)),
-        eb.and([eb("created_at", "=", new Date(after.createdAt)), eb("id", ">", after.id)]),
-      ]),
-    );
-  }
-  return query
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(limit + 1)
-    .execute();
+  return creationPage(query, limit, after).execute();
 }
 
 export function findCredential(db: Db, tenantId: string, kind: CredentialKind, id: string) {

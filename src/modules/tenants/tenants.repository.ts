@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { TenantsTable } from "../identity/index.js";
 import type {
   ProvisioningState,
@@ -9,19 +10,8 @@ import type {
 
 type Db = Kysely<TenantTables>;
 
-export function listTenants(db: Db, limit: number, after?: { createdAt: string; id: string }) {
-  let query = db.selectFrom("tenants").selectAll();
-  if (after) {
-    const at = new Date(after.createdAt);
-    query = query.where((eb) =>
-      eb.or([eb("created_at", ">", at), eb.and([eb("created_at", "=", at), eb("id", ">", after.id)])]),
-    );
-  }
-  return query
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(limit + 1)
-    .execute();
+export function listTenants(db: Db, limit: number, after?: CreationPosition) {
+  return creationPage(db.selectFrom("tenants").selectAll(), limit, after).execute();
 }
 
 export function findTenant(db: Db, id: string) {

@@ -1,3 +1,4 @@
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { readFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import type { LookupAddress } from "node:dns";
@@ -203,7 +204,7 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
     async list(principal: Principal, options: { limit: number; cursor?: string | undefined }) {
       const binding = `admin.lifecycleAdapters:${principal.tenant.id}`;
       const after = options.cursor
-        ? deps.cursors.decode<repo.PagePosition>(binding, options.cursor)
+        ? deps.cursors.decode<CreationPosition>(binding, options.cursor)
         : undefined;
       const rows = await repo.listAdapters(db, principal.tenant.id, options.limit, after);
       const { items, meta } = pageOf(deps.cursors, binding, rows, options.limit, toCreationPosition);

@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Transaction } from "kysely";
+import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import type { CompletedRecord } from "../../platform/http/idempotency.js";
 import type { NewJobRow } from "../../platform/jobs/index.js";
@@ -14,11 +15,6 @@ import type {
 
 type Db = Kysely<WorkflowTables>;
 type Trx = Transaction<WorkflowTables>;
-
-export interface PagePosition {
-  createdAt: string;
-  id: string;
-}
 
 // ---- definitions -------------------------------------------------------------------------------
 
@@ -82,22 +78,11 @@ export function findEntity(db: Db, tenantId: string, id: string) {
 export function listEntities(
   db: Db,
   tenantId: string,
-  options: { limit: number; kind?: string | undefined; after?: PagePosition | undefined },
+  options: { limit: number; kind?: string | undefined; after?: CreationPosition | undefined },
 ) {
   let query = db.selectFrom("workflow_entities").selectAll().where("tenant_id", "=", tenantId);
   if (options.kind !== undefined) query = query.where("kind", "=", options.kind);
-  const after = options.after;
-  if (after) {
-    const at = new Date(after.createdAt);
-    query = query.where((eb) =>
-      eb.or([eb("created_at", ">", at), eb.and([eb("created_at", "=", at), eb("id", ">", after.id)])]),
-    );
-  }
-  return query
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(options.limit + 1)
-    .execute();
+  return creationPage(query, options.limit, options.after).execute();
 }
 
 /** Entities of a kind whose attribute `name` equals `value` (e.g. products by GTIN). */
@@ -312,17 +297,7 @@ export function findAdapter(db: Db, tenantId: string, id: string) {
     .executeTakeFirst();
 }
 
-export function listAdapters(db: Db, tenantId: string, limit: number, after?: PagePosition) {
-  let query = db.selectFrom("workflow_lifecycle_adapters").selectAll().where("tenant_id", "=", tenantId);
-  if (after) {
-    const at = new Date(after.createdAt);
-    query = query.where((eb) =>
-      eb.or([eb("created_at", ">", at), eb.and([eb("created_at", "=", at), eb("id", ">", after.id)])]),
-    );
-  }
-  return query
-    .orderBy("created_at")
-    .orderBy("id")
-    .limit(limit + 1)
-    .execute();
+export function listAdapters(db: Db, tenantId: string, limit: number, after?: CreationPosition) {
+  const query = db.selectFrom("workflow_lifecycle_adapters").selectAll().where("tenant_id", "=", tenantId);
+  return creationPage(query, limit, after).execute();
 }

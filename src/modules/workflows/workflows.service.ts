@@ -1,3 +1,4 @@
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Selectable, Transaction } from "kysely";
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Principal } from "../../platform/auth/index.js";
@@ -175,7 +176,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     ) {
       const binding = `admin.entities:${principal.tenant.id}:${options.kind ?? ""}`;
       const after = options.cursor
-        ? deps.cursors.decode<repo.PagePosition>(binding, options.cursor)
+        ? deps.cursors.decode<CreationPosition>(binding, options.cursor)
         : undefined;
       const rows = await repo.listEntities(db, principal.tenant.id, { ...options, after });
       const { items, meta } = pageOf(deps.cursors, binding, rows, options.limit, toCreationPosition);
