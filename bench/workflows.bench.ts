@@ -7,8 +7,6 @@
  * BENCH_SECONDS (default 5) sets the length of each load run, BENCH_ROUNDS (default 3) the number
  * of interleaved rounds; the median round of each route counts.
  */
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import Fastify from "fastify";
 import { sql } from "kysely";
 import { buildApp } from "../src/app.js";
@@ -18,59 +16,11 @@ import { uuidv7 } from "../src/platform/crypto/index.js";
 import { createWorker } from "../src/platform/jobs/index.js";
 import { createLogger } from "../src/platform/logging/logger.js";
 import { benchDatabases } from "./support/databases.js";
-import { table } from "./support/load.js";
+import { load, table, type LoadResult } from "./support/load.js";
 
 const token = "bench-bootstrap-token-0123456789abcdefghijkl";
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const require = createRequire(import.meta.url);
-const autocannonPath = require.resolve("autocannon");
-
-interface Load {
-  requestsPerSecond: number;
-  p99Ms: number;
-  non2xx: number;
-}
-
-/**
- * autocannon in its own process (the load generator must not share the server's event loop);
- * `[<id>]` in a header or the body becomes a fresh id per request. The programmatic API is used
- * because the command line cannot carry `[<id>]` in a header.
- */
-async function load(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Load> {
-  const script = `
-    const autocannon = require(${JSON.stringify(autocannonPath)});
-    const options = JSON.parse(process.argv[1]);
-    autocannon(options, (error, result) => {
-      if (error) { console.error(error); process.exit(1); }
-      process.stdout.write(JSON.stringify(result));
-    });`;
-  const settings = {
-    url,
-    connections: 32,
-    duration: seconds,
-    method: options.method ?? "GET",
-    headers: options.headers ?? {},
-    ...(options.body !== undefined ? { body: options.body } : {}),
-    idReplacement: true,
-  };
-  const child = spawn(process.execPath, ["-e", script, JSON.stringify(settings)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  if (code !== 0) throw new Error(`autocannon exited with ${String(code)}`);
-  const result = JSON.parse(out) as {
-    requests: { average: number };
-    latency: { p99: number };
-    non2xx: number;
-  };
-  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, non2xx: result.non2xx };
-}
 
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -192,11 +142,12 @@ export async function run(): Promise<void> {
     });
     // Rounds interleave baselines and subjects, and the median round counts: a burst of load from
     // elsewhere on the machine (2 shared cores) then hits baseline and subject alike.
-    const targets: [string, () => Promise<Load>][] = [
+    const targets: [string, () => Promise<LoadResult>][] = [
       [
         "bare POST inserting one row",
         () =>
           load(`${bareUrl}/insert`, {
+            seconds,
             method: "POST",
             headers: { "content-type": "application/json" },
             body,
@@ -205,32 +156,43 @@ export async function run(): Promise<void> {
       [
         "POST transition-requests (new key)",
         () =>
-          load(href, { method: "POST", headers: { ...headers, "x-idempotency-key": "bench-[<id>]" }, body }),
+          load(href, {
+            seconds,
+            method: "POST",
+            headers: { ...headers, "x-idempotency-key": "bench-[<id>]" },
+            body,
+          }),
       ],
-      ["bare GET one PK SELECT", () => load(`${bareUrl}/select`)],
+      ["bare GET one PK SELECT", () => load(`${bareUrl}/select`, { seconds })],
       [
         "POST transition-requests (replay)",
-        () => load(href, { method: "POST", headers: { ...headers, "x-idempotency-key": "replayed" }, body }),
+        () =>
+          load(href, {
+            seconds,
+            method: "POST",
+            headers: { ...headers, "x-idempotency-key": "replayed" },
+            body,
+          }),
       ],
     ];
-    const samples = new Map<string, Load[]>(targets.map(([name]) => [name, []]));
+    const samples = new Map<string, LoadResult[]>(targets.map(([name]) => [name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const [name, measure] of targets) samples.get(name)?.push(await measure());
     }
-    const median = (name: string): Load => {
+    const median = (name: string): LoadResult => {
       const sorted = [...(samples.get(name) ?? [])].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
       const middle = sorted[Math.floor(sorted.length / 2)];
       if (!middle) throw new Error(`no samples for ${name}`);
       return middle;
     };
     const [insert, acceptedLoad, select, replay] = targets.map(([name]) => median(name)) as [
-      Load,
-      Load,
-      Load,
-      Load,
+      LoadResult,
+      LoadResult,
+      LoadResult,
+      LoadResult,
     ];
 
-    const ratio = (a: Load, b: Load, goal: number) => {
+    const ratio = (a: LoadResult, b: LoadResult, goal: number) => {
       const value = a.requestsPerSecond / b.requestsPerSecond;
       return [`${Math.round(value * 100)} %`, `≥ ${goal * 100} % ${value >= goal ? "met" : "MISSED"}`];
     };

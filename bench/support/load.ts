@@ -9,27 +9,40 @@ export interface LoadResult {
 }
 
 const require = createRequire(import.meta.url);
-const autocannonBin = require.resolve("autocannon/autocannon.js");
+const autocannonPath = require.resolve("autocannon");
+
+export interface LoadOptions {
+  connections?: number;
+  seconds?: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
 
 /**
- * Drives one URL with autocannon in a separate process, so the load generator does not share
- * the server's event loop.
+ * Drives one URL with autocannon in a separate process, so the load generator does not share the
+ * server's event loop. `[<id>]` in a header or the body becomes a fresh id per request (autocannon's
+ * programmatic API, as its command line cannot carry it in a header).
  */
-export async function load(
-  url: string,
-  options: { connections?: number; seconds?: number; headers?: Record<string, string> } = {},
-): Promise<LoadResult> {
-  const args = [
-    autocannonBin,
-    "-j",
-    "-c",
-    String(options.connections ?? 32),
-    "-d",
-    String(options.seconds ?? 5),
-  ];
-  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}=${value}`);
-  args.push(url);
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+export async function load(url: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const script = `
+    const autocannon = require(${JSON.stringify(autocannonPath)});
+    autocannon(JSON.parse(process.argv[1]), (error, result) => {
+      if (error) { console.error(error); process.exit(1); }
+      process.stdout.write(JSON.stringify(result));
+    });`;
+  const settings = {
+    url,
+    connections: options.connections ?? 32,
+    duration: options.seconds ?? 5,
+    method: options.method ?? "GET",
+    headers: options.headers ?? {},
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    idReplacement: true,
+  };
+  const child = spawn(process.execPath, ["-e", script, JSON.stringify(settings)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
