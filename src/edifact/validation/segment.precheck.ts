@@ -94,6 +94,23 @@ function characters(q: QuickContext, s: number, e: number, released: boolean): n
   return len;
 }
 
+/**
+ * The digits of a numeric value in [s, e) (an optional leading minus, at most one decimal mark
+ * after a digit), or -1 when it is not such a number.
+ */
+function numberDigits(bytes: Uint8Array, s: number, e: number, decimal0: number, decimal1: number): number {
+  let digits = 0;
+  let marks = 0;
+  for (let i = s; i < e; i++) {
+    const b = bytes[i] as number;
+    if (b >= 0x30 && b <= 0x39) digits++;
+    else if (b === MINUS && i === s) continue;
+    else if ((b === decimal0 || b === decimal1) && digits > 0) marks++;
+    else return -1;
+  }
+  return marks > 1 ? -1 : digits;
+}
+
 /** Mirrors `checkValue` of the full check for a value that is not plain: true when valid. */
 function valueIsValid(
   q: QuickContext,
@@ -111,17 +128,8 @@ function valueIsValid(
   if (repr === REPR_N) {
     // A release character is never part of a number: the full check reports it.
     if (released) return false;
-    let digits = 0;
-    let marks = 0;
-    for (let i = s; i < e; i++) {
-      const b = bytes[i] as number;
-      if (b >= 0x30 && b <= 0x39) digits++;
-      else if (b === MINUS && i === s) continue;
-      else if ((b === q.decimal0 || b === q.decimal1) && digits > 0) marks++;
-      else return false;
-    }
-    if (marks > 1) return false;
-    length = digits;
+    length = numberDigits(bytes, s, e, q.decimal0, q.decimal1);
+    if (length < 0) return false;
   } else {
     if (repr === REPR_A) {
       for (let i = s; i < e; i++) {
@@ -211,16 +219,8 @@ export function segmentLooksValid(q: QuickContext, compiled: CompiledSegment, se
     if (kind === KIND_NUMBER) {
       // As valueIsValid: a release character is never part of a number.
       if (released) return false;
-      let marks = 0;
-      length = 0;
-      for (let i = s; i < e; i++) {
-        const b = bytes[i] as number;
-        if (b >= 0x30 && b <= 0x39) length++;
-        else if (b === MINUS && i === s) continue;
-        else if ((b === decimal0 || b === decimal1) && length > 0) marks++;
-        else return false;
-      }
-      if (marks > 1) return false;
+      length = numberDigits(bytes, s, e, decimal0, decimal1);
+      if (length < 0) return false;
     } else length = plainLength && !released ? e - s : characters(q, s, e, released);
     if (length > ((position >>> MAX_SHIFT) & 1023) || length < ((position >>> MIN_SHIFT) & 1023))
       return false;

@@ -39,7 +39,8 @@ export interface StructureProgram extends Transitions {
 
 export type StructureTables = Omit<StructureProgram, keyof Transitions>;
 
-function triggerTag(node: StructureNode): string {
+/** The tag of the segment that opens a node: itself, or a group's first segment. */
+export function triggerTag(node: StructureNode): string {
   let n: StructureNode = node;
   while (n.kind === "group") {
     const first: StructureNode | undefined = n.children[0];

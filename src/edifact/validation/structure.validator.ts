@@ -1,7 +1,7 @@
 import type { MessageDef, SegmentNode, StructureNode } from "../directories/directory.types.js";
 import { ErrorCode } from "../syntax/error-codes.js";
 import { tagIdOf } from "../syntax/tag-id.js";
-import { compileStructure, type StructureProgram } from "./structure.program.js";
+import { compileStructure, triggerTag, type StructureProgram } from "./structure.program.js";
 import * as transitions from "./structure.transitions.js";
 
 /** A structural finding for the segment at `segment` (input index). */
@@ -24,20 +24,10 @@ const SLOW = transitions.SLOW;
 const NODE_MASK = (1 << LEVEL_SHIFT) - 1;
 const LEVEL_MASK = 31;
 
-function trigger(node: StructureNode): string {
-  let n: StructureNode = node;
-  while (n.kind === "group") {
-    const first: StructureNode | undefined = n.children[0];
-    if (!first) return "";
-    n = first;
-  }
-  return n.tag;
-}
-
 function describe(node: StructureNode): string {
   return node.kind === "segment"
     ? `segment ${node.tag}`
-    : `segment group ${node.name} (starting with ${trigger(node)})`;
+    : `segment group ${node.name} (starting with ${triggerTag(node)})`;
 }
 
 /**
