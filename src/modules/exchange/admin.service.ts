@@ -372,15 +372,7 @@ export function createAdminService(deps: ExchangeDeps) {
       const now = clock.now();
       const result = await db
         .updateTable("exchange_deliveries")
-        .set({
-          status: "ready",
-          attempts: 0,
-          due_at: now,
-          lease_expires_at: null,
-          claim_token_hash: null,
-          verified_attempt: null,
-          updated_at: now,
-        })
+        .set({ ...repo.readyForClaim(now), updated_at: now })
         .where("tenant_id", "=", principal.tenant.id)
         .where("id", "=", id)
         .where("status", "=", "failed")

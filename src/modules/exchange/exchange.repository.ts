@@ -68,6 +68,17 @@ export async function findConnectionPrepared(
   return row;
 }
 
+/** A delivery's columns when it is due for a first claim: new, or requeued by an operator. */
+export const readyForClaim = (now: Date) =>
+  ({
+    status: "ready",
+    attempts: 0,
+    due_at: now,
+    lease_expires_at: null,
+    claim_token_hash: null,
+    verified_attempt: null,
+  }) as const;
+
 export function lockConnection(trx: Trx, tenantId: string, id: string) {
   return trx
     .selectFrom("exchange_connections")
