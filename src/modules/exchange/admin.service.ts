@@ -1,8 +1,8 @@
-import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Selectable } from "kysely";
 import type { PartnerScope } from "../../protocol/scopes.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition, type ListPage } from "../../platform/http/cursor.js";
 import { hex, iso, type ExchangeDeps } from "./exchange.deps.js";

@@ -1,5 +1,5 @@
+import type { InferResult, Insertable, Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
-import type { InferResult, Kysely } from "kysely";
 import type { Database } from "../../platform/db/database.js";
 import type {
   CredentialKind,
@@ -8,7 +8,6 @@ import type {
   TenantsTable,
   UsersTable,
 } from "./identity.tables.js";
-import type { Insertable } from "kysely";
 
 type Db = Kysely<IdentityTables>;
 

@@ -1,4 +1,3 @@
-import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { readFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import type { LookupAddress } from "node:dns";
@@ -8,6 +7,7 @@ import type { Config } from "../../config/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
 import { sha256, type IdGenerator } from "../../platform/crypto/index.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { instanceSecret } from "../../platform/db/instance-settings.js";
 import { AppError } from "../../platform/http/app-error.js";

@@ -1,15 +1,12 @@
-import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Selectable, Transaction } from "kysely";
-import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Principal } from "../../platform/auth/index.js";
-import type { Clock } from "../../platform/clock/clock.js";
-import type { IdGenerator } from "../../platform/crypto/index.js";
-import type { Database } from "../../platform/db/database.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/http/app-error.js";
-import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
-import { canonicalJson, type Idempotency, type IdempotentOutcome } from "../../platform/http/idempotency.js";
-import { createJobNotifier, type JobQueue } from "../../platform/jobs/index.js";
+import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
+import { canonicalJson, type IdempotentOutcome } from "../../platform/http/idempotency.js";
+import { createJobNotifier } from "../../platform/jobs/index.js";
 import type { TenantsTable } from "../identity/index.js";
+import type { ModuleDeps } from "../module.js";
 import { defaultDefinitions, definitionProblems, type WorkflowDefinition } from "./workflow-rules.js";
 import * as repo from "./workflows.repository.js";
 import type {
@@ -26,15 +23,8 @@ export const statusUrlFor = (requestId: string): string => `${transitionRequests
 /** Seconds a client should wait before reading a status that is not terminal yet. */
 export const statusRetryAfterSeconds = 1;
 
-export interface WorkflowsDeps {
-  database: Database;
-  clock: Clock;
-  newId: IdGenerator;
-  cursors: CursorCodec;
-  idempotency: Idempotency;
-  jobs: JobQueue;
-  logger: Logger;
-}
+/** What the module receives from the composition root, less the configuration. */
+export type WorkflowsDeps = Omit<ModuleDeps, "config">;
 
 export interface TransitionRequestInput {
   entity: string;
