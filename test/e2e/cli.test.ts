@@ -97,8 +97,7 @@ const admin = () => ({ HANSE_URL: baseUrl, HANSE_TOKEN: bootstrapToken });
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: "127.0.0.1" });
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
   dir = await mkdtemp(join(tmpdir(), "hanse-cli-"));
   configPath = join(dir, "hanse", "credentials.json");
 });

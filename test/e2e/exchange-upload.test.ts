@@ -52,10 +52,7 @@ beforeAll(async () => {
   t = await createTestApp();
   tenant = await provisionTenant(t);
   p = await setupPartner(t, tenant.token);
-  await t.app.listen({ port: 0, host: "127.0.0.1" });
-  const address = t.app.server.address();
-  if (!address || typeof address === "string") throw new Error("no port");
-  base = `http://127.0.0.1:${address.port}`;
+  base = await t.app.listen({ port: 0, host: "127.0.0.1" });
 });
 afterAll(async () => {
   await t.close();

@@ -27,10 +27,7 @@ beforeAll(async () => {
     env: { HANSE_MAILBOX_LEASE_SECONDS: "2", HANSE_MAILBOX_RETRY_BASE_SECONDS: "1" },
   });
   tenant = await provisionTenant(t);
-  await t.app.listen({ port: 0, host: "127.0.0.1" });
-  const address = t.app.server.address();
-  if (!address || typeof address === "string") throw new Error("no port");
-  base = `http://127.0.0.1:${address.port}`;
+  base = await t.app.listen({ port: 0, host: "127.0.0.1" });
 });
 afterAll(async () => {
   await t.close();

@@ -103,8 +103,7 @@ async function startLossyProxy(): Promise<{ url: string; posts: number; close():
 
 beforeAll(async () => {
   t = await createTestApp();
-  await t.app.listen({ port: 0, host: "127.0.0.1" });
-  baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
   tenant = await provisionTenant(t);
   await t.worker.start();
 });
