@@ -2,13 +2,13 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { Container } from "./container.js";
-import { authPlugin } from "./platform/auth/index.js";
+import { authPlugin, settleDeferredCredential } from "./platform/auth/index.js";
 import { AppError } from "./platform/http/app-error.js";
 import { correlationIdFor } from "./platform/http/correlation.js";
 import { docsRoutes } from "./platform/http/docs.routes.js";
 import { healthRoutes } from "./platform/http/health.routes.js";
 import { ProblemSchema } from "./platform/http/openapi-schemas.js";
-import { handleError, sendProblem } from "./platform/http/problem.js";
+import { handleError, sendProblem, toAppError } from "./platform/http/problem.js";
 import { createValidatorCompiler } from "./platform/http/validators.js";
 import { headers } from "./protocol/headers.js";
 import { serverVersion } from "./version.js";
@@ -61,7 +61,20 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     reply.header(headers.correlationId, request.id);
     done();
   });
-  app.setErrorHandler(handleError);
+  app.setErrorHandler(async (error, request, reply) => {
+    // On a route whose statement checks the credential (auth `deferred`), an error answered
+    // before that statement ran checks it first: 401 and 403 keep their precedence.
+    let refusal: AppError | undefined;
+    try {
+      refusal = await settleDeferredCredential(request);
+    } catch (failure) {
+      return handleError(failure, request, reply);
+    }
+    if (!refusal) return handleError(error, request, reply);
+    // An oversized body was not read to its end: close the connection after answering.
+    if (toAppError(error)?.status === 413) reply.header("connection", "close");
+    return sendProblem(reply, refusal);
+  });
   app.setNotFoundHandler((_request, reply) =>
     sendProblem(reply, new AppError("ERR_NOT_FOUND", "No such resource.")),
   );

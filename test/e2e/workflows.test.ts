@@ -711,6 +711,102 @@ describe("POST /api/v1/workflows/transition-requests", () => {
   });
 });
 
+describe("the credential checked by the accept statement (one round trip)", () => {
+  const issueToken = async (scopes: string[]) => {
+    const created = await t.inject({
+      method: "POST",
+      url: "/api/v1/admin/access-tokens",
+      headers: bearer(tenant.token),
+      payload: { name: `accept-${keyCounter++}`, scopes },
+    });
+    expect(created.statusCode).toBe(201);
+    return created.json<{ id: string; token: string }>();
+  };
+  const revoke = async (id: string) => {
+    const revoked = await t.inject({
+      method: "POST",
+      url: `/api/v1/admin/access-tokens/${id}/revoke`,
+      headers: bearer(tenant.token),
+    });
+    expect(revoked.statusCode).toBe(200);
+  };
+  const counts = async () => [await requestRows(), await jobRows(), await idempotencyRows()];
+
+  it("401 and 403 come before every 400: header, key and body errors of an unauthenticated caller are 401", async () => {
+    const entity = await createEntity();
+    const weak = await issueToken(["workflows:read"]);
+    const before = await counts();
+    const unknown = "hanse_at_00000000000000000000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    const good = { entity: "product", entityId: entity.id, transition: "submit" };
+    const cases: [string, Record<string, string>, unknown][] = [
+      ["no key", { "x-tenant-id": tenant.id }, good],
+      ["malformed tenant", { "x-tenant-id": "acme", "x-idempotency-key": newKey() }, good],
+      ["invalid body", { "x-tenant-id": tenant.id, "x-idempotency-key": newKey() }, { entity: "product" }],
+    ];
+    for (const [label, headers, body] of cases) {
+      const anonymous = await requestTransition(body, undefined, { ...bearer(unknown), ...headers });
+      expect(anonymous.statusCode, label).toBe(401);
+      expect(anonymous.json<{ code: string }>().code).toBe("ERR_UNAUTHENTICATED");
+      expect(anonymous.headers["www-authenticate"]).toMatch(/^Bearer/);
+      const forbidden = await requestTransition(body, undefined, { ...bearer(weak.token), ...headers });
+      expect(forbidden.statusCode, label).toBe(403);
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it("a revoked access token is 401 on a new key and on a replay answered from memory; nothing is created", async () => {
+    const entity = await createEntity();
+    const body = { entity: "product", entityId: entity.id, transition: "submit" };
+    const token = await issueToken(["workflows:transition"]);
+    const key = newKey("revoked");
+    const headers = { ...bearer(token.token), "x-tenant-id": tenant.id };
+    const first = await requestTransition(body, undefined, { ...headers, "x-idempotency-key": key });
+    expect(first.statusCode).toBe(202);
+    await revoke(token.id);
+    const before = await counts();
+    const replay = await requestTransition(body, undefined, { ...headers, "x-idempotency-key": key });
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json<{ code: string }>().code).toBe("ERR_UNAUTHENTICATED");
+    const fresh = await requestTransition(body, undefined, { ...headers, "x-idempotency-key": newKey() });
+    expect(fresh.statusCode).toBe(401);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("a token of another tenant naming this tenant is 403 and creates nothing, even with a key this tenant used", async () => {
+    const entity = await createEntity();
+    const body = { entity: "product", entityId: entity.id, transition: "submit" };
+    const key = newKey("foreign");
+    expect((await requestTransition(body, key)).statusCode).toBe(202);
+    const before = await counts();
+    const foreign = await requestTransition(body, undefined, {
+      ...bearer(other.token),
+      "x-tenant-id": tenant.id,
+      "x-idempotency-key": key,
+    });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    expect(await counts()).toEqual(before);
+  });
+
+  it("an unauthenticated body over 1 MiB is 401, and the connection closes", async () => {
+    const before = await counts();
+    const response = await t.inject({
+      method: "POST",
+      url: href,
+      headers: {
+        authorization: "Bearer not-a-token-we-ever-issued-0123456789",
+        "x-tenant-id": tenant.id,
+        "x-idempotency-key": newKey(),
+        "content-type": "application/json",
+      },
+      payload: `{"entity":"${"x".repeat(maxBody)}"}`,
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers.connection).toBe("close");
+    expect(await counts()).toEqual(before);
+  });
+});
+
 describe("processing and status", () => {
   it("an allowed transition ends succeeded with from/to state and changes the entity", async () => {
     const entity = await createEntity();

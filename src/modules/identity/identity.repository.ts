@@ -47,6 +47,34 @@ export function createCredentialLookup(
     (await database.prepared<CredentialWithTenant>("hanse_credential_lookup", sql, [id]))[0];
 }
 
+const checkTexts = new Map<number, string>();
+
+/**
+ * The credential check a route's statement embeds (`Authenticator.statementCheck`), with
+ * parameters from `$first`: credential id, presented secret hash, admissible kinds, now, required
+ * scopes, tenant. `credential` holds the same columns as the lookup above; `authorized` has a row
+ * only when every condition the process checks on that row holds as well.
+ */
+export function credentialCheckSql(first: number): string {
+  let text = checkTexts.get(first);
+  if (text) return text;
+  const p = (k: number) => `$${String(first + k)}`;
+  text = `credential AS (
+  SELECT c.id, c.kind, c.principal_id, c.name, c.secret_hash, c.scopes, c.connection_ids,
+    c.expires_at, c.revoked_at, t.id AS tenant_id, t.slug AS tenant_slug, t.type AS tenant_type,
+    t.status AS tenant_status
+  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id
+  WHERE c.id = ${p(0)}::uuid
+), authorized AS (
+  SELECT tenant_id FROM credential
+  WHERE secret_hash = ${p(1)}::bytea AND kind = ANY (${p(2)}::text[]) AND revoked_at IS NULL
+    AND (expires_at IS NULL OR expires_at > ${p(3)}::timestamptz) AND tenant_status <> 'failed'
+    AND scopes @> ${p(4)}::text[] AND tenant_id = ${p(5)}::uuid
+)`;
+  checkTexts.set(first, text);
+  return text;
+}
+
 export function findUserName(db: Db, tenantId: string, userId: string) {
   return db
     .selectFrom("users")

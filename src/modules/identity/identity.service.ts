@@ -20,6 +20,7 @@ import {
   newPartnerKeySecret,
   newSessionToken,
   parseBearer,
+  type ParsedBearer,
 } from "./credential-format.js";
 import * as repo from "./identity.repository.js";
 import type { IdentityTables } from "./identity.tables.js";
@@ -63,36 +64,63 @@ const toAccessTokenView = (
   createdBy: row.created_by,
 });
 
+/** A text[] parameter as its literal, which both drivers pass through unchanged. */
+const textArray = (values: readonly string[]): string =>
+  `{${values.map((v) => `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`;
+
 export function createIdentityService(deps: IdentityDeps) {
   const database = deps.database.as<IdentityTables>();
   const { db } = database;
 
   const findCredentialWithTenant = repo.createCredentialLookup(database);
+  /**
+   * Every refusal looks the same (null): unknown id, wrong secret (compared in constant time on
+   * the hashes), a bearer of another kind, revoked, expired, or a tenant whose provisioning failed.
+   */
+  const principalOf = (
+    parsed: ParsedBearer,
+    presented: Buffer,
+    row: repo.CredentialWithTenant | undefined,
+    now: Date,
+  ): Principal | null => {
+    if (!row?.id || !digestsEqual(Buffer.from(row.secret_hash), presented)) return null;
+    if (parsed.kind !== "unknown" && parsed.kind !== row.kind) return null;
+    if (row.revoked_at || (row.expires_at && row.expires_at <= now)) return null;
+    if (row.tenant_status === "failed") return null;
+    const kind = row.kind === "session" ? "user" : row.kind;
+    const principal: Principal = {
+      kind,
+      id: row.principal_id,
+      name: row.name,
+      credentialId: row.id,
+      tenant: { id: row.tenant_id, slug: row.tenant_slug, type: row.tenant_type },
+      scopes: new Set(row.scopes),
+    };
+    if (row.kind === "api_key") {
+      principal.partnerId = row.principal_id;
+      principal.connectionIds = row.connection_ids;
+    }
+    return principal;
+  };
   const authenticator: Authenticator = {
     async authenticateBearer(token) {
       const parsed = parseBearer(token);
       const row = await findCredentialWithTenant(parsed.id);
-      // Hash first, compare in constant time, then check state: every failure looks the same.
+      return principalOf(parsed, hashSecret(parsed.secret), row, deps.clock.now());
+    },
+    statementCheck(token, { scopes, tenantId, first }) {
+      const parsed = parseBearer(token);
       const presented = hashSecret(parsed.secret);
-      if (!row || !digestsEqual(Buffer.from(row.secret_hash), presented)) return null;
-      if (parsed.kind !== "unknown" && parsed.kind !== row.kind) return null;
       const now = deps.clock.now();
-      if (row.revoked_at || (row.expires_at && row.expires_at <= now)) return null;
-      if (row.tenant_status === "failed") return null;
-      const kind = row.kind === "session" ? "user" : row.kind;
-      const principal: Principal = {
-        kind,
-        id: row.principal_id,
-        name: row.name,
-        credentialId: row.id,
-        tenant: { id: row.tenant_id, slug: row.tenant_slug, type: row.tenant_type },
-        scopes: new Set(row.scopes),
+      // Session routes only: a partner key is never authorized here, whatever its secret.
+      const kinds = (parsed.kind === "unknown" ? ["session", "access_token"] : [parsed.kind]).filter(
+        (kind) => kind !== "api_key",
+      );
+      return {
+        sql: repo.credentialCheckSql(first),
+        parameters: [parsed.id, presented, textArray(kinds), now, textArray(scopes), tenantId],
+        principalOf: (row) => principalOf(parsed, presented, row as repo.CredentialWithTenant, now),
       };
-      if (row.kind === "api_key") {
-        principal.partnerId = row.principal_id;
-        principal.connectionIds = row.connection_ids;
-      }
-      return principal;
     },
   };
 

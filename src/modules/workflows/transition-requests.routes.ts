@@ -15,6 +15,7 @@ import {
   TransitionRequestStatusSchema,
 } from "./workflows.schemas.js";
 import {
+  requireTenant,
   statusRetryAfterSeconds,
   transitionRequestsHref,
   type WorkflowsService,
@@ -24,30 +25,28 @@ const bearer = [{ bearerAuth: [] }];
 /** CONTRACT §6: the transition request body is read no further than 1 MiB. */
 export const transitionBodyLimit = 1024 * 1024;
 const keyHeader = "X-Idempotency-Key";
-const tenantHeader = "X-Tenant-ID";
+const tenantHeaderName = "X-Tenant-ID";
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `X-Tenant-ID` names the credential's tenant: missing (where required) or malformed → 400
- * ERR_VALIDATION, another tenant → 403 ERR_FORBIDDEN.
+ * ERR_VALIDATION, another tenant → 403 ERR_FORBIDDEN (`requireTenant`). Returns the tenant id.
  */
-function checkTenantHeader(request: FastifyRequest, required: boolean): void {
+function tenantHeader(request: FastifyRequest, required: boolean): string | undefined {
   const value = request.headers[headers.tenantId];
-  const pointer = `/headers/${tenantHeader}`;
+  const pointer = `/headers/${tenantHeaderName}`;
   if (value === undefined || value === "") {
-    if (!required) return;
-    throw new AppError("ERR_VALIDATION", `The ${tenantHeader} header is required.`, {
+    if (!required) return undefined;
+    throw new AppError("ERR_VALIDATION", `The ${tenantHeaderName} header is required.`, {
       errors: [{ pointer, message: "required header is missing" }],
     });
   }
   if (Array.isArray(value) || !uuidPattern.test(value)) {
-    throw new AppError("ERR_VALIDATION", `The ${tenantHeader} header must be one tenant UUID.`, {
+    throw new AppError("ERR_VALIDATION", `The ${tenantHeaderName} header must be one tenant UUID.`, {
       errors: [{ pointer, message: "a tenant UUID" }],
     });
   }
-  if (value.toLowerCase() !== requirePrincipal(request).tenant.id.toLowerCase()) {
-    throw new AppError("ERR_FORBIDDEN", `The ${tenantHeader} header does not name the credential's tenant.`);
-  }
+  return value.toLowerCase();
 }
 
 export const transitionRequestsRoutes =
@@ -57,10 +56,11 @@ export const transitionRequestsRoutes =
       transitionRequestsHref,
       {
         bodyLimit: transitionBodyLimit,
-        config: { auth: { kind: "session", allScopes: ["workflows:transition"] } },
+        // The accept statement checks the credential itself (one round trip per request).
+        config: { auth: { kind: "session", allScopes: ["workflows:transition"], deferred: true } },
         // Header rules come before the body's schema: a missing key is the integration error to report.
         preValidation: async (request) => {
-          checkTenantHeader(request, true);
+          tenantHeader(request, true);
           requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyHeader);
         },
         schema: {
@@ -87,8 +87,10 @@ export const transitionRequestsRoutes =
       },
       async (request, reply) => {
         const key = requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyHeader);
-        const principal = requirePrincipal(request);
-        const outcome = await service.requestTransition(principal, key, request.body);
+        const tenantId = tenantHeader(request, true) as string;
+        const credential = request.deferredCredential;
+        if (!credential) throw new AppError("ERR_UNAUTHENTICATED");
+        const outcome = await service.requestTransition({ tenantId, credential }, key, request.body);
         // The key may carry business data: logs get an opaque reference only (spec D rule 6).
         request.log.info(
           { idempotencyRef: outcome.reference, replay: outcome.replay },
@@ -103,7 +105,8 @@ export const transitionRequestsRoutes =
       {
         config: { auth: { kind: "session", allScopes: ["workflows:read"] } },
         preValidation: async (request) => {
-          checkTenantHeader(request, false);
+          const tenantId = tenantHeader(request, false);
+          if (tenantId !== undefined) requireTenant(requirePrincipal(request), tenantId);
         },
         schema: {
           tags: ["workflows"],

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
+import type { StatementCredentialCheck } from "../../platform/auth/index.js";
 import type { Database } from "../../platform/db/database.js";
 import type { CompletedRecord } from "../../platform/http/idempotency.js";
 import type { NewJobRow } from "../../platform/jobs/index.js";
@@ -122,23 +123,29 @@ export async function updateEntityState(
 /**
  * The accept of a transition request as ONE autocommit statement (one round trip, atomic):
  *
+ * - `credential` and `authorized`: the caller's credential check (`StatementCredentialCheck`,
+ *   parameters after the 22 of the accept); nothing below is written unless it authorizes;
  * - `claim`: the completed idempotency record (the first answer, precomputed in the process);
  *   the unique key (tenant, endpoint, key hash) makes concurrent first requests wait for each
  *   other, and all but one insert nothing;
  * - `request` and `job`: the request row and exactly one queue event, only if the claim inserted;
- * - the final SELECT says whether it did.
+ * - the final SELECT returns the credential's row (for the process to decide 401/403 the same
+ *   way) and whether the claim inserted.
  *
  * When it did not, the key is known: the caller reads the record in a NEW statement. (Under READ
  * COMMITTED a conflicting insert waits for the other transaction and then sees its row, but the
  * rest of this statement keeps its older snapshot, in which that row may not exist yet.)
  * Idle workers are woken by the caller after the commit (see `createJobNotifier`).
  */
-const acceptSql = `
-WITH claim AS (
+export const acceptParameterCount = 22;
+const acceptSql = (credentialCheck: string) => `
+WITH ${credentialCheck}, claim AS (
   INSERT INTO idempotency_records
     (tenant_id, endpoint, key_hash, fingerprint, status_code, response_body, response_headers,
      created_at, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+  SELECT $1::uuid, $2::text, $3::bytea, $4::bytea, $5::integer, $6::text, $7::jsonb,
+    $8::timestamptz, $9::timestamptz
+  FROM authorized
   ON CONFLICT (tenant_id, endpoint, key_hash) DO NOTHING
   RETURNING tenant_id
 ), request AS (
@@ -156,7 +163,8 @@ WITH claim AS (
   FROM request
   RETURNING id
 )
-SELECT count(*)::integer AS claimed FROM job`;
+SELECT credential.*, (SELECT count(*) FROM job)::integer AS claimed
+FROM (SELECT 1) AS one LEFT JOIN credential ON true`;
 
 /** A new request row (of the idempotency record's tenant). */
 export interface NewTransitionRequest {
@@ -168,17 +176,22 @@ export interface NewTransitionRequest {
   payload: string;
 }
 
+let accept = { check: "", text: "" };
+
 /**
- * Runs the accept statement above, prepared once per connection: true when this call created the
- * request, false when the key was known.
+ * Runs the accept statement above, prepared once per connection: `claimed` when this call created
+ * the request, false when the key was known or the credential not authorized.
  */
 export async function acceptRequest(
   database: Database,
+  check: StatementCredentialCheck,
   record: CompletedRecord,
   request: NewTransitionRequest,
   job: NewJobRow,
-): Promise<boolean> {
-  const rows = await database.prepared<{ claimed: number }>("hanse_workflow_accept", acceptSql, [
+): Promise<{ claimed: boolean; credentialRow: Record<string, unknown> }> {
+  // The check's text is the same on every call (it depends on its first parameter number only).
+  if (accept.check !== check.sql) accept = { check: check.sql, text: acceptSql(check.sql) };
+  const rows = await database.prepared<Record<string, unknown>>("hanse_workflow_accept", accept.text, [
     record.tenantId,
     record.endpoint,
     record.keyHash,
@@ -201,8 +214,10 @@ export async function acceptRequest(
     job.maxAttempts,
     job.runAt,
     job.createdAt,
+    ...check.parameters,
   ]);
-  return (rows[0]?.claimed ?? 0) > 0;
+  const row = rows[0] ?? {};
+  return { claimed: Number(row.claimed ?? 0) > 0, credentialRow: row };
 }
 
 export async function insertRequest(

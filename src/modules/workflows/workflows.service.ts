@@ -1,5 +1,5 @@
 import type { Selectable, Transaction } from "kysely";
-import type { Principal } from "../../platform/auth/index.js";
+import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
@@ -68,6 +68,13 @@ export const toStatusDocument = (row: Selectable<WorkflowTransitionRequestsTable
   result: row.result,
   error: row.error,
 });
+
+/** The tenant a request names (`X-Tenant-ID`) must be the credential's: else 403. */
+export function requireTenant(principal: Principal, tenantId: string): void {
+  if (principal.tenant.id.toLowerCase() !== tenantId.toLowerCase()) {
+    throw new AppError("ERR_FORBIDDEN", "The X-Tenant-ID header does not name the credential's tenant.");
+  }
+}
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -184,11 +191,11 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
      * answer byte for byte; another entity, id, transition or payload under the key is a mismatch.
      */
     async requestTransition(
-      principal: Principal,
+      caller: { tenantId: string; credential: DeferredCredential },
       key: string,
       body: TransitionRequestInput,
     ): Promise<IdempotentOutcome & { reference: string }> {
-      const tenantId = principal.tenant.id;
+      const { tenantId, credential } = caller;
       const entityId = body.entityId.toLowerCase();
       const payload = body.payload ?? {};
       const fingerprint = canonicalJson({
@@ -214,12 +221,19 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       const reference = deps.idempotency.referenceOf(record);
       // A retry of a key this process answered lately is answered from memory.
       const recent = deps.idempotency.recentReplay(record);
-      if (recent) return { ...recent, reference };
+      if (recent) {
+        requireTenant(await credential.authenticate(), tenantId);
+        return { ...recent, reference };
+      }
       // No unique job key: the accept statement inserts the job only with the new request row,
       // whose primary key already makes it one per request (and spares an index entry per accept).
       const job = deps.jobs.newJobRow(transitionJobName, { tenantId, requestId }, { tenantId });
-      const claimed = await repo.acceptRequest(
+      // The statement checks the credential too: it writes only for a valid credential of this
+      // tenant holding the scope, and returns the credential's row for the same decision here.
+      const check = credential.statementCheck(tenantId, repo.acceptParameterCount + 1);
+      const { claimed, credentialRow } = await repo.acceptRequest(
         deps.database,
+        check,
         record,
         {
           id: requestId,
@@ -230,6 +244,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         },
         job,
       );
+      requireTenant(credential.settle(check, credentialRow), tenantId);
       if (!claimed) {
         const replay = await deps.idempotency.replayStored(record);
         // Only if the record vanished in between (expired and purged): the client retries.

@@ -7,6 +7,7 @@ import {
   type AuthRequirement,
   type Authenticator,
   type Principal,
+  type StatementCredentialCheck,
 } from "./principal.js";
 
 declare module "fastify" {
@@ -15,7 +16,26 @@ declare module "fastify" {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** Set on `deferred` routes until the credential has been checked. */
+    deferredCredential: DeferredCredential | null;
   }
+}
+
+type SessionRequirement = Extract<AuthRequirement, { kind: "session" }>;
+
+/**
+ * The credential of a `deferred` route, checked by the route's own statement
+ * (`statementCheck` + `settle`) or, on paths that run none, by a query of its own (`authenticate`).
+ */
+export interface DeferredCredential {
+  /** The check to embed, for a statement that writes only for credentials of `tenantId`. */
+  statementCheck(tenantId: string, first: number): StatementCredentialCheck;
+  /**
+   * The principal from the statement's returned row, refused exactly as the hook would refuse it
+   * (401, then 403 for a missing scope). The caller compares the tenant it named.
+   */
+  settle(check: StatementCredentialCheck, row: Readonly<Record<string, unknown>>): Principal;
+  authenticate(): Promise<Principal>;
 }
 
 /** Reads `Authorization: Bearer <token>`; anything else is no credential. */
@@ -32,6 +52,53 @@ export function requirePrincipal(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** Refuses a session route's principal: 401, 404 (system routes), 403 (scopes). */
+function admitSession(principal: Principal | null, auth: SessionRequirement): Principal {
+  if (!principal || principal.kind === "api_key") throw new AppError("ERR_UNAUTHENTICATED");
+  if (auth.systemTenant && principal.tenant.type !== "system") throw new AppError("ERR_NOT_FOUND");
+  if (auth.allScopes && !hasAllScopes(principal, auth.allScopes)) throw new AppError("ERR_FORBIDDEN");
+  if (auth.anyScopes && !hasAnyScope(principal, auth.anyScopes)) throw new AppError("ERR_FORBIDDEN");
+  return principal;
+}
+
+function deferredCredential(
+  authenticator: Authenticator,
+  request: FastifyRequest,
+  token: string,
+  auth: SessionRequirement,
+): DeferredCredential {
+  // Cleared before deciding: a refusal must not be checked a second time by the error handler.
+  const settled = (principal: Principal): Principal => (request.principal = principal);
+  return {
+    statementCheck: (tenantId, first) =>
+      authenticator.statementCheck(token, { scopes: auth.allScopes ?? [], tenantId, first }),
+    settle(check, row) {
+      request.deferredCredential = null;
+      return settled(admitSession(check.principalOf(row), auth));
+    },
+    async authenticate() {
+      request.deferredCredential = null;
+      return settled(admitSession(await authenticator.authenticateBearer(token), auth));
+    },
+  };
+}
+
+/**
+ * Before an error answer on a `deferred` route whose credential is still unchecked: checks it,
+ * and returns the 401/403 that then takes precedence (undefined when the credential is fine).
+ */
+export async function settleDeferredCredential(request: FastifyRequest): Promise<AppError | undefined> {
+  const deferred = request.deferredCredential;
+  if (!deferred) return undefined;
+  try {
+    await deferred.authenticate();
+    return undefined;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
 async function authenticate(
   authenticator: Authenticator,
   request: FastifyRequest,
@@ -39,6 +106,11 @@ async function authenticate(
 ): Promise<void> {
   const partner = auth.kind === "partner";
   const token = bearerToken(request);
+  if (!partner && auth.deferred) {
+    if (!token) throw new AppError("ERR_UNAUTHENTICATED");
+    request.deferredCredential = deferredCredential(authenticator, request, token, auth);
+    return;
+  }
   const principal = token ? await authenticator.authenticateBearer(token) : null;
   if (partner) {
     if (principal?.kind !== "api_key") throw new AppError("ERR_B2B_EXCHANGE_UNAUTHENTICATED");
@@ -47,11 +119,7 @@ async function authenticate(
     request.principal = principal;
     return;
   }
-  if (!principal || principal.kind === "api_key") throw new AppError("ERR_UNAUTHENTICATED");
-  if (auth.systemTenant && principal.tenant.type !== "system") throw new AppError("ERR_NOT_FOUND");
-  if (auth.allScopes && !hasAllScopes(principal, auth.allScopes)) throw new AppError("ERR_FORBIDDEN");
-  if (auth.anyScopes && !hasAnyScope(principal, auth.anyScopes)) throw new AppError("ERR_FORBIDDEN");
-  request.principal = principal;
+  request.principal = admitSession(principal, auth);
 }
 
 /**
@@ -61,6 +129,7 @@ async function authenticate(
 export const authPlugin = fp<{ authenticator: Authenticator }>(
   (app: FastifyInstance, { authenticator }, done) => {
     app.decorateRequest("principal", null);
+    app.decorateRequest("deferredCredential", null);
     app.addHook("onRoute", (route) => {
       const auth = route.config?.auth;
       if (!auth && !route.url.startsWith("/docs")) {

@@ -1,2 +1,8 @@
 export * from "./principal.js";
-export { authPlugin, bearerToken, requirePrincipal } from "./auth.plugin.js";
+export {
+  authPlugin,
+  bearerToken,
+  requirePrincipal,
+  settleDeferredCredential,
+  type DeferredCredential,
+} from "./auth.plugin.js";

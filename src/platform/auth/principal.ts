@@ -17,9 +17,30 @@ export interface Principal {
   connectionIds?: readonly string[] | null;
 }
 
+/**
+ * A credential check carried out by a route's own statement, so that the request costs one round
+ * trip instead of two (see `deferred` below). `sql` defines two CTEs: `credential`, the presented
+ * credential's row with its tenant (no row when the id is unknown), and `authorized`, one row only
+ * when that credential is valid, is a session credential holding every required scope and
+ * belongs to the named tenant. The statement writes only from `authorized` and returns the
+ * `credential` row (its columns as they are, LEFT JOINed so that the row always comes back).
+ */
+export interface StatementCredentialCheck {
+  readonly sql: string;
+  /** Parameter values, numbered from the `first` the check was made for. */
+  readonly parameters: readonly unknown[];
+  /** The principal the returned row describes (null: unauthenticated), decided as `authenticateBearer` would. */
+  principalOf(row: Readonly<Record<string, unknown>>): Principal | null;
+}
+
 /** Resolves a bearer credential to a principal; null when unknown, revoked, expired or wrong. */
 export interface Authenticator {
   authenticateBearer(token: string): Promise<Principal | null>;
+  /** The same decision as a check inside a route's statement, with parameters from `$first`. */
+  statementCheck(
+    token: string,
+    requirement: { scopes: readonly Scope[]; tenantId: string; first: number },
+  ): StatementCredentialCheck;
 }
 
 /** What a route requires; every route declares one (deny by default). */
@@ -33,6 +54,12 @@ export type AuthRequirement =
       anyScopes?: readonly Scope[];
       /** Only the system tenant; any other tenant gets 404. */
       systemTenant?: boolean;
+      /**
+       * The route's own statement checks the credential (`deferredCredential`), saving a round
+       * trip on a hot write. A request without a bearer token is still refused before its body
+       * is read; any error answer authenticates first, so 401/403 keep their precedence.
+       */
+      deferred?: boolean;
     }
   | { kind: "partner"; scope: PartnerScope };
 
