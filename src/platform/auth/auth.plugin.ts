@@ -135,6 +135,10 @@ export const authPlugin = fp<{ authenticator: Authenticator }>(
       if (!auth && !route.url.startsWith("/docs")) {
         throw new Error(`route ${route.method.toString()} ${route.url} declares no auth requirement`);
       }
+      // A statement's credential check knows the required scopes only (`statementCheck`).
+      if (auth?.kind === "session" && auth.deferred && (auth.anyScopes || auth.systemTenant)) {
+        throw new Error(`route ${route.method.toString()} ${route.url}: deferred auth takes allScopes only`);
+      }
     });
     // Callback style: public routes pass without the cost of a promise per request.
     app.addHook("onRequest", (request, _reply, done) => {

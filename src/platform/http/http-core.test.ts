@@ -216,5 +216,13 @@ describe("operations", () => {
       },
     });
     expect(() => app.get("/undeclared", async () => "open")).toThrow(/declares no auth requirement/);
+    // A statement's credential check cannot express "any of" scopes or "system tenant only".
+    const deferred = { kind: "session", deferred: true } as const;
+    expect(() =>
+      app.post("/any", { config: { auth: { ...deferred, anyScopes: ["admin:read"] } } }, async () => "x"),
+    ).toThrow(/deferred auth takes allScopes only/);
+    expect(() =>
+      app.post("/system", { config: { auth: { ...deferred, systemTenant: true } } }, async () => "x"),
+    ).toThrow(/deferred auth takes allScopes only/);
   });
 });
