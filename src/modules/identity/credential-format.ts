@@ -1,4 +1,4 @@
-import { randomSecret, sha256, uuidFromBytes } from "../../platform/crypto/index.js";
+import { randomSecret, sha256, uuidFromDigest } from "../../platform/crypto/index.js";
 
 /**
  * Bearer formats. Prefixes make leaked secrets findable by secret scanners; the id inside lets
@@ -34,7 +34,11 @@ export function parseBearer(token: string): ParsedBearer {
 }
 
 export const derivedCredentialId = (token: string): string =>
-  uuidFromBytes(sha256(`hanse-credential-id\n${token}`));
+  uuidFromDigest(sha256(`hanse-credential-id\n${token}`));
+
+/** The unversioned id releases before 2026-11-22 derived (re-keyed at start, see bootstrap). */
+export const legacyDerivedCredentialId = (token: string): string =>
+  uuidFromDigest(sha256(`hanse-credential-id\n${token}`), { versioned: false });
 
 export function newSessionToken(id: string): string {
   return `hanse_st_${uuidToHex(id)}_${randomSecret()}`;

@@ -109,6 +109,17 @@ export async function insertUser(db: Db, user: UsersTable): Promise<void> {
   await db.insertInto("users").values(user).execute();
 }
 
+/** Moves a bootstrap access token (its own principal) to another id; nothing when there is none. */
+export async function rekeyCredential(db: Db, from: string, to: string): Promise<void> {
+  await db
+    .updateTable("credentials")
+    .set({ id: to, principal_id: to })
+    .where("id", "=", from)
+    .where("principal_id", "=", from)
+    .where("kind", "=", "access_token")
+    .execute();
+}
+
 export async function insertCredential(db: Db, credential: Insertable<CredentialsTable>): Promise<void> {
   await db.insertInto("credentials").values(credential).execute();
 }

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Scope, TenantType } from "../../protocol/scopes.js";
-import { sessionScopesFor, systemScopes, tenantAdminScopes } from "../../protocol/scopes.js";
+import { systemScopes, tenantAdminScopes } from "../../protocol/scopes.js";
 import type { Authenticator, Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
 import type { IdGenerator } from "../../platform/crypto/index.js";
@@ -16,6 +16,7 @@ import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/htt
 import {
   derivedCredentialId,
   hashSecret,
+  legacyDerivedCredentialId,
   newAccessToken,
   newPartnerKeySecret,
   newSessionToken,
@@ -179,16 +180,8 @@ export function createIdentityService(deps: IdentityDeps) {
       principal: Principal,
       input: { name: string; scopes: Scope[]; expiresAt?: string },
     ) {
-      const allowed = sessionScopesFor(principal.tenant.type);
-      const unknown = input.scopes.filter((s) => !allowed.includes(s));
-      if (unknown.length > 0) {
-        throw new AppError("ERR_VALIDATION", "An access token cannot carry these scopes in this tenant.", {
-          errors: unknown.map((s) => ({
-            pointer: `/scopes/${input.scopes.indexOf(s)}`,
-            message: `scope ${s} is not available`,
-          })),
-        });
-      }
+      // CONTRACT §2: only scopes the creator holds, else 403 (a scope its tenant cannot have, or a
+      // partner scope, is one the creator does not hold); unknown names fail the schema (400).
       if (input.scopes.some((s) => !principal.scopes.has(s))) {
         throw new AppError("ERR_FORBIDDEN", "An access token can only carry scopes its creator holds.");
       }
@@ -317,7 +310,17 @@ export function createIdentityService(deps: IdentityDeps) {
       return database.transaction(async (trx) => {
         // Serialises concurrent first starts of several processes.
         await sql`SELECT pg_advisory_xact_lock(7420001)`.execute(trx);
-        if (await repo.findSystemTenant(trx)) return { created: false };
+        if (await repo.findSystemTenant(trx)) {
+          // Earlier releases derived the bootstrap token's id without UUID version bits.
+          if (input.token) {
+            await repo.rekeyCredential(
+              trx,
+              legacyDerivedCredentialId(input.token),
+              derivedCredentialId(input.token),
+            );
+          }
+          return { created: false };
+        }
         const now = deps.clock.now();
         const tenantId = deps.newId();
         await repo.insertTenant(trx, {

@@ -1,5 +1,7 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../platform/clock/clock.js";
+import { legacyDerivedCredentialId as legacyId } from "./credential-format.js";
 import { expectSessionRouteDenials } from "../../../test/support/auth-cases.js";
 import { provisionTenant, systemToken } from "../../../test/support/fixtures.js";
 import {
@@ -18,6 +20,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
+
+/** Access tokens stored, in every tenant. */
+const tokenCount = async () => {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM credentials WHERE kind = 'access_token'`.execute(t.container.database.db);
+  return rows[0]?.n ?? 0;
+};
 
 const whoami = (headers: Record<string, string>) =>
   t.inject({ method: "GET", url: "/api/v1/profile/whoami", headers });
@@ -45,6 +54,29 @@ describe("bootstrap (CONTRACT §0)", () => {
         "workflows:transition",
       ].sort(),
     );
+  });
+
+  it("CONTRACT §1: the bootstrap administrator's id is a UUID version 7 like every other id", async () => {
+    const body = (await whoami(adminHeaders)).json<{ principal: { id: string } }>();
+    expect(body.principal.id).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+  });
+
+  it("a bootstrap token stored by an earlier release (unversioned id) is re-keyed at the next start", async () => {
+    const db = t.container.database.db;
+    const current = (await whoami(adminHeaders)).json<{ principal: { id: string } }>().principal.id;
+    const legacy = legacyId(bootstrapToken);
+    await sql`UPDATE credentials SET id = ${legacy}::uuid, principal_id = ${legacy}::uuid
+      WHERE id = ${current}::uuid`.execute(db);
+    expect((await whoami(adminHeaders)).statusCode).toBe(401);
+    const identity = t.container.modules.find((m) => m.name === "identity") as unknown as {
+      service: { bootstrap(input: { token: string; email: string }): Promise<unknown> };
+    };
+    await identity.service.bootstrap({ token: bootstrapToken, email: "admin@example.test" });
+    const after = await whoami(adminHeaders);
+    expect(after.statusCode).toBe(200);
+    expect(after.json<{ principal: { id: string } }>().principal.id).toBe(current);
   });
 });
 
@@ -138,19 +170,28 @@ describe("access tokens (admin API)", () => {
     });
   });
 
-  it("a token can only carry scopes its creator holds (403), and only scopes of its tenant (400)", async () => {
+  it("CONTRACT §2: a token can only carry scopes its creator holds, else 403; an unknown scope name is 400", async () => {
+    const before = await tokenCount();
     const limited = await systemToken(t, ["admin:write"]);
+    const afterSetup = await tokenCount();
     const escalation = await create(bearer(limited), { name: "escalate", scopes: ["tenants:create"] });
     expect(escalation.statusCode).toBe(403);
     expect(escalation.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    // A scope the creator's tenant cannot have, or a partner scope, is one the creator does not hold.
     const customer = await provisionTenant(t);
     const foreign = await create(bearer(customer.token), { name: "system scope", scopes: ["tenants:list"] });
-    expect(foreign.statusCode).toBe(400);
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
     const partner = await create(adminHeaders, {
       name: "partner",
       scopes: ["b2b_exchange_partner_inbox:create"],
     });
-    expect(partner.statusCode).toBe(400);
+    expect(partner.statusCode).toBe(403);
+    const unknown = await create(adminHeaders, { name: "typo", scopes: ["tenants:lst"] });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json<{ code: string }>().code).toBe("ERR_VALIDATION");
+    expect(afterSetup).toBe(before + 1);
+    expect(await tokenCount()).toBe(afterSetup);
   });
 
   it("a revoked token is 401 everywhere; revoke is idempotent", async () => {

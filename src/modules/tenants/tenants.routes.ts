@@ -104,7 +104,13 @@ export const tenantsRoutes =
           description: "Carries `Retry-After` while the state is not terminal.",
           security: bearer,
           params: TenantIdParams,
-          response: { 200: ProvisioningStatus, ...problemResponses(400, 401, 403, 404, 500, 503) },
+          response: {
+            200: {
+              ...ProvisioningStatus,
+              headers: { "Retry-After": { type: "integer", description: "While not terminal" } },
+            },
+            ...problemResponses(400, 401, 403, 404, 500, 503),
+          },
         },
       },
       async (request, reply) => {

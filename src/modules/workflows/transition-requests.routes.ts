@@ -9,6 +9,7 @@ import { requireIdempotencyKey } from "../tenants/index.js";
 import { isTerminal } from "./workflow-rules.js";
 import {
   RequestIdParams,
+  StatusHeaders,
   TransitionHeaders,
   TransitionRequestAccepted,
   TransitionRequestBody,
@@ -117,9 +118,15 @@ export const transitionRequestsRoutes =
             "(`error.code`: ERR_WORKFLOW_ENTITY_NOT_FOUND, ERR_WORKFLOW_TRANSITION_NOT_ALLOWED, " +
             "ERR_WORKFLOW_CONFLICT, ERR_WORKFLOW_ADAPTER_REJECTED, ERR_WORKFLOW_ADAPTER_UNAVAILABLE), not HTTP errors.",
           security: bearer,
-          headers: TransitionHeaders,
+          headers: StatusHeaders,
           params: RequestIdParams,
-          response: { 200: TransitionRequestStatusSchema, ...problemResponses(400, 401, 403, 404, 500, 503) },
+          response: {
+            200: {
+              ...TransitionRequestStatusSchema,
+              headers: { "Retry-After": { type: "integer", description: "While not terminal" } },
+            },
+            ...problemResponses(400, 401, 403, 404, 500, 503),
+          },
         },
       },
       async (request, reply) => {

@@ -125,10 +125,12 @@ export const TransitionRequestStatusSchema = Type.Object({
 export const RequestIdParams = Type.Object({ requestId: Type.String({ maxLength: 64 }) });
 
 export const TransitionHeaders = Type.Object({
-  "x-tenant-id": Type.Optional(Type.String({ description: "The credential's tenant (required on POST)" })),
-  "x-idempotency-key": Type.Optional(
-    Type.String({ description: "1–255 visible ASCII characters; required on POST" }),
-  ),
+  "x-tenant-id": Type.String({ description: "The credential's tenant" }),
+  "x-idempotency-key": Type.String({ description: "1–255 visible ASCII characters" }),
+});
+
+export const StatusHeaders = Type.Object({
+  "x-tenant-id": Type.Optional(Type.String({ description: "When sent, the credential's tenant" })),
 });
 
 // ---- lifecycle adapters ------------------------------------------------------------------------

@@ -27,8 +27,17 @@ export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 
 export const isUuid = (value: string): boolean => uuidPattern.test(value);
 
-/** Formats the first 16 bytes of a digest as a UUID-shaped id (for credentials of foreign format). */
-export function uuidFromBytes(bytes: Buffer): string {
-  const hex = bytes.subarray(0, 16).toString("hex");
+/**
+ * An id derived from a digest (credentials of foreign format, looked up by their hash), shaped as
+ * a version 7 UUID like every other id of the service: the digest's first 16 bytes with the
+ * version and variant bits set. `versioned: false` gives the unversioned form of earlier releases.
+ */
+export function uuidFromDigest(digest: Buffer, options: { versioned?: boolean } = {}): string {
+  const bytes = Buffer.from(digest.subarray(0, 16));
+  if (options.versioned !== false) {
+    bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70;
+    bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  }
+  const hex = bytes.toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
