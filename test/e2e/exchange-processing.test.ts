@@ -243,6 +243,26 @@ describe("order handling", () => {
     expect(quiet.outbound[0]?.text).toMatch(/BGM\+231\+[^+]+\+27'/);
   });
 
+  it("CONTRACT §4: a LIN item number of type SRV is a GTIN, also in D.96A with a plain UN header", async () => {
+    const now = new Date();
+    await sql`INSERT INTO workflow_entities (tenant_id, id, kind, state, version, attributes, created_at, updated_at)
+      VALUES (${tenant.id}, gen_random_uuid(), 'product', 'published', 1, ${JSON.stringify({ gtin: "4000862141435" })}::jsonb, ${now}, ${now})`.execute(
+      db(),
+    );
+    const p = await setupPartner(t, tenant.token, {
+      profile: { orderValidation: "catalog", responses: { contrl: "always" } },
+    });
+    const srv = validOrders("O9", { lines: ["4000862141435", "4000862141442"] }).replaceAll(":EN'", ":SRV'");
+    expect(srv).toContain("UNH+1+ORDERS:D:96A:UN'");
+    const r = await process(p, srv);
+    expect(r.status).toBe("processed");
+    expect(r.types).toEqual(["CONTRL", "APERAK", "ORDRSP"]);
+    expect(r.outbound[0]?.text).not.toContain("UCM");
+    const ordrsp = r.outbound[2]?.text ?? "";
+    expect(ordrsp).toContain("LIN+1+5+4000862141435:SRV'");
+    expect(ordrsp).toContain("LIN+2+7+4000862141442:SRV'");
+  });
+
   it('responses.ordrsp "never": no ORDRSP', async () => {
     const p = await setupPartner(t, tenant.token, profileWith({ ordrsp: "never" }));
     const r = await process(p, validOrders("O4"));

@@ -4,11 +4,13 @@ import {
   buildAperak,
   buildContrl,
   buildOrdrsp,
-  getDirectory,
+  getCompactDirectory,
+  loadDirectory,
   messageSegments,
   parseInterchange,
   validateInterchange,
   type ApplicationError,
+  type Directory,
   type Interchange,
   type OrderLineResponse,
   type OutboundEnvelope,
@@ -18,6 +20,32 @@ import {
   type ValidationReport,
 } from "../../edifact/index.js";
 import type { Profile } from "./profile.js";
+
+/**
+ * Code values the exchange accepts beyond the UN directories: CONTRACT §4 names `SRV` (GS1 GTIN)
+ * as a `LIN` item number type, which UN code list 7143 holds only from later directories on
+ * (D.96A has `EN` but not `SRV`). Everything else is validated as the directory publishes it.
+ */
+const exchangeCodeAdditions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "7143": { SRV: "GS1 Global Trade Item Number (GTIN)" },
+};
+
+const exchangeDirectories = new Map<Profile["directory"], Directory>();
+
+/** The directory a profile's interchanges are validated and answered in, with the additions above. */
+export function exchangeDirectory(id: Profile["directory"]): Directory {
+  let directory = exchangeDirectories.get(id);
+  if (!directory) {
+    const compact = getCompactDirectory(id);
+    const codes = { ...compact.codes };
+    for (const [element, values] of Object.entries(exchangeCodeAdditions)) {
+      codes[element] = { ...values, ...codes[element] };
+    }
+    directory = loadDirectory({ ...compact, codes });
+    exchangeDirectories.set(id, directory);
+  }
+  return directory;
+}
 
 /** What the exchange reads from one syntactically accepted ORDERS message. */
 export interface OrderInfo {
@@ -99,7 +127,7 @@ function readOrder(messageRef: string, segments: readonly Segment[]): OrderInfo 
 export function analyseInterchange(bytes: Uint8Array, profile: Profile): Analysis {
   const parsed = parseInterchange(bytes);
   const report = validateInterchange(parsed, {
-    directory: getDirectory(profile.directory),
+    directory: exchangeDirectory(profile.directory),
     messageTypes: ["ORDERS"],
   });
   const ic = parsed.interchange;
@@ -183,7 +211,7 @@ export function planOutbound(analysis: Analysis, profile: Profile, catalog: Cata
     plan.push({ type: "CONTRL", build: (envelope) => buildContrl(ic, analysis.report, envelope) });
   }
   if (analysis.rejected) return plan;
-  const directory = getDirectory(profile.directory);
+  const directory = exchangeDirectory(profile.directory);
   const judged = analysis.orders.map((order) => ({ order, ...judgeLines(order, profile, catalog) }));
   if (profile.responses.aperak !== "never") {
     for (const { order, errors } of judged) {
