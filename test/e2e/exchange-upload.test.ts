@@ -268,6 +268,53 @@ describe("concurrent retries", () => {
       (await count("exchange_uploads")) + (await count("exchange_deliveries")),
     );
   });
+  it("CONTRACT §4: a retry arriving while the first upload with its key is still streaming waits for it", async () => {
+    for (const [label, retryBytes, retryStatus] of [
+      ["same bytes", undefined, 200],
+      ["other bytes", Buffer.from(validOrders("OTHER")), 409],
+    ] as const) {
+      const key = `in-flight-${label.replace(" ", "-")}`;
+      const first = Buffer.from(validOrders("SLOW"));
+      const before = await count("exchange_uploads");
+      // The first upload sends part of its body, then pauses while the retry is sent whole.
+      const slow = new Readable({ read() {} });
+      slow.push(first.subarray(0, 100));
+      const send = (body: Buffer | Readable) =>
+        request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${p.token}`,
+            "content-type": "application/edifact",
+            "idempotency-key": key,
+          },
+          body,
+        });
+      const finished: string[] = [];
+      const original = send(slow).then(async (r) => {
+        finished.push("original");
+        return {
+          status: r.statusCode,
+          body: (await r.body.json()) as { uploadId: string; replay?: boolean },
+        };
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const retry = send(retryBytes ?? first).then(async (r) => {
+        finished.push("retry");
+        return { status: r.statusCode, body: (await r.body.json()) as { uploadId?: string; code?: string } };
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      slow.push(first.subarray(100));
+      slow.push(null);
+      const [a, b] = await Promise.all([original, retry]);
+      expect(finished, label).toEqual(["original", "retry"]);
+      expect(a.status, label).toBe(202);
+      expect(b.status, label).toBe(retryStatus);
+      if (retryStatus === 200) expect(b.body.uploadId).toBe(a.body.uploadId);
+      else expect(b.body.code).toBe("ERR_B2B_EXCHANGE_CONFLICT");
+      expect(await count("exchange_uploads")).toBe(before + 1);
+    }
+  });
+
   it.runIf(onPostgres)("PostgreSQL: 8 concurrent same-key uploads still make one upload", async () => {
     const body = Buffer.from(validOrders("PG8"));
     const send = () =>

@@ -54,6 +54,32 @@ export function createInboxService(
   const keyHash = (connectionId: string, key: string) =>
     sha256(`exchange-upload-key\n${connectionId}\n${key}`);
 
+  /**
+   * Uploads of this process in progress, by connection and key hash. CONTRACT §4: a retry that
+   * arrives while the first upload with its key is still streaming waits for it (and then replays
+   * or conflicts) instead of racing it. Across processes the key's unique index still allows only
+   * one upload; there the later of two concurrent streams gets the replay or the 409.
+   */
+  const inProgress = new Map<string, Promise<void>>();
+  async function exclusively<T>(slot: string, run: () => Promise<T>): Promise<T> {
+    for (let first = inProgress.get(slot); first; first = inProgress.get(slot)) {
+      await first;
+    }
+    let done = (): void => undefined;
+    inProgress.set(
+      slot,
+      new Promise<void>((resolve) => {
+        done = resolve;
+      }),
+    );
+    try {
+      return await run();
+    } finally {
+      inProgress.delete(slot);
+      done();
+    }
+  }
+
   const replayOf = (
     existing: { id: string; sha256: Uint8Array; interchange_id: string | null; status: UploadStatus },
     digest: Buffer,
@@ -74,6 +100,123 @@ export function createInboxService(
       },
     };
   };
+
+  /** The upload itself, once no other upload with its key is in progress here. */
+  async function uploadOnce(
+    principal: Principal,
+    connection: { id: string; tenant_id: string; active_revision: number },
+    hash: Buffer,
+    body: Readable | AsyncIterable<Uint8Array>,
+  ): Promise<UploadOutcome> {
+    const tenantId = connection.tenant_id;
+    const scanner = new InterchangeScanner();
+    const blobId = deps.newId();
+    const iterator = (body as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+
+    // Up to one chunk is read before anything is written.
+    const head: Buffer[] = [];
+    let headBytes = 0;
+    let ended = false;
+    while (headBytes <= smallBytes) {
+      const next = await iterator.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      const bytes = toBuffer(next.value);
+      head.push(bytes);
+      headBytes += bytes.length;
+    }
+
+    let stored: StoredBlob;
+    let small: Buffer | undefined;
+    if (ended) {
+      small = Buffer.concat(head, headBytes);
+      scanner.push(small);
+      stored = { id: blobId, byteCount: small.length, sha256: createHash("sha256").update(small).digest() };
+    } else {
+      const known = await repo.findUploadByKey(db, tenantId, connection.id, hash);
+      const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => iterator };
+      try {
+        stored = await writeBlobStream(db, clock, {
+          tenantId,
+          id: blobId,
+          contentType: "application/edifact",
+          source: (async function* () {
+            yield* head;
+            yield* rest;
+          })(),
+          maxBytes: deps.maxPayloadBytes,
+          observe: (bytes) => {
+            scanner.push(bytes);
+          },
+          // A replay only needs the hash of the bytes, not another copy of them.
+          store: known === undefined,
+          prepared: database.prepared,
+        });
+      } catch (error) {
+        if (error instanceof BlobTooLargeError) {
+          throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+        }
+        throw error;
+      }
+      if (known) return replayOf(known, stored.sha256);
+    }
+    const scan = scanner.finish();
+    if (!scan.ok) {
+      if (!small) await deleteBlob(db, tenantId, blobId);
+      throw invalid(scan.reason ?? "The body is not exactly one interchange.", "/body");
+    }
+    const uploadId = deps.newId();
+    const job = processJob();
+    const result = await repo
+      .acceptUpload(
+        database,
+        {
+          tenantId,
+          id: uploadId,
+          connectionId: connection.id,
+          keyHash: hash,
+          blobId,
+          byteCount: stored.byteCount,
+          sha256: stored.sha256,
+          interchangeId: scan.interchangeId ?? null,
+          profileRevision: connection.active_revision,
+          principalId: principal.id,
+          at: clock.now(),
+          auditId: deps.newId(),
+          job: {
+            id: deps.newId(),
+            name: job.name,
+            key: `exchange.process:${uploadId}`,
+            payload: JSON.stringify({ tenantId, uploadId }),
+            maxAttempts: job.maxAttempts ?? defaultMaxAttempts,
+          },
+        },
+        small,
+      )
+      .catch(async (error: unknown) => {
+        if (!small) await deleteBlob(db, tenantId, blobId).catch(() => undefined);
+        throw error;
+      });
+    if (result.inserted) {
+      wakeWorkers();
+      return {
+        status: 202,
+        body: {
+          uploadId,
+          ...(scan.interchangeId ? { interchangeId: scan.interchangeId } : {}),
+          status: "received",
+          replay: false,
+        },
+      };
+    }
+    // The key is taken (found by the statement, or a concurrent request committed first).
+    if (!small) await deleteBlob(db, tenantId, blobId);
+    const winner = result.existing ?? (await repo.findUploadByKey(db, tenantId, connection.id, hash));
+    if (!winner) throw new AppError("ERR_B2B_EXCHANGE_CONFLICT", "The upload state changed; retry.");
+    return replayOf(winner, stored.sha256);
+  }
 
   return {
     /** Checks that need no body: connection, content type, key, declared length. */
@@ -119,115 +262,10 @@ export function createInboxService(
       key: string,
       body: Readable | AsyncIterable<Uint8Array>,
     ): Promise<UploadOutcome> {
-      const tenantId = connection.tenant_id;
       const hash = keyHash(connection.id, key);
-      const scanner = new InterchangeScanner();
-      const blobId = deps.newId();
-      const iterator = (body as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
-
-      // Up to one chunk is read before anything is written.
-      const head: Buffer[] = [];
-      let headBytes = 0;
-      let ended = false;
-      while (headBytes <= smallBytes) {
-        const next = await iterator.next();
-        if (next.done) {
-          ended = true;
-          break;
-        }
-        const bytes = toBuffer(next.value);
-        head.push(bytes);
-        headBytes += bytes.length;
-      }
-
-      let stored: StoredBlob;
-      let small: Buffer | undefined;
-      if (ended) {
-        small = Buffer.concat(head, headBytes);
-        scanner.push(small);
-        stored = { id: blobId, byteCount: small.length, sha256: createHash("sha256").update(small).digest() };
-      } else {
-        const known = await repo.findUploadByKey(db, tenantId, connection.id, hash);
-        const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => iterator };
-        try {
-          stored = await writeBlobStream(db, clock, {
-            tenantId,
-            id: blobId,
-            contentType: "application/edifact",
-            source: (async function* () {
-              yield* head;
-              yield* rest;
-            })(),
-            maxBytes: deps.maxPayloadBytes,
-            observe: (bytes) => {
-              scanner.push(bytes);
-            },
-            // A replay only needs the hash of the bytes, not another copy of them.
-            store: known === undefined,
-            prepared: database.prepared,
-          });
-        } catch (error) {
-          if (error instanceof BlobTooLargeError) {
-            throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
-          }
-          throw error;
-        }
-        if (known) return replayOf(known, stored.sha256);
-      }
-      const scan = scanner.finish();
-      if (!scan.ok) {
-        if (!small) await deleteBlob(db, tenantId, blobId);
-        throw invalid(scan.reason ?? "The body is not exactly one interchange.", "/body");
-      }
-      const uploadId = deps.newId();
-      const job = processJob();
-      const result = await repo
-        .acceptUpload(
-          database,
-          {
-            tenantId,
-            id: uploadId,
-            connectionId: connection.id,
-            keyHash: hash,
-            blobId,
-            byteCount: stored.byteCount,
-            sha256: stored.sha256,
-            interchangeId: scan.interchangeId ?? null,
-            profileRevision: connection.active_revision,
-            principalId: principal.id,
-            at: clock.now(),
-            auditId: deps.newId(),
-            job: {
-              id: deps.newId(),
-              name: job.name,
-              key: `exchange.process:${uploadId}`,
-              payload: JSON.stringify({ tenantId, uploadId }),
-              maxAttempts: job.maxAttempts ?? defaultMaxAttempts,
-            },
-          },
-          small,
-        )
-        .catch(async (error: unknown) => {
-          if (!small) await deleteBlob(db, tenantId, blobId).catch(() => undefined);
-          throw error;
-        });
-      if (result.inserted) {
-        wakeWorkers();
-        return {
-          status: 202,
-          body: {
-            uploadId,
-            ...(scan.interchangeId ? { interchangeId: scan.interchangeId } : {}),
-            status: "received",
-            replay: false,
-          },
-        };
-      }
-      // The key is taken (found by the statement, or a concurrent request committed first).
-      if (!small) await deleteBlob(db, tenantId, blobId);
-      const winner = result.existing ?? (await repo.findUploadByKey(db, tenantId, connection.id, hash));
-      if (!winner) throw new AppError("ERR_B2B_EXCHANGE_CONFLICT", "The upload state changed; retry.");
-      return replayOf(winner, stored.sha256);
+      return exclusively(`${connection.id}:${hash.toString("hex")}`, () =>
+        uploadOnce(principal, connection, hash, body),
+      );
     },
   };
 }
