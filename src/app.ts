@@ -16,6 +16,13 @@ import { serverVersion } from "./version.js";
 /** JSON bodies are small everywhere except where a route raises its own limit. */
 export const defaultBodyLimit = 1024 * 1024;
 
+const successPhrases: Record<string, string> = {
+  "200": "OK",
+  "201": "Created",
+  "202": "Accepted",
+  "204": "No Content",
+};
+
 export async function buildApp(container: Container): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: container.logger,
@@ -30,6 +37,18 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.setValidatorCompiler(createValidatorCompiler());
   // JSON is the only body type by default; routes that take other media types register their own parser.
   app.removeContentTypeParser("text/plain");
+  // An empty JSON body is no body: a POST action without one (revoke, activate) sent with
+  // `Content-Type: application/json` is fine; a route whose schema needs a body still answers 400.
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text === "") {
+      done(null, undefined);
+      return;
+    }
+    void parseJson(request, text, done);
+  });
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
     openapi: {
@@ -54,6 +73,22 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`,
+    },
+    // A success response without a description of its own is named by its status.
+    transformObject: (document) => {
+      if (!("openapiObject" in document)) return document.swaggerObject;
+      const { openapiObject } = document;
+      for (const methods of Object.values(openapiObject.paths ?? {})) {
+        for (const operation of Object.values(methods as Record<string, { responses?: object }>)) {
+          for (const [status, response] of Object.entries(operation.responses ?? {})) {
+            const described = response as { description?: string };
+            if (described.description === "Default Response") {
+              described.description = successPhrases[status] ?? "Success";
+            }
+          }
+        }
+      }
+      return openapiObject;
     },
   });
 

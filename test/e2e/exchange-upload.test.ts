@@ -215,8 +215,9 @@ describe("Limits row: payload size 16 MiB (real port)", () => {
 });
 
 describe("interrupted upload", () => {
-  it("a client that disconnects mid-body stores nothing and leaves its key free", async () => {
+  it("a client that disconnects mid-body stores nothing and leaves its key free (logged as info, not an error)", async () => {
     const before = await stored();
+    const logsBefore = t.logs.length;
     const body = interchangeOfSize(4 * MiB, "CUT");
     const socket = connect(Number(new URL(base).port), "127.0.0.1");
     await new Promise<void>((resolve) =>
@@ -236,6 +237,13 @@ describe("interrupted upload", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await stored()).toEqual(before);
+    const ended = () => t.logs.slice(logsBefore).some((l) => l.includes("request body ended"));
+    for (let i = 0; i < 50 && !ended(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const lines = t.logs.slice(logsBefore).map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.map((l) => l.msg)).toContain(
+      "the client closed the connection before its request body ended",
+    );
     const retry = await upload(t, p, validOrders("CUT"), "cut-key");
     expect(retry.statusCode).toBe(202);
   });

@@ -21,6 +21,34 @@ import type { InboxService } from "./inbox.service.js";
 import type { MailboxService, PayloadSink } from "./mailbox.service.js";
 import type { KeyRateLimiter } from "./rate-limit.js";
 
+/** OpenAPI only (see the inbox route's `swaggerTransform`). */
+const edifactBytes = { type: "string", format: "binary" } as const;
+const uploadBodyDoc = {
+  description: "Exactly one interchange, unchanged bytes, at most 16 MiB",
+  content: {
+    "application/edifact": { schema: edifactBytes },
+    "application/octet-stream": { schema: edifactBytes },
+  },
+};
+const uploadHeadersDoc = {
+  type: "object",
+  required: ["idempotency-key"],
+  properties: {
+    "idempotency-key": {
+      type: "string",
+      pattern: "^[A-Za-z0-9._:-]{1,200}$",
+      description: "Bound to (tenant, connection)",
+    },
+  },
+} as const;
+const payloadHeadersDoc = {
+  "X-B2B-Payload-Size": { schema: { type: "integer" }, description: "Expected byte count" },
+  "X-B2B-Payload-SHA256": { schema: { type: "string" }, description: "Expected SHA-256, hexadecimal" },
+  "Repr-Digest": { schema: { type: "string" }, description: "RFC 9530 `sha-256=:<base64>:`" },
+  "Cache-Control": { schema: { type: "string", const: "no-store" } },
+  Trailer: { schema: { type: "string", const: "X-B2B-Payload-Integrity" } },
+};
+
 export const partnerBase = "/api/v1/b2b-exchange/partner/connections/:connectionID";
 
 /** Generic codes become the exchange's own (spec A, Errors). */
@@ -128,7 +156,15 @@ export const partnerRoutes =
       `${partnerBase}/inbox`,
       {
         bodyLimit: maxPayloadBytes + 1,
-        config: partner("b2b_exchange_partner_inbox:create"),
+        config: {
+          ...partner("b2b_exchange_partner_inbox:create"),
+          // Documentation only: the body is a stream and the header is checked by the handler,
+          // after authentication and the connection (401 → 404 → 400).
+          swaggerTransform: ({ schema, url }) => ({
+            url,
+            schema: { ...schema, body: uploadBodyDoc, headers: uploadHeadersDoc },
+          }),
+        },
         schema: {
           tags,
           security,
@@ -139,8 +175,11 @@ export const partnerRoutes =
             "200 with `replay: true` and `Idempotent-Replayed: true` for the same bytes, 409 for other bytes.",
           params: ConnectionParams,
           response: {
-            200: UploadResponse,
-            202: UploadResponse,
+            200: {
+              ...UploadResponse,
+              description: "Replay: the upload stored under this key (`replay: true`)",
+            },
+            202: { ...UploadResponse, description: "Accepted: stored, processing follows (`replay: false`)" },
             ...problemResponses(400, 401, 404, 409, 413, 429, 500, 503),
           },
         },
@@ -215,6 +254,7 @@ export const partnerRoutes =
           response: {
             200: {
               description: "EDIFACT bytes",
+              headers: payloadHeadersDoc,
               content: { "application/edifact": { schema: { type: "string", format: "binary" } } },
             },
             ...problemResponses(401, 404, 429, 500, 503),

@@ -194,6 +194,30 @@ describe("access tokens (admin API)", () => {
     expect(await tokenCount()).toBe(afterSetup);
   });
 
+  it("an empty body with Content-Type: application/json is no body: revoke is 200, a create that needs one is 400", async () => {
+    const headers = { ...adminHeaders, "content-type": "application/json" };
+    const created = await create(adminHeaders, { name: "empty-body", scopes: ["admin:read"] });
+    const id = created.json<{ id: string }>().id;
+    const revoked = await t.inject({
+      method: "POST",
+      url: `/api/v1/admin/access-tokens/${id}/revoke`,
+      headers,
+      payload: "",
+    });
+    expect(revoked.statusCode).toBe(200);
+    expect(revoked.json<{ revokedAt: string | null }>().revokedAt).not.toBeNull();
+    const before = await tokenCount();
+    const empty = await t.inject({
+      method: "POST",
+      url: "/api/v1/admin/access-tokens",
+      headers,
+      payload: "",
+    });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json<{ code: string }>().code).toBe("ERR_VALIDATION");
+    expect(await tokenCount()).toBe(before);
+  });
+
   it("a revoked token is 401 everywhere; revoke is idempotent", async () => {
     const created = (await create(adminHeaders, { name: "to revoke", scopes: ["admin:read"] })).json<{
       id: string;

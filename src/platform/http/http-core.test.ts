@@ -189,6 +189,27 @@ describe("OpenAPI and reference page", () => {
       }
     }
     expect(document.paths["/api/v1/system/tenants"]?.post?.responses).toHaveProperty("409");
+    // Success responses are named by what they are, never Fastify's placeholder.
+    expect(response.body).not.toContain("Default Response");
+    // The partner upload documents its body and its Idempotency-Key; the payload its headers.
+    const partner = "/api/v1/b2b-exchange/partner/connections/{connectionID}";
+    const inbox = document.paths[`${partner}/inbox`]?.post as unknown as {
+      requestBody: { content: Record<string, unknown> };
+      parameters: { in: string; name: string; required?: boolean }[];
+    };
+    expect(Object.keys(inbox.requestBody.content).sort()).toEqual([
+      "application/edifact",
+      "application/octet-stream",
+    ]);
+    expect(inbox.parameters).toContainEqual(
+      expect.objectContaining({ in: "header", name: "idempotency-key", required: true }),
+    );
+    const payload = document.paths[`${partner}/mailbox/{deliveryAttemptID}/payload`]?.get as unknown as {
+      responses: { "200": { headers: Record<string, unknown> } };
+    };
+    expect(Object.keys(payload.responses["200"].headers)).toEqual(
+      expect.arrayContaining(["X-B2B-Payload-Size", "X-B2B-Payload-SHA256", "Repr-Digest", "Trailer"]),
+    );
   });
 
   it("/docs serves an HTML API reference generated from the same document", async () => {

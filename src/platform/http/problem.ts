@@ -88,10 +88,6 @@ export function toAppError(error: unknown): AppError | undefined {
       return new AppError("ERR_PAYLOAD_TOO_LARGE");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new AppError("ERR_UNSUPPORTED_MEDIA_TYPE", "The Content-Type is not accepted by this endpoint.");
-    case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return new AppError("ERR_VALIDATION", "The request body is empty.", {
-        errors: [{ pointer: "", message: "body is required" }],
-      });
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new AppError("ERR_VALIDATION", "The request body is not valid JSON.", {
@@ -108,7 +104,22 @@ export function toAppError(error: unknown): AppError | undefined {
   return undefined;
 }
 
+/** Errors of a request body whose client closed the connection before sending all of it. */
+const clientAbortCodes = new Set(["ECONNRESET", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE"]);
+
+function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  const code = (error as { code?: unknown }).code;
+  const aborted =
+    (typeof code === "string" && clientAbortCodes.has(code)) || (error as Error).message === "aborted";
+  return aborted && (request.raw.destroyed || request.raw.socket.destroyed);
+}
+
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // Nobody is left to answer, and nothing failed on our side: a fact for the log, not an error.
+  if (isClientAbort(error, request)) {
+    request.log.info("the client closed the connection before its request body ended");
+    return sendProblem(reply, new AppError("ERR_VALIDATION", "The request body ended early."));
+  }
   const appError = toAppError(error);
   if (appError) {
     if (appError.status >= 500) request.log.error({ err: error }, "request failed");
