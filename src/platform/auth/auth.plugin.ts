@@ -67,11 +67,11 @@ function deferredCredential(
   token: string,
   auth: SessionRequirement,
 ): DeferredCredential {
-  // Cleared before deciding: a refusal must not be checked a second time by the error handler.
   const settled = (principal: Principal): Principal => (request.principal = principal);
   return {
     statementCheck: (tenantId, first) =>
       authenticator.statementCheck(token, { scopes: auth.allScopes ?? [], tenantId, first }),
+    // Cleared before deciding: a refusal must not be checked a second time by the error handler.
     settle(check, row) {
       request.deferredCredential = null;
       return settled(admitSession(check.principalOf(row), auth));
@@ -124,7 +124,8 @@ async function authenticate(
 
 /**
  * Deny by default: a route without an `auth` declaration fails at start-up, and every declared
- * requirement is checked before the body is read.
+ * requirement is checked before the body is read — except a `deferred` one, whose route checks the
+ * credential in its own statement (a request without any bearer token is still refused here).
  */
 export const authPlugin = fp<{ authenticator: Authenticator }>(
   (app: FastifyInstance, { authenticator }, done) => {

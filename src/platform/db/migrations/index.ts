@@ -3,6 +3,7 @@ import * as foundation from "./2026-11-21T2200-foundation.js";
 import * as workflows from "./2026-11-21T2300-workflows.js";
 import * as exchange from "./2026-11-21T2330-exchange.js";
 import * as blobChunkCompression from "./2026-11-22T0100-blob-chunk-compression.js";
+import * as dropUnusedRequestIndex from "./2026-11-22T0300-drop-unused-request-index.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-21T2300-workflows": workflows,
   "2026-11-21T2330-exchange": exchange,
   "2026-11-22T0100-blob-chunk-compression": blobChunkCompression,
+  "2026-11-22T0300-drop-unused-request-index": dropUnusedRequestIndex,
 };
