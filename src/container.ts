@@ -16,7 +16,7 @@ import { migrateToLatest, migrationsApplied } from "./platform/db/migrate.js";
 import { createCursorCodec } from "./platform/http/cursor.js";
 import { createEntrypointRegistry, type EntrypointRegistry } from "./platform/http/entrypoints.js";
 import { createIdempotency } from "./platform/http/idempotency.js";
-import { createJobQueue, type JobDefinition } from "./platform/jobs/index.js";
+import { createJobQueue, createRetentionJob, type JobDefinition } from "./platform/jobs/index.js";
 import { serverVersion } from "./version.js";
 
 /** Everything a process needs, built once: the composition root. */
@@ -98,7 +98,10 @@ export async function createContainer(config: Config, options: ContainerOptions)
     modules,
     authenticator: identity.service.authenticator,
     registry,
-    jobs: modules.flatMap((m) => m.jobs ?? []),
+    jobs: [
+      ...modules.flatMap((m) => m.jobs ?? []),
+      createRetentionJob({ db: database.db, clock, logger: options.logger }),
+    ],
     ready: async () => {
       await database.ping();
       return migrationsApplied(database.db);

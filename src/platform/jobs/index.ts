@@ -2,3 +2,4 @@ export * from "./define-job.js";
 export * from "./queue.js";
 export * from "./worker.js";
 export type { JobTables, JobsTable } from "./jobs.tables.js";
+export * from "./retention.job.js";

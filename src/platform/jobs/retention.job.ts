@@ -1,0 +1,78 @@
+import type { FastifyBaseLogger as Logger } from "fastify";
+import { sql, type Kysely } from "kysely";
+import type { Clock } from "../clock/clock.js";
+import { defineJob, type JobDefinition } from "./define-job.js";
+
+export const retentionJobName = "platform.retention";
+export const retentionEveryMs = 6 * 60 * 60 * 1000;
+/** A finished job is kept this long for operators to look at, then removed. */
+export const succeededJobRetentionMs = 24 * 60 * 60 * 1000;
+export const deadJobRetentionMs = 30 * 24 * 60 * 60 * 1000;
+
+/** Rows removed per statement: bounded work per statement, whatever the backlog. */
+const batch = 500;
+
+/**
+ * What nothing reads any more: idempotency records past their expiry (a key can then be used
+ * again, as the contract allows), succeeded jobs after a day and dead jobs after 30 days.
+ * Transition requests and uploads stay (their status documents are kept).
+ */
+const purges = (now: Date) => [
+  {
+    table: "idempotency_records",
+    statement: sql<{ n: number }>`WITH gone AS (
+      DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM idempotency_records WHERE expires_at < ${now} LIMIT ${batch}))
+      RETURNING 1)
+    SELECT count(*)::integer AS n FROM gone`,
+  },
+  {
+    table: "jobs",
+    statement: sql<{ n: number }>`WITH gone AS (
+      DELETE FROM jobs WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM jobs
+        WHERE (state = 'succeeded' AND completed_at < ${new Date(now.getTime() - succeededJobRetentionMs)})
+           OR (state = 'dead' AND updated_at < ${new Date(now.getTime() - deadJobRetentionMs)})
+        LIMIT ${batch}))
+      RETURNING 1)
+    SELECT count(*)::integer AS n FROM gone`,
+  },
+];
+
+/** Runs every purge until it finds nothing more (or `signal` aborts); counts per table. */
+export async function purgeExpired(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  now: Date,
+  signal?: AbortSignal,
+): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const { table, statement } of purges(now)) {
+    counts[table] = 0;
+    for (;;) {
+      const deleted = (await statement.execute(db)).rows[0]?.n ?? 0;
+      counts[table] += deleted;
+      if (deleted < batch || signal?.aborted) break;
+    }
+  }
+  return counts;
+}
+
+/** Recurring housekeeping (worker role): one row in the jobs table, so one run at a time. */
+export function createRetentionJob(deps: {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>;
+  clock: Clock;
+  logger: Logger;
+}): JobDefinition<Record<string, never>> {
+  return defineJob<Record<string, never>>({
+    name: retentionJobName,
+    everyMs: retentionEveryMs,
+    maxAttempts: 3,
+    run: async (_payload, context) => {
+      const deleted = await purgeExpired(deps.db, deps.clock.now(), context.signal);
+      const any = Object.values(deleted).some((n) => n > 0);
+      deps.logger[any ? "info" : "debug"]({ job: retentionJobName, deleted }, "removed expired rows");
+    },
+  });
+}
