@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { createTestApp, type TestApp } from "../support/test-app.js";
+import { createTestApp, startWorker, type TestApp } from "../support/test-app.js";
 import {
   listMailbox,
   partnerUrl,
@@ -19,7 +19,6 @@ import {
 } from "../../src/platform/blobs/index.js";
 import { uuidv7 } from "../../src/platform/crypto/index.js";
 import {
-  createWorker,
   defineJob,
   recurringJobKey,
   type JobDefinition,
@@ -137,19 +136,6 @@ describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
     ).rows[0]?.state ?? "gone";
   const sweepRows = () =>
     jobsDb().selectFrom("jobs").selectAll().where("name", "=", sweepPendingBlobsJobName).execute();
-  const startAndStopWorker = async (workerId: string) => {
-    const worker = createWorker({
-      database: t.container.database,
-      jobs: t.container.jobs,
-      clock: t.container.clock,
-      logger: t.container.logger,
-      workerId,
-      concurrency: 1,
-      pollMs: 20,
-    });
-    await worker.start();
-    return worker;
-  };
 
   afterAll(async () => {
     for (const stall of stalls) stall.abort();
@@ -176,7 +162,7 @@ describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
 
     // Three workers (as in three processes) start at once: one sweep row, first run in 10 min.
     expect(await sweepRows()).toEqual([]);
-    const workers = await Promise.all(["hk-a", "hk-b", "hk-c"].map(startAndStopWorker));
+    const workers = await Promise.all(["hk-a", "hk-b", "hk-c"].map((id) => startWorker(t, id)));
     await Promise.all(workers.map((w) => w.stop(1000)));
     let rows = await sweepRows();
     expect(rows).toHaveLength(1);
@@ -191,7 +177,7 @@ describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
 
     // A later start (a restart) changes nothing.
     clock.advance(60_000);
-    await (await startAndStopWorker("hk-d")).stop(1000);
+    await (await startWorker(t, "hk-d")).stop(1000);
     rows = await sweepRows();
     expect(rows).toHaveLength(1);
     expect(rows[0]?.run_at).toEqual(scheduled?.run_at);
@@ -238,7 +224,7 @@ describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
       .set({ state: "succeeded", completed_at: clock.now() })
       .where("name", "=", sweepPendingBlobsJobName)
       .execute();
-    await (await startAndStopWorker("hk-e")).stop(1000);
+    await (await startWorker(t, "hk-e")).stop(1000);
     const rows = await sweepRows();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ state: "queued", attempts: 0 });
@@ -257,16 +243,7 @@ describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
         throw new Error("database briefly away");
       },
     });
-    const worker = createWorker({
-      database: t.container.database,
-      jobs: [flaky] as JobDefinition<never>[],
-      clock: t.container.clock,
-      logger: t.container.logger,
-      workerId: "hk-flaky",
-      concurrency: 1,
-      pollMs: 20,
-    });
-    await worker.start();
+    const worker = await startWorker(t, "hk-flaky", [flaky] as JobDefinition<never>[]);
     await worker.stop(1000);
     const row = () =>
       jobsDb().selectFrom("jobs").selectAll().where("name", "=", flaky.name).executeTakeFirstOrThrow();

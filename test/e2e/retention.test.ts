@@ -2,7 +2,6 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "../../src/platform/crypto/index.js";
 import {
-  createWorker,
   deadJobRetentionMs,
   purgeExpired,
   retentionEveryMs,
@@ -11,7 +10,7 @@ import {
 } from "../../src/platform/jobs/index.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
+import { bearer, createTestApp, startWorker, type TestApp } from "../support/test-app.js";
 
 const clock = createManualClock(new Date("2026-11-22T00:00:00.000Z"));
 let t: TestApp;
@@ -106,17 +105,7 @@ describe("retention (platform.retention, every 6 hours)", () => {
   it("runs as a recurring job and logs counts only", async () => {
     const old = await insertJob("succeeded", succeededJobRetentionMs + 60_000);
     // A starting worker schedules the recurring row; it first runs one interval later.
-    const worker = createWorker({
-      database: t.container.database,
-      jobs: t.container.jobs,
-      clock,
-      logger: t.container.logger,
-      workerId: "retention-test",
-      concurrency: 1,
-      pollMs: 20,
-    });
-    await worker.start();
-    await worker.stop(1000);
+    await (await startWorker(t, "retention-test")).stop(1000);
     await t.drainJobs();
     expect(await jobExists(old)).toBe(true);
     clock.advance(retentionEveryMs);

@@ -75,5 +75,27 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
 }
 
+/**
+ * A started worker of the app's jobs (or of `jobs`) on the app's clock: starting schedules the
+ * recurring jobs. The caller stops it.
+ */
+export async function startWorker(
+  t: TestApp,
+  workerId: string,
+  jobs: Container["jobs"] = t.container.jobs,
+): Promise<Worker> {
+  const worker = createWorker({
+    database: t.container.database,
+    jobs,
+    clock: t.container.clock,
+    logger: t.container.logger,
+    workerId,
+    concurrency: 1,
+    pollMs: 20,
+  });
+  await worker.start();
+  return worker;
+}
+
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const adminHeaders = bearer(bootstrapToken);

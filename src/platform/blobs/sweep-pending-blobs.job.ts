@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Kysely } from "kysely";
 import type { Clock } from "../clock/clock.js";
-import { defineJob, type JobDefinition } from "../jobs/index.js";
+import { defineHousekeepingJob, type JobDefinition } from "../jobs/index.js";
 import { deleteStalePendingBlobs } from "./blob-store.js";
 
 export const sweepPendingBlobsJobName = "blobs.sweep-pending";
@@ -34,9 +34,8 @@ export async function sweepPendingBlobs(
 }
 
 /**
- * Recurring housekeeping (worker role): every 10 minutes, delete the blobs a crashed upload left
- * `pending` for more than an hour. One row in the jobs table, so one sweep at a time whatever the
- * number of workers; the log line holds the count only.
+ * Every 10 minutes (worker role): delete the blobs a crashed upload left `pending` for more than
+ * an hour. The log line holds the count only.
  */
 export function createSweepPendingBlobsJob(deps: {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -44,17 +43,10 @@ export function createSweepPendingBlobsJob(deps: {
   clock: Clock;
   logger: Logger;
 }): JobDefinition<Record<string, never>> {
-  return defineJob<Record<string, never>>({
+  return defineHousekeepingJob(deps, {
     name: sweepPendingBlobsJobName,
     everyMs: sweepPendingBlobsEveryMs,
-    maxAttempts: 3,
-    run: async (_payload, context) => {
-      const olderThan = new Date(deps.clock.now().getTime() - pendingBlobMaxAgeMs);
-      const deleted = await sweepPendingBlobs(deps.db, olderThan, context.signal);
-      deps.logger[deleted > 0 ? "info" : "debug"](
-        { job: sweepPendingBlobsJobName, deleted },
-        "deleted stale pending blobs",
-      );
-    },
+    message: "deleted stale pending blobs",
+    sweep: (now, signal) => sweepPendingBlobs(deps.db, new Date(now.getTime() - pendingBlobMaxAgeMs), signal),
   });
 }

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from "fastify";
 import type { Kysely } from "kysely";
 
 export interface JobContext {
@@ -30,6 +31,32 @@ export interface JobDefinition<P = unknown> {
 }
 
 export const defineJob = <P>(definition: JobDefinition<P>): JobDefinition<P> => definition;
+
+/**
+ * Recurring housekeeping (worker role): one row in the jobs table, so one run at a time whatever
+ * the number of workers. `sweep` returns what it removed; the run's one log line holds only that
+ * (info when anything was removed, debug otherwise).
+ */
+export function defineHousekeepingJob(
+  deps: { clock: { now(): Date }; logger: Pick<FastifyBaseLogger, "info" | "debug"> },
+  spec: {
+    name: string;
+    everyMs: number;
+    message: string;
+    sweep(now: Date, signal: AbortSignal): Promise<number | Record<string, number>>;
+  },
+): JobDefinition<Record<string, never>> {
+  return defineJob<Record<string, never>>({
+    name: spec.name,
+    everyMs: spec.everyMs,
+    maxAttempts: 3,
+    run: async (_payload, context) => {
+      const deleted = await spec.sweep(deps.clock.now(), context.signal);
+      const any = typeof deleted === "number" ? deleted > 0 : Object.values(deleted).some((n) => n > 0);
+      deps.logger[any ? "info" : "debug"]({ job: spec.name, deleted }, spec.message);
+    },
+  });
+}
 
 /** The unique key of a recurring job's one row. */
 export const recurringJobKey = (name: string): string => `recurring:${name}`;

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger as Logger } from "fastify";
 import { sql, type Kysely } from "kysely";
 import type { Clock } from "../clock/clock.js";
-import { defineJob, type JobDefinition } from "./define-job.js";
+import { defineHousekeepingJob, type JobDefinition } from "./define-job.js";
 
 export const retentionJobName = "platform.retention";
 export const retentionEveryMs = 6 * 60 * 60 * 1000;
@@ -58,21 +58,17 @@ export async function purgeExpired(
   return counts;
 }
 
-/** Recurring housekeeping (worker role): one row in the jobs table, so one run at a time. */
+/** Every 6 hours (worker role); the log line holds the counts per table only. */
 export function createRetentionJob(deps: {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: Kysely<any>;
   clock: Clock;
   logger: Logger;
 }): JobDefinition<Record<string, never>> {
-  return defineJob<Record<string, never>>({
+  return defineHousekeepingJob(deps, {
     name: retentionJobName,
     everyMs: retentionEveryMs,
-    maxAttempts: 3,
-    run: async (_payload, context) => {
-      const deleted = await purgeExpired(deps.db, deps.clock.now(), context.signal);
-      const any = Object.values(deleted).some((n) => n > 0);
-      deps.logger[any ? "info" : "debug"]({ job: retentionJobName, deleted }, "removed expired rows");
-    },
+    message: "removed expired rows",
+    sweep: (now, signal) => purgeExpired(deps.db, now, signal),
   });
 }
