@@ -39,6 +39,17 @@ async function serve(): Promise<void> {
   });
 }
 
+// A reader that stops early (`hanse edi inspect FILE | head`) ends a client command quietly; the
+// server keeps serving whatever happens to its log stream.
+if (process.argv[2] !== "serve") {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+    });
+  }
+}
+
 const program = new Command("hanse").description("Hanse: server and command-line client");
 program
   .command("serve")

@@ -99,6 +99,29 @@ describe("hanse edi", () => {
       };
       expect(compact.id).toBe("D18A");
       expect(Object.keys(compact.messages)).toEqual(["ORDERS", "ORDRSP", "APERAK"]);
+      // What the importer wrote is usable at once: validate against it by its path.
+      const d18a = file("d18a-orders.edi", VALID_ORDERS.replace("ORDERS:D:96A:UN", "ORDERS:D:18A:UN"));
+      const judged = await run(["validate", d18a, "--directory", join(out, "d18a.json")]);
+      expect(judged.exitCode, judged.out).toBe(0);
+      expect(judged.out).toContain("directory D18A");
     });
+  });
+
+  it("--directory: an unknown name or an unreadable file is exit 2 with the reason", async () => {
+    const input = file("ok.edi", VALID_ORDERS);
+    const unknown = await run(["validate", input, "--directory", "D01B"]);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.err).toContain("Unknown directory D01B");
+    const missing = await run(["validate", input, "--directory", "/nonexistent/d01b.json"]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.err).toContain("Cannot load directory /nonexistent/d01b.json: ENOENT");
+    const notDirectory = await run(["validate", input, "--directory", file("x.json", "{}")]);
+    expect(notDirectory.exitCode).toBe(2);
+  });
+
+  it("contrl --syntax-version takes 3 or 4 only", async () => {
+    const r = await run(["contrl", file("ok.edi", VALID_ORDERS), "--syntax-version", "7"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.err).toContain("--syntax-version is 3 or 4");
   });
 });

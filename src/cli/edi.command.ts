@@ -8,10 +8,12 @@ import {
   importDirectory,
   isBuiltInDirectory,
   isSyntaxIdentifier,
+  loadDirectory,
   parseInterchange,
   serializeInterchange,
   tagOf,
   validateInterchange,
+  type CompactDirectory,
   type Directory,
   type ParseResult,
 } from "../edifact/index.js";
@@ -51,11 +53,23 @@ function readInput(cmd: Command, file: string): Buffer {
   }
 }
 
+/** A built-in directory (D96A, D25A) or the path of one `import-directory` wrote (`….json`). */
 function directoryOption(cmd: Command, id: string): Directory {
   const upper = id.toUpperCase();
-  if (!isBuiltInDirectory(upper))
-    return fail(cmd, `Unknown directory ${id} (D96A or D25A)`, EDI_EXIT.unreadable, "edi.directory");
-  return getDirectory(upper);
+  if (isBuiltInDirectory(upper)) return getDirectory(upper);
+  if (!id.toLowerCase().endsWith(".json"))
+    return fail(
+      cmd,
+      `Unknown directory ${id} (D96A, D25A or the .json file import-directory wrote)`,
+      EDI_EXIT.unreadable,
+      "edi.directory",
+    );
+  try {
+    return loadDirectory(JSON.parse(readFileSync(id, "utf8")) as CompactDirectory);
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code ?? "not a directory file import-directory wrote";
+    return fail(cmd, `Cannot load directory ${id}: ${reason}`, EDI_EXIT.unreadable, "edi.directory");
+  }
 }
 
 function decodeSegment(parsed: ParseResult, s: number): string {
@@ -76,7 +90,7 @@ export function registerEdiCommands(program: Command): void {
       "Validate one interchange and list its issues with their positions (exit 0 valid, 1 issues, 2 unreadable)",
     )
     .argument("<file>", "EDIFACT interchange")
-    .option("--directory <id>", "directory for ORDERS/ORDRSP/APERAK: D96A or D25A", "D96A")
+    .option("--directory <id>", "directory: D96A, D25A or a .json file import-directory wrote", "D96A")
     .action(function (this: Command, file: string, opts: { directory: string }) {
       const directory = directoryOption(this, opts.directory);
       const parsed = parseInterchange(readInput(this, file));
@@ -100,7 +114,7 @@ export function registerEdiCommands(program: Command): void {
     .command("contrl")
     .description("Print the CONTRL we would send for an interchange")
     .argument("<file>", "EDIFACT interchange")
-    .option("--directory <id>", "D96A or D25A", "D96A")
+    .option("--directory <id>", "D96A, D25A or a .json file import-directory wrote", "D96A")
     .option("--syntax-version <n>", "3 (CONTRL 2:2) or 4 (CONTRL 4:1); default: that of the interchange")
     .option("--control-ref <ref>", "UNB control reference of the CONTRL", "1")
     .action(function (
@@ -108,6 +122,8 @@ export function registerEdiCommands(program: Command): void {
       file: string,
       opts: { directory: string; syntaxVersion?: string; controlRef: string },
     ) {
+      if (opts.syntaxVersion !== undefined && opts.syntaxVersion !== "3" && opts.syntaxVersion !== "4")
+        return fail(this, "--syntax-version is 3 or 4", EDI_EXIT.unreadable, "edi.usage");
       const directory = directoryOption(this, opts.directory);
       const parsed = parseInterchange(readInput(this, file));
       const header = parsed.interchange.header;
@@ -140,7 +156,7 @@ export function registerEdiCommands(program: Command): void {
     .command("inspect")
     .description("Print the segment tree of an interchange with segment group names")
     .argument("<file>", "EDIFACT interchange")
-    .option("--directory <id>", "D96A or D25A", "D96A")
+    .option("--directory <id>", "D96A, D25A or a .json file import-directory wrote", "D96A")
     .action(function (this: Command, file: string, opts: { directory: string }) {
       const directory = directoryOption(this, opts.directory);
       const parsed = parseInterchange(readInput(this, file));

@@ -38,12 +38,28 @@ export function registerPartnerCommands(
       ...(options.request ? { request: options.request } : {}),
     });
   };
+  /** The server named by HANSE_URL, as its origin only (never a user or password in it). */
+  const serverOrigin = (): string => {
+    try {
+      return new URL(io.env.HANSE_URL ?? "").origin;
+    } catch {
+      return "the server";
+    }
+  };
+  /** The cause of a network failure by its system code (ECONNREFUSED, ENOTFOUND…), never its text. */
+  const networkCause = (error: PartnerNetworkError): string => {
+    let cause: unknown = error.cause;
+    while (cause instanceof Error && !(cause as NodeJS.ErrnoException).code && cause.cause)
+      cause = cause.cause;
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+    return typeof code === "string" ? ` (${code})` : "";
+  };
   const fail = (command: Command, error: unknown): never => {
     const message =
       error instanceof PartnerApiError
-        ? `HTTP ${error.status} ${error.code} correlation=${error.correlationId}`
+        ? `HTTP ${error.status} ${error.code}${error.detail ? `: ${error.detail}` : ""} correlation=${error.correlationId}`
         : error instanceof PartnerNetworkError
-          ? `network failure correlation=${error.correlationId}`
+          ? `cannot reach ${serverOrigin()}${networkCause(error)} correlation=${error.correlationId}`
           : error instanceof LocalStorageError
             ? `local storage failure: ${error.message}`
             : error instanceof Error
@@ -85,7 +101,7 @@ export function registerPartnerCommands(
             once: opts.once === true,
             pollMs: Number(opts.pollMs),
             onEvent: (event) => {
-              if (event.event !== "idle") io.stderr.write(`${JSON.stringify(event)}\n`);
+              if (event.event !== "idle") progress.log(JSON.stringify(event));
             },
             onProgress: (state) => {
               progress.update(`mailbox: ${state.done} acknowledged, ${state.failed} failed`);

@@ -6,6 +6,8 @@ import { isTty } from "./cli-io.js";
  */
 export interface ProgressLine {
   update(text: string): void;
+  /** Writes a line of its own above the status line (which is then drawn again). */
+  log(line: string): void;
   /** Ends the display with a final line. */
   done(text: string): void;
 }
@@ -18,6 +20,10 @@ export function createProgressLine(stream: NodeJS.WritableStream): ProgressLine 
       if (text === last) return;
       last = text;
       stream.write(tty ? `\r\x1b[2K${text}` : `${text}\n`);
+    },
+    log(line) {
+      if (tty && last !== undefined) stream.write(`\r\x1b[2K${line}\n${last}`);
+      else stream.write(`${line}\n`);
     },
     done(text) {
       if (tty) stream.write(`\r\x1b[2K${text}\n`);

@@ -1,16 +1,25 @@
 import type { EdifactIssue } from "./issue.types.js";
 import { describeErrorCode } from "./syntax/error-codes.js";
 
+/**
+ * Control characters of the input (a broken tag, a quoted value) as `\xNN`: a report printed to
+ * a terminal must not carry bytes the terminal acts on.
+ */
+const printable = (text: string): string =>
+  // eslint-disable-next-line no-control-regex
+  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+
 /** "segment 5 (BGM), element 1, component 2, byte 123: [12 Invalid value] …" for humans. */
 export function formatIssue(issue: EdifactIssue): string {
   const where: string[] = [];
+  const tag = issue.tag === undefined ? undefined : printable(issue.tag);
   if (issue.segmentIndex >= 0) {
-    where.push(`segment ${issue.segmentIndex + 1}${issue.tag ? ` (${issue.tag})` : ""}`);
-  } else if (issue.tag) where.push(issue.tag);
+    where.push(`segment ${issue.segmentIndex + 1}${tag ? ` (${tag})` : ""}`);
+  } else if (tag) where.push(tag);
   if (issue.position !== undefined) where.push(`message position ${issue.position}`);
   if (issue.element !== undefined) where.push(`element ${issue.element}`);
   if (issue.component !== undefined) where.push(`component ${issue.component}`);
   if (issue.occurrence !== undefined) where.push(`occurrence ${issue.occurrence}`);
   where.push(`byte ${issue.offset}`);
-  return `${where.join(", ")}: [${issue.code} ${describeErrorCode(issue.code)}] ${issue.text}`;
+  return `${where.join(", ")}: [${issue.code} ${describeErrorCode(issue.code)}] ${printable(issue.text)}`;
 }

@@ -66,6 +66,8 @@ export class PartnerApiError extends Error {
     readonly status: number,
     readonly code: string,
     readonly correlationId: string,
+    /** The problem's `detail`: text the server made safe to show (CONTRACT §1). */
+    readonly detail?: string,
   ) {
     super(`HTTP ${status} ${code} (correlation ${correlationId})`);
   }
@@ -134,11 +136,12 @@ export function createPartnerClient(options: PartnerClientOptions) {
     }
     const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
     if (response.statusCode >= 400) {
-      const code = (parsed as { code?: unknown } | undefined)?.code;
+      const { code, detail } = (parsed ?? {}) as { code?: unknown; detail?: unknown };
       throw new PartnerApiError(
         response.statusCode,
         typeof code === "string" ? code : `HTTP_${response.statusCode}`,
         correlationId,
+        typeof detail === "string" ? detail : undefined,
       );
     }
     return { status: response.statusCode, body: parsed as T, correlationId };
@@ -297,9 +300,19 @@ export interface SyncSummary {
 const fileFor = (outDir: string, item: MailboxItem) =>
   join(outDir, `${item.deliveryAttemptId}.${item.messageType.replace(/[^A-Z]/g, "")}.edi`);
 
-async function alreadyStored(outDir: string, id: string): Promise<boolean> {
+/** The file an earlier run stored for this entry, if any. */
+async function storedFile(outDir: string, id: string): Promise<string | undefined> {
   const names = await readdir(outDir);
-  return names.some((name) => name.startsWith(`${id}.`) && name.endsWith(".edi"));
+  const name = names.find((n) => n.startsWith(`${id}.`) && n.endsWith(".edi"));
+  return name === undefined ? undefined : join(outDir, name);
+}
+
+/** True when the file holds exactly the bytes the server vouched for (size and SHA-256). */
+async function holdsPayload(path: string, read: PayloadRead): Promise<boolean> {
+  if ((await stat(path)).size !== read.expectedSize) return false;
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex") === read.expectedSha256.toLowerCase();
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -337,7 +350,10 @@ export async function syncMailbox(options: SyncOptions): Promise<SyncSummary> {
       });
     }
   };
-  await mkdir(outDir, { recursive: true });
+  await mkdir(outDir, { recursive: true }).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new LocalStorageError(`the output directory cannot be created (${code})`, { cause: error });
+  });
   await access(outDir, constants.W_OK).catch(() => {
     throw new LocalStorageError("the output directory is not writable");
   });
@@ -394,57 +410,24 @@ async function storeAndAcknowledge(
   emit: (event: Omit<SyncEvent, "time" | "connectionId">) => void,
   summary: SyncSummary,
 ): Promise<void> {
-  const { client, outDir } = options;
+  const { client } = options;
   const id = item.deliveryAttemptId;
-  // Idempotent processing: a file already stored under its deliveryAttemptId is not written twice
-  // (an earlier run stored it and then lost the acknowledge's answer).
-  if (await alreadyStored(outDir, id)) {
-    const read = await client.readPayload(id, claim.claimToken, async () => undefined);
+  // Idempotent processing: a file an earlier run stored under its deliveryAttemptId (and then lost
+  // the acknowledge's answer) is not written twice — if it holds exactly the verified payload.
+  // Anything else under that name (damaged, truncated, foreign) is replaced by a fresh download.
+  const existing = await storedFile(options.outDir, id);
+  let read: PayloadRead | undefined;
+  if (existing) {
+    read = await client.readPayload(id, claim.claimToken, async () => undefined);
     const problem = integrityProblem(read);
     if (problem) throw new Error(problem);
-    emit({ event: "already-stored", deliveryAttemptId: id, correlationId: read.correlationId });
+    if (!(await holdsPayload(existing, read))) read = undefined;
+  }
+  if (read) {
+    emit({ event: "already-stored", deliveryAttemptId: id, status: 200, correlationId: read.correlationId });
   } else {
-    const partial = join(outDir, `.${id}.${randomUUID()}.partial`);
-    let handle;
-    try {
-      handle = await open(partial, "wx", 0o600);
-    } catch (error) {
-      throw new LocalStorageError("cannot create a file in the output directory", { cause: error });
-    }
-    let read: PayloadRead;
-    try {
-      read = await client.readPayload(id, claim.claimToken, async (chunk) => {
-        try {
-          await handle.write(chunk);
-        } catch (error) {
-          throw new LocalStorageError("writing the payload failed", { cause: error });
-        }
-      });
-      const problem = integrityProblem(read);
-      if (problem) throw new Error(problem);
-      try {
-        await handle.sync();
-      } catch (error) {
-        throw new LocalStorageError("fsync failed", { cause: error });
-      }
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      await rm(partial, { force: true });
-      throw error;
-    }
-    await handle.close();
-    const target = fileFor(outDir, item);
-    try {
-      await rename(partial, target);
-      const dir = await open(outDir, "r");
-      await dir.sync().catch(() => undefined);
-      await dir.close();
-      if ((await stat(target)).size !== read.bytes) throw new Error("stored size differs");
-    } catch (error) {
-      await rm(partial, { force: true });
-      throw new LocalStorageError("storing the payload failed", { cause: error });
-    }
-    emit({ event: "stored", deliveryAttemptId: id, correlationId: read.correlationId });
+    read = await download(options, item, claim, existing);
+    emit({ event: "stored", deliveryAttemptId: id, status: 200, correlationId: read.correlationId });
   }
   // Rule 5: an uncertain network failure is retried with the same token.
   const attempts = options.acknowledgeAttempts ?? 4;
@@ -459,6 +442,62 @@ async function storeAndAcknowledge(
       await sleep(200 * 2 ** (attempt - 1), options.signal);
     }
   }
+}
+
+/**
+ * Streams the payload into a temporary file while counting and hashing, checks it, fsyncs it and
+ * renames it into place (over `replacing`, the damaged file of an earlier run, when there is one).
+ */
+async function download(
+  options: SyncOptions,
+  item: MailboxItem,
+  claim: Claim,
+  replacing: string | undefined,
+): Promise<PayloadRead> {
+  const { client, outDir } = options;
+  const id = item.deliveryAttemptId;
+  const partial = join(outDir, `.${id}.${randomUUID()}.partial`);
+  let handle;
+  try {
+    handle = await open(partial, "wx", 0o600);
+  } catch (error) {
+    throw new LocalStorageError("cannot create a file in the output directory", { cause: error });
+  }
+  let read: PayloadRead;
+  try {
+    read = await client.readPayload(id, claim.claimToken, async (chunk) => {
+      try {
+        await handle.write(chunk);
+      } catch (error) {
+        throw new LocalStorageError("writing the payload failed", { cause: error });
+      }
+    });
+    const problem = integrityProblem(read);
+    if (problem) throw new Error(problem);
+    try {
+      await handle.sync();
+    } catch (error) {
+      throw new LocalStorageError("fsync failed", { cause: error });
+    }
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(partial, { force: true });
+    throw error;
+  }
+  await handle.close();
+  const target = fileFor(outDir, item);
+  try {
+    await rename(partial, target);
+    if (replacing && replacing !== target) await rm(replacing, { force: true });
+    const dir = await open(outDir, "r");
+    await dir.sync().catch(() => undefined);
+    await dir.close();
+    if ((await stat(target)).size !== read.bytes) throw new Error("stored size differs");
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw new LocalStorageError("storing the payload failed", { cause: error });
+  }
+  return read;
 }
 
 /** Streams a file as one upload; the key defaults to one derived from its SHA-256 (safe retries). */

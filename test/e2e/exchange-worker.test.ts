@@ -212,17 +212,42 @@ describe("reference partner worker (spec A rule 6)", () => {
     expect(await statuses(p)).toEqual(["acknowledged"]);
   });
 
+  it("a file under the entry's name that does not hold the verified payload is replaced, never acknowledged as it is", async () => {
+    const p = await withEntries(1);
+    const dir = outDir();
+    const [item] = (await client(p).list()).items;
+    if (!item) throw new Error("no mailbox entry");
+    const name = `${item.deliveryAttemptId}.${item.messageType}.edi`;
+    writeFileSync(join(dir, name), "GARBAGE");
+    const events: SyncEvent[] = [];
+    const summary = await syncMailbox({
+      client: client(p),
+      outDir: dir,
+      once: true,
+      onEvent: (e) => events.push(e),
+    });
+    expect(summary).toEqual({ acknowledged: 1, failed: 0 });
+    expect(events.map((e) => e.event)).toEqual(["stored", "acknowledged", "idle"]);
+    expect(stored(dir)).toEqual([name]);
+    const bytes = readFileSync(join(dir, name), "latin1");
+    expect(bytes).not.toContain("GARBAGE");
+    expect(bytes).toMatch(/^(UNA|UNB)/);
+    expect(await statuses(p)).toEqual(["acknowledged"]);
+  });
+
   it("Rule 4: a disk that cannot be written — nothing is acknowledged", async () => {
     const p = await withEntries(1);
     const notADir = join(outDir(), "file");
     writeFileSync(notADir, "x");
-    await expect(syncMailbox({ client: client(p), outDir: notADir, once: true })).rejects.toThrow();
+    await expect(syncMailbox({ client: client(p), outDir: notADir, once: true })).rejects.toThrow(
+      /the output directory cannot be created \(EEXIST\)/,
+    );
     expect(await statuses(p)).toEqual(["ready"]);
   });
 });
 
 describe("hanse partner (CLI)", () => {
-  async function run(args: string[], p: PartnerSetup) {
+  async function run(args: string[], p: PartnerSetup, url = base) {
     let out = "";
     let err = "";
     const sink = (fn: (s: string) => void) =>
@@ -236,7 +261,7 @@ describe("hanse partner (CLI)", () => {
       .exitOverride()
       .configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
     registerPartnerCommands(program, {
-      env: { HANSE_URL: base, HANSE_PARTNER_KEY: p.token },
+      env: { HANSE_URL: url, HANSE_PARTNER_KEY: p.token },
       stdout: sink((s) => (out += s)),
       stderr: sink((s) => (err += s)),
     });
@@ -270,10 +295,30 @@ describe("hanse partner (CLI)", () => {
     expect(sync.err).not.toContain(p.token.split(":")[1]);
   });
 
-  it("errors print status, code and correlation only", async () => {
+  it("errors print status, code, the server's explanation and correlation; never the key", async () => {
     const p = await setupPartner(t, tenant.token);
     const r = await run(["sync", "--connection", "not-a-uuid", "--out", outDir(), "--once"], p);
     expect(r.exitCode).toBe(1);
-    expect(r.err).toMatch(/HTTP 404 ERR_B2B_EXCHANGE_NOT_FOUND correlation=/);
+    expect(r.err).toMatch(
+      /HTTP 404 ERR_B2B_EXCHANGE_NOT_FOUND: No such connection for this key\. correlation=/,
+    );
+    const two = join(outDir(), "two.edi");
+    const one = `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+TWO'${ordersMessage("1", "PO-2")}UNZ+1+TWO'`;
+    writeFileSync(two, one + one);
+    const up = await run(["upload", two, "--connection", p.connectionId], p);
+    expect(up.exitCode).toBe(1);
+    expect(up.err).toMatch(/HTTP 400 ERR_B2B_EXCHANGE_INVALID_REQUEST: .*interchange.* correlation=/);
+    expect(up.err + r.err).not.toContain(p.token.split(":")[1]);
+  });
+
+  it("a server that cannot be reached is named by its origin and the cause, exit 1", async () => {
+    const p = await setupPartner(t, tenant.token);
+    const r = await run(
+      ["sync", "--connection", p.connectionId, "--out", outDir(), "--once"],
+      p,
+      "http://127.0.0.1:9",
+    );
+    expect(r.exitCode).toBe(1);
+    expect(r.err).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\) correlation=/);
   });
 });

@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -125,5 +126,28 @@ describe.skipIf(!onPostgres)("several processes on one PostgreSQL", () => {
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
+  });
+});
+
+describe("the command-line client process", () => {
+  it("a reader that stops early (| head) ends a client command quietly: exit 0, no stack trace", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "hanse-epipe-"));
+    const path = join(dir, "big.edi");
+    const lines = Array.from({ length: 5000 }, (_, i) => `LIN+${i + 1}++4000862141404:EN'QTY+21:1'`).join("");
+    await writeFile(
+      path,
+      `UNB+UNOC:3+A:14+B:14+240315:1200+R1'UNH+1+ORDERS:D:96A:UN'BGM+220+PO1+9'DTM+137:20240315:102'` +
+        `${lines}UNS+S'UNT+10004+1'UNZ+1+R1'`,
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "edi", "inspect", path], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    await rm(dir, { recursive: true, force: true });
   });
 });
