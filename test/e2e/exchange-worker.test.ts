@@ -72,6 +72,18 @@ const client = (p: PartnerSetup, request?: RequestFn) =>
     ...(request ? { request } : {}),
   });
 
+/** One `--once` run of the worker against `p`'s mailbox, with the events it reported. */
+async function syncOnce(p: PartnerSetup, dir: string) {
+  const events: SyncEvent[] = [];
+  const summary = await syncMailbox({
+    client: client(p),
+    outDir: dir,
+    once: true,
+    onEvent: (e) => events.push(e),
+  });
+  return { summary, events };
+}
+
 /** A transport that misbehaves for one kind of request (fault injection at the process edge). */
 function faulty(
   kind: "payload" | "acknowledge",
@@ -112,13 +124,7 @@ describe("reference partner worker (spec A rule 6)", () => {
   it("lists, claims, verifies, stores and acknowledges every entry in order; logs only ids, codes and times", async () => {
     const p = await withEntries(3);
     const dir = outDir();
-    const events: SyncEvent[] = [];
-    const summary = await syncMailbox({
-      client: client(p),
-      outDir: dir,
-      once: true,
-      onEvent: (e) => events.push(e),
-    });
+    const { summary, events } = await syncOnce(p, dir);
     expect(summary).toEqual({ acknowledged: 3, failed: 0 });
     expect(stored(dir)).toHaveLength(3);
     expect(await statuses(p)).toEqual(["acknowledged", "acknowledged", "acknowledged"]);
@@ -219,13 +225,7 @@ describe("reference partner worker (spec A rule 6)", () => {
     if (!item) throw new Error("no mailbox entry");
     const name = `${item.deliveryAttemptId}.${item.messageType}.edi`;
     writeFileSync(join(dir, name), "GARBAGE");
-    const events: SyncEvent[] = [];
-    const summary = await syncMailbox({
-      client: client(p),
-      outDir: dir,
-      once: true,
-      onEvent: (e) => events.push(e),
-    });
+    const { summary, events } = await syncOnce(p, dir);
     expect(summary).toEqual({ acknowledged: 1, failed: 0 });
     expect(events.map((e) => e.event)).toEqual(["stored", "acknowledged", "idle"]);
     expect(stored(dir)).toEqual([name]);
