@@ -50,6 +50,8 @@ export interface Receipt {
   receiptId: string;
   acknowledgedAt: string;
   replay: boolean;
+  /** The X-Correlation-ID of the acknowledge that returned it (client side, for logs). */
+  correlationId: string;
 }
 
 export interface UploadResult {
@@ -244,11 +246,12 @@ export function createPartnerClient(options: PartnerClientOptions) {
     },
 
     async acknowledge(deliveryAttemptId: string, claimToken: string): Promise<Receipt> {
-      return (
-        await call<Receipt>("POST", `/mailbox/${encodeURIComponent(deliveryAttemptId)}/acknowledge`, {
-          headers: { [headerNames.claimToken]: claimToken },
-        })
-      ).body;
+      const { body, correlationId } = await call<Omit<Receipt, "correlationId">>(
+        "POST",
+        `/mailbox/${encodeURIComponent(deliveryAttemptId)}/acknowledge`,
+        { headers: { [headerNames.claimToken]: claimToken } },
+      );
+      return { ...body, correlationId };
     },
   };
 }
@@ -433,9 +436,14 @@ async function storeAndAcknowledge(
   const attempts = options.acknowledgeAttempts ?? 4;
   for (let attempt = 1; ; attempt++) {
     try {
-      await client.acknowledge(id, claim.claimToken);
+      const receipt = await client.acknowledge(id, claim.claimToken);
       summary.acknowledged++;
-      emit({ event: "acknowledged", deliveryAttemptId: id, status: 200 });
+      emit({
+        event: "acknowledged",
+        deliveryAttemptId: id,
+        status: 200,
+        correlationId: receipt.correlationId,
+      });
       return;
     } catch (error) {
       if (!(error instanceof PartnerNetworkError) || attempt >= attempts) throw error;

@@ -150,6 +150,11 @@ describe("reference partner worker (spec A rule 6)", () => {
           ),
         ),
       ).toBe(true);
+    // Issue 4: every request the worker made is logged with its HTTP status and correlation id.
+    for (const e of events.filter((x) => x.event === "stored" || x.event === "acknowledged")) {
+      expect(e.status, JSON.stringify(e)).toBe(200);
+      expect(e.correlationId, JSON.stringify(e)).toMatch(/^[0-9a-f-]{36}$/);
+    }
     for (const f of stored(dir))
       expect(readFileSync(join(dir, f), "latin1")).toMatch(/^UNB\+UNOC:3\+4012345500004:14/);
   });
