@@ -34,6 +34,18 @@ const stored = async () => ({
 });
 const problem = (r: { json: () => unknown }) => r.json() as { code: string; status: number };
 
+/** An upload over the real port (undici), for bodies that stream or must not be buffered. */
+const sendUpload = (body: Buffer | Readable, key: string) =>
+  request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${p.token}`,
+      "content-type": "application/edifact",
+      "idempotency-key": key,
+    },
+    body,
+  });
+
 /** An interchange of exactly `size` bytes: a valid ORDERS padded with a long FTX-free comment-free layout (line breaks). */
 function interchangeOfSize(size: number, ref = "BIG"): Buffer {
   const head = validOrders(ref);
@@ -163,32 +175,21 @@ describe("POST /inbox — bad input: 400 ERR_B2B_EXCHANGE_INVALID_REQUEST and no
 });
 
 describe("Limits row: payload size 16 MiB (real port)", () => {
-  const send = (body: Buffer, key: string) =>
-    request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${p.token}`,
-        "content-type": "application/edifact",
-        "idempotency-key": key,
-      },
-      body,
-    });
-
   it("16 MiB exactly is accepted", async () => {
-    const r = await send(interchangeOfSize(16 * MiB, "EXACT"), "exact-16");
+    const r = await sendUpload(interchangeOfSize(16 * MiB, "EXACT"), "exact-16");
     expect(r.statusCode).toBe(202);
     await r.body.json();
   });
 
   it("16 MiB + 1 byte is 413 ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE, then the connection closes, nothing stored, key free", async () => {
     const before = await stored();
-    const r = await send(interchangeOfSize(16 * MiB + 1, "OVER"), "over-16");
+    const r = await sendUpload(interchangeOfSize(16 * MiB + 1, "OVER"), "over-16");
     expect(r.statusCode).toBe(413);
     expect(r.headers.connection).toBe("close");
     const body = (await r.body.json()) as { code: string };
     expect(body.code).toBe("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE");
     expect(await stored()).toEqual(before);
-    const retry = await send(interchangeOfSize(1000, "OVER"), "over-16");
+    const retry = await sendUpload(interchangeOfSize(1000, "OVER"), "over-16");
     expect(retry.statusCode).toBe(202);
     await retry.body.json();
   });
@@ -199,15 +200,7 @@ describe("Limits row: payload size 16 MiB (real port)", () => {
     async function* chunks() {
       for (let i = 0; i < big.length; i += 1 << 20) yield big.subarray(i, i + (1 << 20));
     }
-    const r = await request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${p.token}`,
-        "content-type": "application/edifact",
-        "idempotency-key": "chunked-over",
-      },
-      body: Readable.from(chunks()),
-    });
+    const r = await sendUpload(Readable.from(chunks()), "chunked-over");
     expect(r.statusCode).toBe(413);
     expect(((await r.body.json()) as { code: string }).code).toBe("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE");
     expect(await stored()).toEqual(before);
@@ -253,16 +246,7 @@ describe("concurrent retries", () => {
   it("two concurrent uploads with the same key and bytes create one upload", async () => {
     const body = interchangeOfSize(2 * MiB, "CONC");
     const before = await count("exchange_uploads");
-    const send = () =>
-      request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${p.token}`,
-          "content-type": "application/edifact",
-          "idempotency-key": "concurrent",
-        },
-        body,
-      });
+    const send = () => sendUpload(body, "concurrent");
     const results = await Promise.all([send(), send(), send()]);
     const bodies = (await Promise.all(results.map((r) => r.body.json()))) as {
       uploadId: string;
@@ -287,16 +271,7 @@ describe("concurrent retries", () => {
       // The first upload sends part of its body, then pauses while the retry is sent whole.
       const slow = new Readable({ read() {} });
       slow.push(first.subarray(0, 100));
-      const send = (body: Buffer | Readable) =>
-        request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${p.token}`,
-            "content-type": "application/edifact",
-            "idempotency-key": key,
-          },
-          body,
-        });
+      const send = (body: Buffer | Readable) => sendUpload(body, key);
       const finished: string[] = [];
       const original = send(slow).then(async (r) => {
         finished.push("original");
@@ -325,16 +300,7 @@ describe("concurrent retries", () => {
 
   it.runIf(onPostgres)("PostgreSQL: 8 concurrent same-key uploads still make one upload", async () => {
     const body = Buffer.from(validOrders("PG8"));
-    const send = () =>
-      request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${p.token}`,
-          "content-type": "application/edifact",
-          "idempotency-key": "pg-8",
-        },
-        body,
-      });
+    const send = () => sendUpload(body, "pg-8");
     const results = await Promise.all(Array.from({ length: 8 }, send));
     const bodies = (await Promise.all(results.map((r) => r.body.json()))) as { uploadId: string }[];
     expect(results.filter((r) => r.statusCode === 202)).toHaveLength(1);
