@@ -69,6 +69,27 @@ const toAccessTokenView = (
 const textArray = (values: readonly string[]): string =>
   `{${values.map((v) => `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`;
 
+/**
+ * The credential kinds a session route admits, by the kind the bearer's format names: a partner
+ * key is never admitted, whatever its secret. Literals, built once (the check runs per request).
+ */
+const sessionKindsFor: Readonly<Record<ParsedBearer["kind"], string>> = {
+  unknown: textArray(["session", "access_token"]),
+  session: textArray(["session"]),
+  access_token: textArray(["access_token"]),
+  api_key: textArray([]),
+};
+/** A route's required scopes as a literal, once per route (its requirement is one array). */
+const scopeLiterals = new WeakMap<readonly string[], string>();
+const scopesLiteral = (scopes: readonly string[]): string => {
+  let literal = scopeLiterals.get(scopes);
+  if (literal === undefined) {
+    literal = textArray(scopes);
+    scopeLiterals.set(scopes, literal);
+  }
+  return literal;
+};
+
 export function createIdentityService(deps: IdentityDeps) {
   const database = deps.database.as<IdentityTables>();
   const { db } = database;
@@ -113,13 +134,16 @@ export function createIdentityService(deps: IdentityDeps) {
       const parsed = parseBearer(token);
       const presented = hashSecret(parsed.secret);
       const now = deps.clock.now();
-      // Session routes only: a partner key is never authorized here, whatever its secret.
-      const kinds = (parsed.kind === "unknown" ? ["session", "access_token"] : [parsed.kind]).filter(
-        (kind) => kind !== "api_key",
-      );
       return {
         sql: repo.credentialCheckSql(first),
-        parameters: [parsed.id, presented, textArray(kinds), now, textArray(scopes), tenantId],
+        parameters: [
+          parsed.id,
+          presented,
+          sessionKindsFor[parsed.kind],
+          now,
+          scopesLiteral(scopes),
+          tenantId,
+        ],
         principalOf: (row) => principalOf(parsed, presented, row as repo.CredentialWithTenant, now),
       };
     },

@@ -22,6 +22,7 @@ declare module "fastify" {
 }
 
 type SessionRequirement = Extract<AuthRequirement, { kind: "session" }>;
+const noScopes: readonly never[] = [];
 
 /**
  * The credential of a `deferred` route, checked by the route's own statement
@@ -70,7 +71,7 @@ function deferredCredential(
   const settled = (principal: Principal): Principal => (request.principal = principal);
   return {
     statementCheck: (tenantId, first) =>
-      authenticator.statementCheck(token, { scopes: auth.allScopes ?? [], tenantId, first }),
+      authenticator.statementCheck(token, { scopes: auth.allScopes ?? noScopes, tenantId, first }),
     // Cleared before deciding: a refusal must not be checked a second time by the error handler.
     settle(check, row) {
       request.deferredCredential = null;

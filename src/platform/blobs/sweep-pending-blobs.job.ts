@@ -1,7 +1,5 @@
-import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Kysely } from "kysely";
-import type { Clock } from "../clock/clock.js";
-import { defineHousekeepingJob, type JobDefinition } from "../jobs/index.js";
+import { defineHousekeepingJob, type HousekeepingDeps, type JobDefinition } from "../jobs/index.js";
 import { deleteStalePendingBlobs } from "./blob-store.js";
 
 export const sweepPendingBlobsJobName = "blobs.sweep-pending";
@@ -37,12 +35,7 @@ export async function sweepPendingBlobs(
  * Every 10 minutes (worker role): delete the blobs a crashed upload left `pending` for more than
  * an hour. The log line holds the count only.
  */
-export function createSweepPendingBlobsJob(deps: {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  db: Kysely<any>;
-  clock: Clock;
-  logger: Logger;
-}): JobDefinition<Record<string, never>> {
+export function createSweepPendingBlobsJob(deps: HousekeepingDeps): JobDefinition<Record<string, never>> {
   return defineHousekeepingJob(deps, {
     name: sweepPendingBlobsJobName,
     everyMs: sweepPendingBlobsEveryMs,

@@ -32,13 +32,20 @@ export interface JobDefinition<P = unknown> {
 
 export const defineJob = <P>(definition: JobDefinition<P>): JobDefinition<P> => definition;
 
+/** What a housekeeping job's factory receives: the handle it cleans, the time, the log. */
+export interface HousekeepingDeps {
+  db: Executor;
+  clock: { now(): Date };
+  logger: Pick<FastifyBaseLogger, "info" | "debug">;
+}
+
 /**
  * Recurring housekeeping (worker role): one row in the jobs table, so one run at a time whatever
  * the number of workers. `sweep` returns what it removed; the run's one log line holds only that
  * (info when anything was removed, debug otherwise).
  */
 export function defineHousekeepingJob(
-  deps: { clock: { now(): Date }; logger: Pick<FastifyBaseLogger, "info" | "debug"> },
+  deps: Omit<HousekeepingDeps, "db">,
   spec: {
     name: string;
     everyMs: number;

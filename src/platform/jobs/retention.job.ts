@@ -1,7 +1,5 @@
-import type { FastifyBaseLogger as Logger } from "fastify";
 import { sql, type Kysely } from "kysely";
-import type { Clock } from "../clock/clock.js";
-import { defineHousekeepingJob, type JobDefinition } from "./define-job.js";
+import { defineHousekeepingJob, type HousekeepingDeps, type JobDefinition } from "./define-job.js";
 
 export const retentionJobName = "platform.retention";
 export const retentionEveryMs = 6 * 60 * 60 * 1000;
@@ -59,12 +57,7 @@ export async function purgeExpired(
 }
 
 /** Every 6 hours (worker role); the log line holds the counts per table only. */
-export function createRetentionJob(deps: {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  db: Kysely<any>;
-  clock: Clock;
-  logger: Logger;
-}): JobDefinition<Record<string, never>> {
+export function createRetentionJob(deps: HousekeepingDeps): JobDefinition<Record<string, never>> {
   return defineHousekeepingJob(deps, {
     name: retentionJobName,
     everyMs: retentionEveryMs,
