@@ -77,6 +77,10 @@ export class InterchangeScanner {
         this.release !== this.terminator
       ) {
         i = this.scanSegments(bytes, i);
+      } else if (this.atSegmentStart && this.tagLength === 0 && (bytes[i] === CR || bytes[i] === LF)) {
+        // Line breaks between segments (step() ignores them) are skipped in a tight loop: a
+        // chunk boundary inside a long run of them must not send the rest byte by byte.
+        while (i < n && (bytes[i] === CR || bytes[i] === LF)) i++;
       } else {
         // Rare states go byte by byte: a segment start that is not plain (an odd tag, a tag split
         // by a chunk boundary, after UNZ), a released byte, the UNB header being captured, or a
