@@ -149,3 +149,33 @@ describe("tokenizer edge cases", () => {
     expect([...t.segStart.subarray(0, t.segmentCount)]).toEqual([0, 8]);
   });
 });
+
+describe("token table arrays", () => {
+  it("hold exactly the tokens and segments found, whatever the input size (no unwritten slots)", () => {
+    const segment = "LIN+1++4000862000001:EN'";
+    for (const repeat of [1, 40, 5000]) {
+      // 5000 segments is past the size that is sampled for the separator density.
+      const input = Buffer.from(`UNB+UNOC:3+A+B+1+R'${segment.repeat(repeat)}UNZ+1+R'`, "latin1");
+      const t = tokenize(input);
+      expect(t.segmentCount).toBe(repeat + 2);
+      expect(t.tokenCount).toBe(7 + 5 * repeat + 3);
+      expect([t.tokStart.length, t.tokInfo.length]).toEqual([t.tokenCount, t.tokenCount]);
+      expect([t.segStart.length, t.segEnd.length, t.segToken.length]).toEqual([
+        t.segmentCount,
+        t.segmentCount,
+        t.segmentCount + 1,
+      ]);
+      expect(t.segToken[0]).toBe(0);
+      expect(t.segToken[t.segmentCount]).toBe(t.tokenCount);
+      expect(t.segStart[1]).toBe(19);
+    }
+  });
+
+  it("grow when the input is denser than the estimate (every byte a separator)", () => {
+    const input = Buffer.from(`UNB+UNOC:3+A+B+1+R'FTX${"+".repeat(8000)}'UNZ+1+R'`, "latin1");
+    const t = tokenize(input);
+    expect(t.segmentCount).toBe(3);
+    expect((t.segToken[2] as number) - (t.segToken[1] as number)).toBe(8001);
+    expect(t.tokStart.length).toBe(t.tokenCount);
+  });
+});
