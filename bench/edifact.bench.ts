@@ -115,9 +115,9 @@ export async function run(): Promise<void> {
   );
   const rows: Row[] = [];
   for (const [label, bytes, rounds] of [
-    ["10 KiB", 10 * 1024, 20],
-    ["1 MiB", MiB, 12],
-    ["16 MiB", 16 * MiB, 4],
+    ["10 KiB", 10 * 1024, 40],
+    ["1 MiB", MiB, 24],
+    ["16 MiB", 16 * MiB, 8],
   ] as const) {
     const input = generateOrders(bytes);
     const issues = validateInterchange(parseInterchange(input), { directory }).issues.length;
