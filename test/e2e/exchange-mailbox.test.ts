@@ -92,9 +92,9 @@ describe("GET /mailbox — list (Limits row: limit default 50, maximum 100)", ()
     expect([...refs].sort((a, b) => a - b)).toEqual(refs);
   });
 
-  it("limit above 100, 0 or not a number is 400 ERR_B2B_EXCHANGE_INVALID_REQUEST", async () => {
+  it("limit above 100, 0, not a number or not written in decimal digits is 400 ERR_B2B_EXCHANGE_INVALID_REQUEST", async () => {
     const p = await setupPartner(t, tenant.token);
-    for (const q of ["?limit=101", "?limit=0", "?limit=abc"]) {
+    for (const q of ["?limit=101", "?limit=0", "?limit=abc", "?limit=1e2", "?limit=0x10", "?limit=5.0"]) {
       const r = await t.inject({
         method: "GET",
         url: partnerUrl(p.connectionId, `/mailbox${q}`),
