@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { writeFile, mkdir } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -8,6 +8,7 @@ import type { Config } from "./config/index.js";
 import { createContainer, type Container } from "./container.js";
 import { createWorker, type Worker } from "./platform/jobs/index.js";
 import { uuidv7 } from "./platform/crypto/index.js";
+import { makeDirectory } from "./sdk/local-files.js";
 
 export interface RunningProcess {
   container: Container;
@@ -20,7 +21,7 @@ export interface RunningProcess {
 
 /** CONTRACT §0: a generated bootstrap token goes to a 0600 file; only its path is logged. */
 async function writeBootstrapToken(config: Config, token: string, logger: Logger): Promise<void> {
-  await mkdir(config.HANSE_DATA_DIR, { recursive: true });
+  await makeDirectory(config.HANSE_DATA_DIR);
   const path = resolve(join(config.HANSE_DATA_DIR, "bootstrap-token"));
   await writeFile(path, `${token}\n`, { mode: 0o600, flag: "w" });
   logger.info({ path }, "bootstrap administrator token written");

@@ -1,6 +1,7 @@
-import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { makeDirectory } from "../sdk/index.js";
 
 /** What `hanse login` keeps between runs. The token never appears in output. */
 export interface StoredCredentials {
@@ -40,7 +41,7 @@ export async function readCredentials(path: string): Promise<StoredCredentials |
 
 /** Writes atomically with mode 0600 (directory 0700), so the token is never world-readable. */
 export async function writeCredentials(path: string, credentials: StoredCredentials): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await makeDirectory(dirname(path), 0o700);
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     await writeFile(temporary, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { makeDirectory } from "../sdk/index.js";
 import {
   buildContrl,
   formatIssue,
@@ -191,7 +192,7 @@ export function registerEdiCommands(program: Command): void {
     .argument("<zip>", "release zip, e.g. d18a.zip")
     .requiredOption("--out <dir>", "folder to write <release>.json into")
     .option("--messages <types>", "comma-separated message types", "ORDERS,ORDRSP,APERAK")
-    .action(function (this: Command, zip: string, opts: { out: string; messages: string }) {
+    .action(async function (this: Command, zip: string, opts: { out: string; messages: string }) {
       const bytes = readInput(this, zip);
       let compact;
       try {
@@ -201,7 +202,7 @@ export function registerEdiCommands(program: Command): void {
       } catch (e) {
         return fail(this, `${zip}: ${(e as Error).message}`, EDI_EXIT.unreadable, "edi.import");
       }
-      mkdirSync(opts.out, { recursive: true });
+      await makeDirectory(opts.out);
       const target = join(opts.out, `${compact.id.toLowerCase()}.json`);
       writeFileSync(target, `${JSON.stringify(compact)}\n`);
       print(

@@ -11,6 +11,7 @@ export {
 } from "./errors.js";
 export { hasAction, isUsableKind, selectAction, selectEntry } from "./entrypoints.js";
 export { retryAfterMs } from "./http.js";
+export { makeDirectory } from "./local-files.js";
 export {
   systemTenantsEntryId,
   type CreateOptions,

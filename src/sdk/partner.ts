@@ -7,11 +7,12 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { constants, createReadStream } from "node:fs";
-import { access, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { access, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { request as undiciRequest } from "undici";
 import { headers as headerNames } from "../protocol/index.js";
+import { makeDirectory } from "./local-files.js";
 
 export type RequestFn = typeof undiciRequest;
 
@@ -353,7 +354,7 @@ export async function syncMailbox(options: SyncOptions): Promise<SyncSummary> {
       });
     }
   };
-  await mkdir(outDir, { recursive: true }).catch((error: unknown) => {
+  await makeDirectory(outDir).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new LocalStorageError(`the output directory cannot be created (${code})`, { cause: error });
   });

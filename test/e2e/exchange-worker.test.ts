@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -246,6 +246,17 @@ describe("reference partner worker (spec A rule 6)", () => {
     writeFileSync(notADir, "x");
     await expect(syncMailbox({ client: client(p), outDir: notADir, once: true })).rejects.toThrow(
       /the output directory cannot be created \(EEXIST\)/,
+    );
+    expect(await statuses(p)).toEqual(["ready"]);
+  });
+
+  it("Rule 4: an output directory that can never exist (below a dangling link) fails at once", async () => {
+    const p = await withEntries(1);
+    const link = join(outDir(), "dangling");
+    symlinkSync(join(outDir(), "nowhere"), link);
+    // node's own recursive mkdir never settles here (nor under /proc).
+    await expect(syncMailbox({ client: client(p), outDir: join(link, "out"), once: true })).rejects.toThrow(
+      /the output directory cannot be created \(ENOENT\)/,
     );
     expect(await statuses(p)).toEqual(["ready"]);
   });

@@ -1,8 +1,8 @@
-import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
 import { createPglitePrepared } from "./pglite-prepared.js";
+import { makeDirectory } from "../../sdk/local-files.js";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -54,7 +54,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   let dataDir: string | undefined;
   if (!options.memory) {
     dataDir = options.dataDir ?? "./data";
-    await mkdir(dataDir, { recursive: true });
+    await makeDirectory(dataDir);
   }
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir: `${dataDir}/pgdata` } : {}),
