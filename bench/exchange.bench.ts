@@ -34,6 +34,8 @@ const token = "bench-bootstrap-token-0123456789abcdefghijkl";
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const e2eUploads = Number(process.env.BENCH_E2E_UPLOADS ?? 1000);
+/** 16 MiB uploads and downloads per round (and per baseline): one round of two was too noisy. */
+const bigPerRound = Number(process.env.BENCH_BIG_PER_ROUND ?? 4);
 const MiB = 1024 * 1024;
 const dispatcher = new Agent({ connections: 64, pipelining: 1 });
 
@@ -304,7 +306,7 @@ export async function run(): Promise<void> {
       return (n * 16) / ((performance.now() - start) / 1000);
     };
     const client = createPartnerClient({ baseUrl: appUrl, apiKey: key.token, connectionId: connection.id });
-    // Mailbox entries whose payload is a 16 MiB upload's blob, two per round.
+    // Mailbox entries whose payload is a 16 MiB upload's blob, bigPerRound per round.
     const bigBlobId = async () => {
       await post(inbox, big, { "idempotency-key": `big-${Date.now()}` });
       const row = await sql<{
@@ -336,13 +338,13 @@ export async function run(): Promise<void> {
     await sql`DELETE FROM jobs WHERE name = 'exchange.process-upload' AND state = 'queued'`.execute(
       database.db,
     );
-    for (let i = 0; i < rounds * 2; i++)
+    for (let i = 0; i < rounds * bigPerRound; i++)
       await post(inbox, orders(600, `D${i}`), { "idempotency-key": `download-${i}` });
     await worker.drain();
     await sql`UPDATE exchange_deliveries SET blob_id = ${blobId}, payload_size = ${big.length}, payload_sha256 = ${createHash("sha256").update(big).digest()}
       WHERE status = 'ready'`.execute(database.db);
     const downloadTargets = (await client.list({ limit: 100 })).items;
-    const sixteen = { connections: 1, seconds: 0, requests: 2 };
+    const sixteen = { connections: 1, seconds: 0, requests: bigPerRound };
 
     for (let round = 0; round < rounds; round++) {
       samples.baseline.push(
@@ -392,10 +394,10 @@ export async function run(): Promise<void> {
           const r = await request(`${bareUrl}/download`, { dispatcher });
           const hash = createHash("sha256");
           for await (const chunk of r.body) hash.update(chunk as Buffer);
-        }, 2),
+        }, bigPerRound),
       );
       // Only the payload read is timed (claim and acknowledge are the mailbox cycle's figure).
-      const mine = downloadTargets.splice(0, 2);
+      const mine = downloadTargets.splice(0, bigPerRound);
       let reading = 0;
       for (const item of mine) {
         const c = await client.claim(item.deliveryAttemptId);
