@@ -14,14 +14,19 @@ function capture(tty: boolean) {
   return { stream, text: () => text };
 }
 
+/** A status, a log line and the final status, written as the sync writes them. */
+function drive(tty: boolean): string {
+  const out = capture(tty);
+  const progress = createProgressLine(out.stream);
+  progress.update("mailbox: 0 acknowledged");
+  progress.log('{"event":"stored"}');
+  progress.done("mailbox: 1 acknowledged");
+  return out.text();
+}
+
 describe("progress line", () => {
   it("on a terminal a log line clears the status line, stands on its own line, and the status is drawn again", () => {
-    const out = capture(true);
-    const progress = createProgressLine(out.stream);
-    progress.update("mailbox: 0 acknowledged");
-    progress.log('{"event":"stored"}');
-    progress.done("mailbox: 1 acknowledged");
-    expect(out.text()).toBe(
+    expect(drive(true)).toBe(
       "\r\x1b[2Kmailbox: 0 acknowledged" +
         '\r\x1b[2K{"event":"stored"}\nmailbox: 0 acknowledged' +
         "\r\x1b[2Kmailbox: 1 acknowledged\n",
@@ -29,11 +34,6 @@ describe("progress line", () => {
   });
 
   it("elsewhere every line is a plain line", () => {
-    const out = capture(false);
-    const progress = createProgressLine(out.stream);
-    progress.update("mailbox: 0 acknowledged");
-    progress.log('{"event":"stored"}');
-    progress.done("mailbox: 1 acknowledged");
-    expect(out.text()).toBe('mailbox: 0 acknowledged\n{"event":"stored"}\nmailbox: 1 acknowledged\n');
+    expect(drive(false)).toBe('mailbox: 0 acknowledged\n{"event":"stored"}\nmailbox: 1 acknowledged\n');
   });
 });

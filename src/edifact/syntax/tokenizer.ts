@@ -344,19 +344,20 @@ function overflowIssue(state: ReportState, i: number, seg: number, coord: number
  * one block, the hot loop's paired stores ran a third slower at 16 MiB.
  */
 function allocateTable(tokens: number, segments: number) {
-  const ints = (length: number) => {
-    const block = Buffer.allocUnsafe(4 * length);
-    return new Int32Array(block.buffer, block.byteOffset, length);
-  };
-  const info = Buffer.allocUnsafe(4 * tokens);
-  const segmentBlock = ints(3 * segments + 1);
+  const segmentBlock = uninitialisedInt32s(3 * segments + 1);
+  const info = uninitialisedInt32s(tokens);
   return {
-    tokStart: ints(tokens),
+    tokStart: uninitialisedInt32s(tokens),
     tokInfo: new Uint32Array(info.buffer, info.byteOffset, tokens),
     segEnd: segmentBlock.subarray(0, segments),
     segToken: segmentBlock.subarray(segments, 2 * segments + 1),
     segStart: segmentBlock.subarray(2 * segments + 1),
   };
+}
+
+function uninitialisedInt32s(length: number): Int32Array {
+  const block = Buffer.allocUnsafe(4 * length);
+  return new Int32Array(block.buffer, block.byteOffset, length);
 }
 
 function grow32(a: Int32Array, size: number): Int32Array {

@@ -77,7 +77,7 @@ export class InterchangeScanner {
         this.release !== this.terminator
       ) {
         i = this.scanSegments(bytes, i);
-      } else if (this.atSegmentStart && this.tagLength === 0 && (bytes[i] === CR || bytes[i] === LF)) {
+      } else if (this.atSegmentStart && (bytes[i] === CR || bytes[i] === LF)) {
         // Line breaks between segments (step() ignores them) are skipped in a tight loop: a
         // chunk boundary inside a long run of them must not send the rest byte by byte.
         while (i < n && (bytes[i] === CR || bytes[i] === LF)) i++;
