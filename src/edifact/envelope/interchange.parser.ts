@@ -112,14 +112,29 @@ interface OpenGroup {
  * Parses exactly one interchange: tokenizes, reads UNA/UNB/UNG/UNH/UNT/UNE/UNZ and checks
  * their counts, references and element layout. Never throws; problems are issues.
  */
+/** The entry of `ranges` (ascending and disjoint, as messages and groups close) holding `seg`. */
+function rangeHolding<T extends { readonly firstSegment: number; readonly lastSegment: number }>(
+  ranges: readonly T[],
+  seg: number,
+): T | undefined {
+  let low = 0;
+  let high = ranges.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const range = ranges[middle] as T;
+    if (seg < range.firstSegment) high = middle - 1;
+    else if (seg > range.lastSegment) low = middle + 1;
+    else return range;
+  }
+  return undefined;
+}
+
 export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}): ParseResult {
   const t = tokenize(bytes, options.syntaxIdentifier ? { syntaxIdentifier: options.syntaxIdentifier } : {});
   const issues: EdifactIssue[] = [];
   const messages: MessageEnvelope[] = [];
   const groups: GroupEnvelope[] = [];
   const n = t.segmentCount;
-  const segMessage = new Int32Array(n).fill(-1);
-  const segGroup = new Int32Array(n).fill(-1);
 
   const at = (seg: number): number => (seg >= 0 && seg < n ? (t.segStart[seg] as number) : t.bytes.length);
   const add = (issue: Omit<EdifactIssue, "offset"> & { offset?: number }): void => {
@@ -252,7 +267,6 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       hasTrailer: trailer !== undefined,
       ...(groupIndex !== undefined ? { groupIndex } : {}),
     });
-    segMessage.fill(m.index, m.first, (trailer ?? last) + 1);
     if (trailer === undefined) {
       add({
         code: ErrorCode.missing,
@@ -308,7 +322,6 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       hasTrailer: trailer !== undefined,
       messageIndexes: g.messages,
     });
-    segGroup.fill(g.index, g.first, (trailer ?? last) + 1);
     if (trailer === undefined) {
       add({
         code: ErrorCode.missing,
@@ -382,7 +395,6 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         const ref = valueAt(t, s, 5);
         const index = groups.length;
         openGroup = { index, first: s, ref, messages: [] };
-        segGroup[s] = index;
         checkService(s, "UNG", "group", { groupIndex: index });
         if (groupRefs.has(ref)) {
           add({
@@ -524,10 +536,9 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
 
   for (const ti of t.issues) {
     const seg = ti.segment;
-    const messageIndex = seg >= 0 && seg < n ? (segMessage[seg] as number) : -1;
-    const groupIndex = seg >= 0 && seg < n ? (segGroup[seg] as number) : -1;
+    const message = rangeHolding(messages, seg);
+    const groupIndex = rangeHolding(groups, seg)?.index ?? -1;
     const tag = seg >= 0 && seg < n ? tagOf(t, seg) : "UNA";
-    const message = messageIndex >= 0 ? messages[messageIndex] : undefined;
     // A character problem inside a message's data is the message's; in UNH/UNT too (envelope).
     const inBody = message !== undefined && tag !== "UNH" && tag !== "UNT";
     const level: IssueLevel = message

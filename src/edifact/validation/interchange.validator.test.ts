@@ -132,3 +132,35 @@ describe("envelope validation", () => {
     expect(report.messages.map((m) => m.accepted)).toEqual([false]);
   });
 });
+
+describe("character issues belong to the message, group or interchange holding them", () => {
+  // UNOA has no lower-case letters: each "x" below is an invalid character (21) found while tokenizing.
+  const message = (ref: string, bgm: string) =>
+    `UNH+${ref}+ORDERS:D:96A:UN'BGM+220+${bgm}+9'DTM+137:20240315:102'UNS+S'UNT+5+${ref}'`;
+  const levels = (text: string) =>
+    parseInterchange(latin1(text)).issues.map((i) => [
+      i.code,
+      i.level,
+      i.tag,
+      i.messageIndex,
+      i.groupIndex,
+      i.position,
+    ]);
+
+  it("in a message's data: the message, with the segment's position", () => {
+    const text = `UNB+UNOA:3+S:14+R:14+240315:1200+IC1'${message("1", "PO1")}${message("2", "POx")}UNZ+2+IC1'`;
+    expect(levels(text)).toEqual([[21, "message", "BGM", 1, undefined, 2]]);
+  });
+
+  it("in a group's header: the group", () => {
+    const group = (ref: string, sender: string) =>
+      `UNG+ORDERS+${sender}:14+R:14+240315:1200+${ref}+UN+D:96A'${message(ref, "PO1")}UNE+1+${ref}'`;
+    const text = `UNB+UNOA:3+S:14+R:14+240315:1200+IC1'${group("1", "S")}${group("2", "x")}UNZ+2+IC1'`;
+    expect(levels(text)).toEqual([[21, "group", "UNG", undefined, 1, undefined]]);
+  });
+
+  it("in the interchange header: the interchange", () => {
+    const text = `UNB+UNOA:3+x:14+R:14+240315:1200+IC1'${message("1", "PO1")}UNZ+1+IC1'`;
+    expect(levels(text)).toEqual([[21, "interchange", "UNB", undefined, undefined, undefined]]);
+  });
+});
