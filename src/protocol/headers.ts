@@ -15,4 +15,20 @@ export const correlationIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** CONTRACT §3: an Idempotency-Key is 1–255 visible ASCII characters. */
 export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
-export const idempotencyKeyMaxLength = 255;
+
+/**
+ * Spec D limits: an X-Idempotency-Key is non-empty and at most 255 characters, with no rule on
+ * which characters (a space or a letter like "ä" is fine). On the wire a header carries bytes:
+ * clients send the key's UTF-8, and its characters are counted after decoding.
+ */
+export const workflowKeyMaxCharacters = 255;
+
+/** Characters (Unicode code points) of a text: a surrogate pair is one. */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xdc00 || unit > 0xdfff) count++;
+  }
+  return count;
+}

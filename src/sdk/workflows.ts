@@ -1,10 +1,29 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { headers as headerNames, idempotencyKeyPattern, type Entrypoint } from "../protocol/index.js";
+import {
+  characterCount,
+  headers as headerNames,
+  workflowKeyMaxCharacters,
+  type Entrypoint,
+} from "../protocol/index.js";
 import { createClient, type ClientOptions, type HanseClient } from "./client.js";
 import { expandAction, requiresHeader, selectAction } from "./entrypoints.js";
 import { HanseApiError, HanseNetworkError, HanseProtocolError, WaitTimeoutError } from "./errors.js";
 import { createTransport, retryAfterMs, type Transport } from "./http.js";
+
+/**
+ * Spec D limits: a key is 1–255 characters of any kind. A header carries bytes, so the key goes
+ * out as its UTF-8 (one latin1 character per byte is how undici writes them); characters a header
+ * cannot carry at all (control characters, line breaks) are refused here.
+ */
+export function workflowKeyOnTheWire(key: string): string {
+  const characters = characterCount(key);
+  // eslint-disable-next-line no-control-regex
+  if (characters === 0 || characters > workflowKeyMaxCharacters || /[\x00-\x1f\x7f]/.test(key)) {
+    throw new TypeError("an idempotency key is 1–255 characters, without control characters");
+  }
+  return Buffer.from(key, "utf8").toString("latin1");
+}
 
 /** The published entry of spec D (CONTRACT §6). */
 export const workflowTransitionsEntryId = "workflows.transitionRequests";
@@ -133,11 +152,8 @@ export function createWorkflowsApi(
       const published = await entry();
       const action = selectAction(published, "create");
       const key = options.idempotencyKey ?? randomUUID();
-      if (!idempotencyKeyPattern.test(key)) {
-        throw new TypeError("an idempotency key is 1–255 visible ASCII characters");
-      }
       const tenantId = options.tenantId ?? (await client.whoami()).tenant.id;
-      const requestHeaders: Record<string, string> = { "X-Idempotency-Key": key };
+      const requestHeaders: Record<string, string> = { "X-Idempotency-Key": workflowKeyOnTheWire(key) };
       if (requiresHeader(action, "X-Tenant-ID") || options.tenantId !== undefined) {
         requestHeaders["X-Tenant-ID"] = tenantId;
       }

@@ -112,20 +112,23 @@ afterAll(async () => {
   await t.close();
 });
 
+/** `hanse workflow transition` for a product, with `extra` options. */
+const transitionArgs = (id: string, transition: string, ...extra: string[]): string[] => [
+  "workflow",
+  "transition",
+  "--entity",
+  "product",
+  "--id",
+  id,
+  "--transition",
+  transition,
+  ...extra,
+];
+
 describe("hanse workflow transition", () => {
   it("--wait follows the status to succeeded and exits 0", async () => {
     const id = await createEntity();
-    const run = await hanse([
-      "workflow",
-      "transition",
-      "--entity",
-      "product",
-      "--id",
-      id,
-      "--transition",
-      "submit",
-      "--wait",
-    ]);
+    const run = await hanse(transitionArgs(id, "submit", "--wait"));
     expect(run.exitCode, run.err).toBe(0);
     expect(run.out).toContain("succeeded");
     expect(run.out).toContain("draft → in_review");
@@ -133,18 +136,7 @@ describe("hanse workflow transition", () => {
 
   it("a failed request exits non-zero and shows the error code", async () => {
     const id = await createEntity();
-    const run = await hanse([
-      "workflow",
-      "transition",
-      "--entity",
-      "product",
-      "--id",
-      id,
-      "--transition",
-      "publish",
-      "--wait",
-      "--json",
-    ]);
+    const run = await hanse(transitionArgs(id, "publish", "--wait", "--json"));
     expect(run.exitCode).toBe(2);
     expect(JSON.parse(run.out)).toMatchObject({
       status: "failed",
@@ -152,21 +144,9 @@ describe("hanse workflow transition", () => {
     });
   });
 
-  it("--key makes a repeated command a replay of the same request", async () => {
+  it("--key makes a repeated command a replay of the same request (any characters: a space, UTF-8)", async () => {
     const id = await createEntity();
-    const args = [
-      "workflow",
-      "transition",
-      "--entity",
-      "product",
-      "--id",
-      id,
-      "--transition",
-      "submit",
-      "--key",
-      `cli-${id}`,
-      "--json",
-    ];
+    const args = transitionArgs(id, "submit", "--key", `Bestellung für ${id}`, "--json");
     const first = await hanse(args);
     const second = await hanse(args);
     expect(first.exitCode, first.err).toBe(0);
@@ -202,20 +182,18 @@ describe("hanse workflow transition", () => {
     }
   });
 
+  it("a key a header cannot carry (a control character) exits 1 before anything is sent", async () => {
+    const id = await createEntity();
+    const before = await requestCount();
+    const run = await hanse(transitionArgs(id, "submit", "--key", "line\nbreak"));
+    expect(run.exitCode).toBe(1);
+    expect(run.err).toContain("idempotency key");
+    expect(await requestCount()).toBe(before);
+  });
+
   it("usage errors exit 1 before anything is sent", async () => {
     const before = await requestCount();
-    const run = await hanse([
-      "workflow",
-      "transition",
-      "--entity",
-      "product",
-      "--id",
-      "x",
-      "--transition",
-      "submit",
-      "--payload",
-      "[1]",
-    ]);
+    const run = await hanse(transitionArgs("x", "submit", "--payload", "[1]"));
     expect(run.exitCode).toBe(1);
     expect(await requestCount()).toBe(before);
   });

@@ -412,6 +412,48 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(await requestRows()).toBe(before + 1);
   });
 
+  it("spec D rule 1: a key may hold any characters (a space, UTF-8 letters), counted as characters, not bytes", async () => {
+    const entity = await createEntity();
+    const body = { entity: "product", entityId: entity.id, transition: "submit" };
+    // A header carries bytes: the key's UTF-8, which Node hands over one character per byte.
+    const onTheWire = (key: string) => Buffer.from(key, "utf8").toString("latin1");
+    const before = await requestRows();
+    const spaced = await requestTransition(body, `order 4711 submit ${keyCounter++}`);
+    expect(spaced.statusCode).toBe(202);
+    const umlauts = `${"ä".repeat(250)}${String(keyCounter++).padStart(5, "0")}`; // 255 characters, 505 bytes
+    const first = await requestTransition(body, onTheWire(umlauts));
+    expect(first.statusCode).toBe(202);
+    const again = await requestTransition(body, onTheWire(umlauts));
+    expect(again.statusCode).toBe(202);
+    expect(again.body).toBe(first.body);
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    const over = await requestTransition(body, onTheWire(`ä${umlauts}`));
+    expect(over.statusCode).toBe(400);
+    expect(over.json()).toMatchObject({
+      code: "ERR_VALIDATION",
+      errors: [{ pointer: "/headers/x-idempotency-key" }],
+    });
+    expect(over.body).not.toContain(onTheWire("ä"));
+    expect(await requestRows()).toBe(before + 2);
+  });
+
+  it("a body that is not JSON is 400 ERR_VALIDATION at the Content-Type (CONTRACT §1 lists no 415), nothing created", async () => {
+    const entity = await createEntity();
+    const before = await requestRows();
+    const response = await t.inject({
+      method: "POST",
+      url: href,
+      headers: { ...headersFor(tenant, newKey()), "content-type": "text/plain" },
+      payload: JSON.stringify({ entity: "product", entityId: entity.id, transition: "submit" }),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({
+      code: "ERR_VALIDATION",
+      errors: [{ pointer: "/headers/content-type" }],
+    });
+    expect(await requestRows()).toBe(before);
+  });
+
   it("spec D rule 2: an exact retry returns 202 with the same body, byte for byte; one request, one queue event", async () => {
     const entity = await createEntity();
     const key = newKey("retry");

@@ -4,8 +4,6 @@ import type { HanseModule, ModuleDeps, ProvisioningStep } from "../module.js";
 import { tenantsRoutes } from "./tenants.routes.js";
 import { createTenantsService, provisionTenantJobName, type TenantsService } from "./tenants.service.js";
 
-export { requireIdempotencyKey } from "./tenants.service.js";
-
 export function createTenantsModule(
   deps: ModuleDeps & { identity: IdentityService; steps: () => ProvisioningStep[] },
 ): HanseModule & { service: TenantsService } {

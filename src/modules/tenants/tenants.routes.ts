@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { headers } from "../../protocol/headers.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
+import { requireIdempotencyKey } from "../../platform/http/idempotency-key.js";
 import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
 import {
   CreateTenantAccepted,
@@ -12,14 +13,12 @@ import {
   TenantList,
   TenantSchema,
 } from "./tenants.schemas.js";
-import {
-  provisioningRetryAfterSeconds,
-  requireIdempotencyKey,
-  type TenantsService,
-} from "./tenants.service.js";
+import { provisioningRetryAfterSeconds, type TenantsService } from "./tenants.service.js";
 
 const bearer = [{ bearerAuth: [] }];
 const base = "/api/v1/system/tenants";
+/** CONTRACT §3: `Idempotency-Key` is 1–255 visible ASCII characters. */
+const tenantKeyRule = { header: "Idempotency-Key", characters: "visible-ascii" } as const;
 
 export const tenantsRoutes =
   (service: TenantsService): FastifyPluginAsyncTypebox =>
@@ -78,7 +77,7 @@ export const tenantsRoutes =
         },
       },
       async (request, reply) => {
-        const key = requireIdempotencyKey(request.headers[headers.idempotencyKey]);
+        const key = requireIdempotencyKey(request.headers[headers.idempotencyKey], tenantKeyRule);
         const outcome = await service.createTenant(requirePrincipal(request), key, request.body);
         request.log.info(
           { idempotencyRef: service.idempotencyReference(key), replay: outcome.replay },

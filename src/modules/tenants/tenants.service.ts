@@ -1,5 +1,4 @@
 import type { Selectable, Transaction } from "kysely";
-import { headers as headerNames, idempotencyKeyPattern } from "../../protocol/headers.js";
 import { tenantAdminScopes } from "../../protocol/scopes.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
@@ -50,22 +49,6 @@ const toProvisioning = (row: Selectable<TenantProvisioningTable>) => {
     completedAt: row.completed_at ? row.completed_at.toISOString() : null,
   };
 };
-
-/** CONTRACT §3: missing or empty → ERR_IDEMPOTENCY_KEY_REQUIRED, malformed or > 255 → ERR_VALIDATION. */
-export function requireIdempotencyKey(
-  value: string | string[] | undefined,
-  header: string = headerNames.idempotencyKey,
-): string {
-  if (value === undefined || value === "" || Array.isArray(value)) {
-    throw new AppError("ERR_IDEMPOTENCY_KEY_REQUIRED", `The ${header} header is required.`);
-  }
-  if (!idempotencyKeyPattern.test(value)) {
-    throw new AppError("ERR_VALIDATION", `The ${header} header must be 1–255 visible ASCII characters.`, {
-      errors: [{ pointer: `/headers/${header}`, message: "1–255 visible ASCII characters" }],
-    });
-  }
-  return value;
-}
 
 export interface TenantsDeps {
   database: Database;

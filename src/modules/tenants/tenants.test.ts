@@ -125,6 +125,13 @@ describe("POST /api/v1/system/tenants", () => {
     const long = await createTenant("k".repeat(256), { name: "Long key", slug: uniqueSlug() });
     expect(long.statusCode).toBe(400);
     expect(long.json<{ code: string }>().code).toBe("ERR_VALIDATION");
+    // CONTRACT §3: visible ASCII only (a workflow key may hold any character; this one may not).
+    const spaced = await createTenant("create acme", { name: "Spaced key", slug: uniqueSlug() });
+    expect(spaced.statusCode).toBe(400);
+    expect(spaced.json()).toMatchObject({
+      code: "ERR_VALIDATION",
+      errors: [{ pointer: "/headers/idempotency-key" }],
+    });
     const max = await createTenant("k".repeat(255), { name: "Max key", slug: uniqueSlug() });
     expect(max.statusCode).toBe(202);
     expect(await tenantCount()).toBe(count + 1);
@@ -247,7 +254,7 @@ describe("GET /api/v1/system/tenants", () => {
     expect(foreign.statusCode).toBe(400);
   });
 
-  it("limit outside 1..100 is 400 ERR_VALIDATION", async () => {
+  it("limit outside 1..100 is 400 ERR_VALIDATION pointing at /query/limit", async () => {
     for (const limit of ["0", "101", "abc"]) {
       const response = await t.inject({
         method: "GET",
@@ -255,6 +262,10 @@ describe("GET /api/v1/system/tenants", () => {
         headers: adminHeaders,
       });
       expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({
+        code: "ERR_VALIDATION",
+        errors: [{ pointer: "/query/limit" }],
+      });
     }
   });
 
@@ -269,10 +280,12 @@ describe("GET /api/v1/system/tenants", () => {
 });
 
 describe("GET /api/v1/system/tenants/{id} and …/provisioning", () => {
-  it("an unknown tenant is 404", async () => {
+  it("an unknown tenant is 404, and so is an id that cannot be one (as everywhere in the API)", async () => {
     for (const url of [
       "/api/v1/system/tenants/01900000-0000-7000-8000-000000000000",
       "/api/v1/system/tenants/01900000-0000-7000-8000-000000000000/provisioning",
+      "/api/v1/system/tenants/not-a-tenant-id",
+      "/api/v1/system/tenants/not-a-tenant-id/provisioning",
     ]) {
       const response = await t.inject({ method: "GET", url, headers: adminHeaders });
       expect(response.statusCode).toBe(404);

@@ -4,8 +4,8 @@ import { headers } from "../../protocol/headers.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
+import { requireIdempotencyKey, type IdempotencyKeyRule } from "../../platform/http/idempotency-key.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";
-import { requireIdempotencyKey } from "../tenants/index.js";
 import { isTerminal } from "./workflow-rules.js";
 import {
   RequestIdParams,
@@ -25,7 +25,8 @@ import {
 const bearer = [{ bearerAuth: [] }];
 /** CONTRACT §6: the transition request body is read no further than 1 MiB. */
 export const transitionBodyLimit = 1024 * 1024;
-const keyHeader = "X-Idempotency-Key";
+/** Spec D limits: non-empty, at most 255 characters, of any kind. */
+const keyRule: IdempotencyKeyRule = { header: "X-Idempotency-Key", characters: "any" };
 const tenantHeaderName = "X-Tenant-ID";
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -35,7 +36,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  */
 function tenantHeader(request: FastifyRequest, required: boolean): string | undefined {
   const value = request.headers[headers.tenantId];
-  const pointer = `/headers/${tenantHeaderName}`;
+  const pointer = `/headers/${headers.tenantId}`;
   if (value === undefined || value === "") {
     if (!required) return undefined;
     throw new AppError("ERR_VALIDATION", `The ${tenantHeaderName} header is required.`, {
@@ -62,14 +63,14 @@ export const transitionRequestsRoutes =
         // Header rules come before the body's schema: a missing key is the integration error to report.
         preValidation: async (request) => {
           tenantHeader(request, true);
-          requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyHeader);
+          requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyRule);
         },
         schema: {
           tags: ["workflows"],
           summary: "Request a workflow transition (asynchronous, idempotent; workflows:transition)",
           description:
-            "Headers `X-Tenant-ID` (the credential's tenant) and `X-Idempotency-Key` (1–255 visible ASCII " +
-            "characters) are required. Answers 202 with `requestId`, `status` and `statusUrl`, plus `Location` " +
+            "Headers `X-Tenant-ID` (the credential's tenant) and `X-Idempotency-Key` (1–255 characters of any " +
+            "kind, sent as UTF-8) are required. Answers 202 with `requestId`, `status` and `statusUrl`, plus `Location` " +
             "and `Retry-After`. An exact retry returns the first answer byte for byte (with " +
             "`Idempotent-Replayed: true`); the key with another entity, entityId, transition or payload is " +
             "409 ERR_IDEMPOTENCY_MISMATCH. The body is limited to 1 MiB (413, nothing created). The business " +
@@ -82,12 +83,12 @@ export const transitionRequestsRoutes =
               ...TransitionRequestAccepted,
               headers: { Location: { type: "string" }, "Retry-After": { type: "integer" } },
             },
-            ...problemResponses(400, 401, 403, 409, 413, 415, 500, 503),
+            ...problemResponses(400, 401, 403, 409, 413, 500, 503),
           },
         },
       },
       async (request, reply) => {
-        const key = requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyHeader);
+        const key = requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyRule);
         const tenantId = tenantHeader(request, true) as string;
         const credential = request.deferredCredential;
         if (!credential) throw new AppError("ERR_UNAUTHENTICATED");

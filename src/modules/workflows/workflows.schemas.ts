@@ -126,7 +126,7 @@ export const RequestIdParams = Type.Object({ requestId: Type.String({ maxLength:
 
 export const TransitionHeaders = Type.Object({
   "x-tenant-id": Type.String({ description: "The credential's tenant" }),
-  "x-idempotency-key": Type.String({ description: "1–255 visible ASCII characters" }),
+  "x-idempotency-key": Type.String({ description: "1–255 characters of any kind, sent as UTF-8" }),
 });
 
 export const StatusHeaders = Type.Object({

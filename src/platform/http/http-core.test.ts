@@ -81,15 +81,18 @@ describe("problem details (CONTRACT §1)", () => {
     expect(response.headers["www-authenticate"]).toBe('Bearer realm="hanse"');
   });
 
-  it("an unsupported content type is 415 and a malformed JSON body is 400 with a pointer", async () => {
+  it("a body of another content type is 400 ERR_VALIDATION at the header (CONTRACT §1 has no 415), and a malformed JSON body is 400 with a pointer", async () => {
     const text = await t.inject({
       method: "POST",
       url: "/api/v1/auth/sessions",
       headers: { "content-type": "text/plain" },
       payload: "hello",
     });
-    expect(text.statusCode).toBe(415);
-    expect(text.json<{ code: string }>().code).toBe("ERR_UNSUPPORTED_MEDIA_TYPE");
+    expect(text.statusCode).toBe(400);
+    expect(text.json()).toMatchObject({
+      code: "ERR_VALIDATION",
+      errors: [{ pointer: "/headers/content-type" }],
+    });
     const malformed = await t.inject({
       method: "POST",
       url: "/api/v1/auth/sessions",

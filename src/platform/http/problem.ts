@@ -63,7 +63,10 @@ const toPointer = (instancePath: string, missing?: unknown): string => {
 
 /** Translates Fastify's validation errors into `ERR_VALIDATION` with JSON pointers. */
 function validationError(error: FastifyError): AppError {
-  const context = error.validationContext ?? "body";
+  // A path parameter names a resource: one that cannot even be an id names none (as an unknown id).
+  if (error.validationContext === "params") return new AppError("ERR_NOT_FOUND", "No such resource.");
+  // Pointers name the request's parts as users do: `/query/limit`, `/params/id`, `/headers/x-…`.
+  const context = error.validationContext === "querystring" ? "query" : (error.validationContext ?? "body");
   const errors: FieldError[] = (error.validation ?? []).map((v) => {
     const params = v.params as { missingProperty?: string; additionalProperty?: string };
     const pointer = toPointer(v.instancePath, params.missingProperty ?? params.additionalProperty);
@@ -87,7 +90,10 @@ export function toAppError(error: unknown): AppError | undefined {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new AppError("ERR_PAYLOAD_TOO_LARGE");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return new AppError("ERR_UNSUPPORTED_MEDIA_TYPE", "The Content-Type is not accepted by this endpoint.");
+      // CONTRACT §1 lists no 415: a body of another type is a request the client must correct.
+      return new AppError("ERR_VALIDATION", "The Content-Type is not accepted by this endpoint.", {
+        errors: [{ pointer: "/headers/content-type", message: "not a media type this endpoint accepts" }],
+      });
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new AppError("ERR_VALIDATION", "The request body is not valid JSON.", {
