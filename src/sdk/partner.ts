@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { constants, createReadStream } from "node:fs";
-import { access, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { access, open, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { request as undiciRequest } from "undici";
@@ -304,19 +304,17 @@ export interface SyncSummary {
 const fileFor = (outDir: string, item: MailboxItem) =>
   join(outDir, `${item.deliveryAttemptId}.${item.messageType.replace(/[^A-Z]/g, "")}.edi`);
 
-/** The file an earlier run stored for this entry, if any. */
-async function storedFile(outDir: string, id: string): Promise<string | undefined> {
-  const names = await readdir(outDir);
-  const name = names.find((n) => n.startsWith(`${id}.`) && n.endsWith(".edi"));
-  return name === undefined ? undefined : join(outDir, name);
-}
-
-/** True when the file holds exactly the bytes the server vouched for (size and SHA-256). */
-async function holdsPayload(path: string, read: PayloadRead): Promise<boolean> {
-  if ((await stat(path)).size !== read.expectedSize) return false;
+/**
+ * True when `path` is a file of exactly `size` bytes with this SHA-256 (hex): what an earlier run
+ * stored for the entry. One `stat` of the entry's own name, so a directory of many stored files
+ * costs nothing more per entry.
+ */
+async function fileHolds(path: string, size: number, sha256: string): Promise<boolean> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile() || info.size !== size) return false;
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest("hex") === read.expectedSha256.toLowerCase();
+  return hash.digest("hex") === sha256.toLowerCase();
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -416,21 +414,27 @@ async function storeAndAcknowledge(
 ): Promise<void> {
   const { client } = options;
   const id = item.deliveryAttemptId;
-  // Idempotent processing: a file an earlier run stored under its deliveryAttemptId (and then lost
-  // the acknowledge's answer) is not written twice — if it holds exactly the verified payload.
-  // Anything else under that name (damaged, truncated, foreign) is replaced by a fresh download.
-  const existing = await storedFile(options.outDir, id);
+  // Idempotent processing: a file an earlier run stored under the entry's name (and then lost the
+  // acknowledge's answer) is not written twice when it holds exactly the listed payload. The
+  // acknowledge still needs a verified read under this lease, so the payload is read once and its
+  // bytes are dropped. Anything else under that name (damaged, truncated) is replaced by one
+  // download, decided from the listing before any read.
+  const target = fileFor(options.outDir, item);
   let read: PayloadRead | undefined;
-  if (existing) {
+  if (await fileHolds(target, item.payloadSize, item.payloadSha256)) {
     read = await client.readPayload(id, claim.claimToken, async () => undefined);
     const problem = integrityProblem(read);
     if (problem) throw new Error(problem);
-    if (!(await holdsPayload(existing, read))) read = undefined;
+    // The server now vouches for other bytes than it listed: store what it sends.
+    const same =
+      read.expectedSize === item.payloadSize &&
+      read.expectedSha256.toLowerCase() === item.payloadSha256.toLowerCase();
+    if (!same) read = undefined;
   }
   if (read) {
     emit({ event: "already-stored", deliveryAttemptId: id, status: 200, correlationId: read.correlationId });
   } else {
-    read = await download(options, item, claim, existing);
+    read = await download(options, item, claim);
     emit({ event: "stored", deliveryAttemptId: id, status: 200, correlationId: read.correlationId });
   }
   // Rule 5: an uncertain network failure is retried with the same token.
@@ -457,12 +461,7 @@ async function storeAndAcknowledge(
  * Streams the payload into a temporary file while counting and hashing, checks it, fsyncs it and
  * renames it into place (over `replacing`, the damaged file of an earlier run, when there is one).
  */
-async function download(
-  options: SyncOptions,
-  item: MailboxItem,
-  claim: Claim,
-  replacing: string | undefined,
-): Promise<PayloadRead> {
+async function download(options: SyncOptions, item: MailboxItem, claim: Claim): Promise<PayloadRead> {
   const { client, outDir } = options;
   const id = item.deliveryAttemptId;
   const partial = join(outDir, `.${id}.${randomUUID()}.partial`);
@@ -496,8 +495,8 @@ async function download(
   await handle.close();
   const target = fileFor(outDir, item);
   try {
+    // Atomic, also over a damaged file an earlier run left under the entry's name.
     await rename(partial, target);
-    if (replacing && replacing !== target) await rm(replacing, { force: true });
     const dir = await open(outDir, "r");
     await dir.sync().catch(() => undefined);
     await dir.close();

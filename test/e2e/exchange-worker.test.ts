@@ -230,9 +230,22 @@ describe("reference partner worker (spec A rule 6)", () => {
     if (!item) throw new Error("no mailbox entry");
     const name = `${item.deliveryAttemptId}.${item.messageType}.edi`;
     writeFileSync(join(dir, name), "GARBAGE");
-    const { summary, events } = await syncOnce(p, dir);
+    let payloadReads = 0;
+    const counting = (async (url: Parameters<RequestFn>[0], options?: Parameters<RequestFn>[1]) => {
+      if ((url instanceof URL ? url.href : (url as string)).endsWith("/payload")) payloadReads++;
+      return undiciRequest(url, options);
+    }) as unknown as RequestFn;
+    const events: SyncEvent[] = [];
+    const summary = await syncMailbox({
+      client: client(p, counting),
+      outDir: dir,
+      once: true,
+      onEvent: (e) => events.push(e),
+    });
     expect(summary).toEqual({ acknowledged: 1, failed: 0 });
     expect(events.map((e) => e.event)).toEqual(["stored", "acknowledged", "idle"]);
+    // Decided from the listing's size and SHA-256: one download, no read just to compare.
+    expect(payloadReads).toBe(1);
     expect(stored(dir)).toEqual([name]);
     const bytes = readFileSync(join(dir, name), "latin1");
     expect(bytes).not.toContain("GARBAGE");
