@@ -189,6 +189,8 @@ describe("OpenAPI and reference page", () => {
         };
         if (op.security?.length) expect(op.responses, `${method} ${path}`).toHaveProperty("401");
         if (op.requestBody) expect(op.responses, `${method} ${path}`).toHaveProperty("400");
+        // A path parameter that names nothing (unknown, or not even an id) is 404.
+        if (path.includes("{")) expect(op.responses, `${method} ${path}`).toHaveProperty("404");
       }
     }
     expect(document.paths["/api/v1/system/tenants"]?.post?.responses).toHaveProperty("409");
