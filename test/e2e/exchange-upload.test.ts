@@ -26,6 +26,15 @@ const count = async (table: string) => {
   );
   return result.rows[0]?.n ?? 0;
 };
+/** Processing jobs enqueued for uploads: exactly one per upload. */
+const processingJobs = async () =>
+  (
+    await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM jobs WHERE name = 'exchange.process-upload'`.execute(
+      t.container.database.db,
+    )
+  ).rows[0]?.n ?? 0;
 const stored = async () => ({
   uploads: await count("exchange_uploads"),
   blobs: await count("blobs"),
@@ -246,6 +255,7 @@ describe("concurrent retries", () => {
   it("two concurrent uploads with the same key and bytes create one upload", async () => {
     const body = interchangeOfSize(2 * MiB, "CONC");
     const before = await count("exchange_uploads");
+    const jobsBefore = await processingJobs();
     const send = () => sendUpload(body, "concurrent");
     const results = await Promise.all([send(), send(), send()]);
     const bodies = (await Promise.all(results.map((r) => r.body.json()))) as {
@@ -255,6 +265,7 @@ describe("concurrent retries", () => {
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 202]);
     expect(new Set(bodies.map((b) => b.uploadId)).size).toBe(1);
     expect(await count("exchange_uploads")).toBe(before + 1);
+    expect(await processingJobs()).toBe(jobsBefore + 1);
     // Every blob belongs to an upload or an outbound delivery: the losers stored nothing.
     expect(await count("blobs")).toBe(
       (await count("exchange_uploads")) + (await count("exchange_deliveries")),
@@ -301,9 +312,11 @@ describe("concurrent retries", () => {
   it.runIf(onPostgres)("PostgreSQL: 8 concurrent same-key uploads still make one upload", async () => {
     const body = Buffer.from(validOrders("PG8"));
     const send = () => sendUpload(body, "pg-8");
+    const jobsBefore = await processingJobs();
     const results = await Promise.all(Array.from({ length: 8 }, send));
     const bodies = (await Promise.all(results.map((r) => r.body.json()))) as { uploadId: string }[];
     expect(results.filter((r) => r.statusCode === 202)).toHaveLength(1);
     expect(new Set(bodies.map((b) => b.uploadId)).size).toBe(1);
+    expect(await processingJobs()).toBe(jobsBefore + 1);
   });
 });

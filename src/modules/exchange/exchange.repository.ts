@@ -285,7 +285,6 @@ WITH existing AS (
   SELECT $13::uuid, tenant_id, $14::text, $15::text, $16::jsonb, 'queued', 0, $17::integer,
     $11::timestamptz, $11::timestamptz, $11::timestamptz
   FROM upload
-  ON CONFLICT (key) WHERE key IS NOT NULL DO NOTHING
   RETURNING name
 )
 SELECT (SELECT count(*) FROM upload)::integer AS inserted,
@@ -310,7 +309,7 @@ export interface AcceptedUpload {
   principalId: string;
   at: Date;
   auditId: string;
-  job: { id: string; name: string; key: string; payload: string; maxAttempts: number };
+  job: { id: string; name: string; key: string | null; payload: string; maxAttempts: number };
 }
 
 export interface ExistingUpload {

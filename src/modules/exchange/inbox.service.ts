@@ -188,7 +188,9 @@ export function createInboxService(
           job: {
             id: deps.newId(),
             name: job.name,
-            key: `exchange.process:${uploadId}`,
+            // No unique job key: the statement inserts the job only with the new upload row, whose
+            // key already makes it one per upload (and spares an index entry per upload).
+            key: null,
             payload: JSON.stringify({ tenantId, uploadId }),
             maxAttempts: job.maxAttempts ?? defaultMaxAttempts,
           },
