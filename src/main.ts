@@ -58,7 +58,22 @@ program
 registerCliCommands(program, { env: process.env, stdout: process.stdout, stderr: process.stderr });
 registerEdiCommands(program);
 
+/** An error and its causes in one line ("migration (setup) failed: database "hanse" does not exist"). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error === "string" ? error : JSON.stringify(error);
+  const parts: string[] = [];
+  for (let e: unknown = error; e instanceof Error && parts.length < 5; e = e.cause) {
+    // A refused connection to "localhost" is an AggregateError without a message of its own.
+    const message =
+      e.message === "" && e instanceof AggregateError
+        ? (e.errors as unknown[]).map((inner) => (inner instanceof Error ? inner.message : "")).join("; ")
+        : e.message;
+    if (message !== "") parts.push(message);
+  }
+  return parts.join(": ");
+}
+
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`${describe(error)}\n`);
   process.exit(1);
 });

@@ -118,7 +118,9 @@ export function describeFailure(error: unknown, json: boolean): { message: strin
       `  correlation id: ${error.correlationId ?? "-"}`,
       ...(error.errors ?? []).map((item) => `  ${item.pointer || "/"}: ${item.message}`),
     ];
-    if (error.status === 401)
+    if (error.status === 401 && error.method === "POST" && error.path.startsWith("/api/v1/auth/sessions"))
+      lines.push("  hint: check the tenant slug, e-mail and password");
+    else if (error.status === 401)
       lines.push("  hint: the token is missing, expired or revoked; run `hanse login`");
     return { message: lines.join("\n"), exitCode };
   }

@@ -172,6 +172,9 @@ describe("hanse login / whoami / discover", () => {
     expect(wrong.err).toContain("ERR_UNAUTHENTICATED");
     expect(wrong.err).toMatch(/correlation id: \S+/);
     expect(wrong.err).not.toContain("not the password at all");
+    // The hint fits the failed command: credentials, not "run hanse login".
+    expect(wrong.err).toContain("hint: check the tenant slug, e-mail and password");
+    expect(wrong.err).not.toContain("run `hanse login`");
 
     const missing = await hanse([
       "login",

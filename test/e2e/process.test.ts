@@ -109,6 +109,15 @@ describe.skipIf(!onPostgres)("several processes on one PostgreSQL", () => {
     await admin.end();
   });
 
+  it("a database that does not exist stops the start with a message naming the cause", async () => {
+    const { code, output } = await runServerExpectingFailure({
+      DATABASE_URL: databaseUrlFor(base, `${name}_missing`),
+      HANSE_BOOTSTRAP_TOKEN: "process-test-bootstrap-token-0123456789",
+    });
+    expect(code).not.toBe(0);
+    expect(output).toContain(`database "${name}_missing" does not exist`);
+  });
+
   it("two processes starting at once migrate and bootstrap exactly once", async () => {
     const token = "process-test-bootstrap-token-0123456789";
     const env = { DATABASE_URL: url, HANSE_BOOTSTRAP_TOKEN: token };

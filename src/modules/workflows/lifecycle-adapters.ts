@@ -58,7 +58,9 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
       : instanceSecret(deps.database.db, "workflow-adapter-secrets").then((k) => sha256(k)));
 
   const invalidUrl = (message: string) =>
-    new AppError("ERR_VALIDATION", `The adapter URL ${message}.`, { errors: [{ pointer: "/url", message }] });
+    new AppError("ERR_VALIDATION", `The adapter URL is not usable: ${message}.`, {
+      errors: [{ pointer: "/url", message }],
+    });
 
   /** One signed POST; resolves to the status code, rejects on a network failure or time-out. */
   async function post(
