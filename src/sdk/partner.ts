@@ -301,6 +301,13 @@ export interface SyncSummary {
   failed: number;
 }
 
+/**
+ * A delivery attempt id is a UUID. The worker builds file names and request paths from it, so an
+ * entry whose id is anything else (a hostile or impersonated server listing `../../x`) is never
+ * claimed, read or written.
+ */
+const deliveryIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const fileFor = (outDir: string, item: MailboxItem) =>
   join(outDir, `${item.deliveryAttemptId}.${item.messageType.replace(/[^A-Z]/g, "")}.edi`);
 
@@ -375,6 +382,12 @@ export async function syncMailbox(options: SyncOptions): Promise<SyncSummary> {
     for (const item of items) {
       if (options.signal?.aborted) break;
       const id = item.deliveryAttemptId;
+      if (typeof id !== "string" || !deliveryIdPattern.test(id)) {
+        skipped.add(id);
+        summary.failed++;
+        emit({ event: "failed", code: "INVALID_ENTRY" });
+        continue;
+      }
       options.onProgress?.({ done: summary.acknowledged, failed: summary.failed, current: id });
       let claim: Claim;
       try {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -251,6 +251,40 @@ describe("reference partner worker (spec A rule 6)", () => {
     expect(bytes).not.toContain("GARBAGE");
     expect(bytes).toMatch(/^(UNA|UNB)/);
     expect(await statuses(p)).toEqual(["acknowledged"]);
+  });
+
+  it("an entry whose id is not a UUID (a hostile server listing ../..) is never claimed, read or written", async () => {
+    const p = await withEntries(1);
+    const dir = outDir();
+    const requests: string[] = [];
+    // A transport that rewrites the listing as a hostile or impersonated server would send it.
+    const hostile = (async (url: Parameters<RequestFn>[0], options?: Parameters<RequestFn>[1]) => {
+      const href = url instanceof URL ? url.href : (url as string);
+      requests.push(href);
+      const response = await undiciRequest(url, options);
+      if (!new URL(href).pathname.endsWith("/mailbox")) return response;
+      const page = (await response.body.json()) as { items: { deliveryAttemptId: string }[] };
+      for (const item of page.items) item.deliveryAttemptId = "../../escaped/PWNED";
+      const text = JSON.stringify(page);
+      const body = Object.assign(Readable.from([Buffer.from(text)]), {
+        text: () => Promise.resolve(text),
+        json: () => Promise.resolve(JSON.parse(text) as unknown),
+      });
+      return Object.assign(response, { body });
+    }) as unknown as RequestFn;
+    const events: SyncEvent[] = [];
+    const summary = await syncMailbox({
+      client: client(p, hostile),
+      outDir: dir,
+      once: true,
+      onEvent: (e) => events.push(e),
+    });
+    expect(summary).toEqual({ acknowledged: 0, failed: 1 });
+    expect(events.map((e) => [e.event, e.code])).toContainEqual(["failed", "INVALID_ENTRY"]);
+    expect(requests.filter((r) => !new URL(r).pathname.endsWith("/mailbox"))).toEqual([]);
+    expect(stored(dir)).toEqual([]);
+    expect(existsSync(join(dir, "..", "..", "escaped"))).toBe(false);
+    expect(await statuses(p)).toEqual(["ready"]);
   });
 
   it("Rule 4: a disk that cannot be written — nothing is acknowledged", async () => {
