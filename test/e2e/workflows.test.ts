@@ -827,6 +827,15 @@ describe("the credential checked by the accept statement (one round trip)", () =
     });
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    // Another body under that key would be this tenant's mismatch: still 403, so the answer tells
+    // another tenant nothing about which keys this tenant used.
+    const probe = await requestTransition({ ...body, transition: "approve" }, undefined, {
+      ...bearer(other.token),
+      "x-tenant-id": tenant.id,
+      "x-idempotency-key": key,
+    });
+    expect(probe.statusCode).toBe(403);
+    expect(probe.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
     expect(await counts()).toEqual(before);
   });
 

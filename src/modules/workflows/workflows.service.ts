@@ -219,8 +219,16 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       );
       // The key's opaque reference for logs, from the hash the record already holds.
       const reference = deps.idempotency.referenceOf(record);
-      // A retry of a key this process answered lately is answered from memory.
-      const recent = deps.idempotency.recentReplay(record);
+      // A retry of a key this process answered lately is answered from memory. The record is the
+      // one of the tenant the caller names: the credential and its tenant are checked before any
+      // answer about the key (a mismatch included), or another tenant could probe for keys.
+      let recent: IdempotentOutcome | undefined;
+      try {
+        recent = deps.idempotency.recentReplay(record);
+      } catch (error) {
+        requireTenant(await credential.authenticate(), tenantId);
+        throw error;
+      }
       if (recent) {
         requireTenant(await credential.authenticate(), tenantId);
         return { ...recent, reference };
