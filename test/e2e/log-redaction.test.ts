@@ -89,6 +89,62 @@ describe("secrets never reach a log line", () => {
     }
   });
 
+  it("a failed statement's values never reach the log (drivers attach query and params to errors)", () => {
+    const before = t.logs.length;
+    const failure = Object.assign(new Error("insert failed"), {
+      code: "XX000",
+      query: "INSERT INTO users (password_hash) VALUES ($1)",
+      params: ["scrypt$32768$8$1$hash-that-must-not-leak"],
+      queryOptions: { rowMode: "object" },
+    });
+    t.container.logger.error({ err: failure }, "job failed");
+    const line = t.logs.slice(before).join("\n");
+    expect(line).toContain("insert failed");
+    expect(line).not.toContain("hash-that-must-not-leak");
+    expect(line).not.toContain("INSERT INTO users");
+  });
+
+  it("a NUL character in a body or a query is 400 ERR_VALIDATION, not a database failure; nothing is created or logged", async () => {
+    const slug = uniqueSlug("nul");
+    const before = t.logs.length;
+    const created = await t.inject({
+      method: "POST",
+      url: "/api/v1/system/tenants",
+      headers: { ...adminHeaders, "idempotency-key": `nul-${slug}`, "content-type": "application/json" },
+      payload: JSON.stringify({
+        name: "Nul",
+        slug,
+        admin: { email: `x\u0000@${slug}.test`, password: "Sup3r-Secret-Admin-Pw" },
+      }),
+    });
+    expect(created.statusCode).toBe(400);
+    expect(created.json<{ code: string }>().code).toBe("ERR_VALIDATION");
+    const login = await t.inject({
+      method: "POST",
+      url: "/api/v1/auth/sessions",
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ tenant: slug, email: "a\u0000@a.test", password: "whatever-it-is" }),
+    });
+    expect(login.statusCode).toBe(400);
+    // A query string reaches the database as it is: the database's refusal is the client's 400.
+    const query = await t.inject({
+      method: "GET",
+      url: "/api/v1/admin/entities?kind=pro%00duct",
+      headers: adminHeaders,
+    });
+    expect(query.statusCode).toBe(400);
+    expect(query.json<{ code: string }>().code).toBe("ERR_VALIDATION");
+    const found = await t.inject({
+      method: "GET",
+      url: "/api/v1/system/tenants?limit=100",
+      headers: adminHeaders,
+    });
+    expect(found.json<{ items: { slug: string }[] }>().items.map((i) => i.slug)).not.toContain(slug);
+    const lines = t.logs.slice(before).join("\n");
+    expect(lines).not.toContain("Sup3r-Secret-Admin-Pw");
+    expect(lines).not.toContain("scrypt$");
+  });
+
   it("credential headers and secret-named fields are redacted at any depth", () => {
     const before = t.logs.length;
     t.container.logger.info(

@@ -6,6 +6,7 @@ import {
   type ErrorCode,
   type Problem,
 } from "../../protocol/error-codes.js";
+import { isUnstorableText } from "../db/errors.js";
 import { AppError, type FieldError } from "./app-error.js";
 
 const defaultDetail: Partial<Record<ErrorCode, string>> = {
@@ -86,6 +87,12 @@ export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return validationError(fastifyError);
+  // A value PostgreSQL cannot store (a NUL in a query string, say) is bad input, not a failure.
+  if (isUnstorableText(error)) {
+    return new AppError("ERR_VALIDATION", "The request holds text that cannot be stored (U+0000).", {
+      errors: [{ pointer: "", message: "U+0000 is not allowed" }],
+    });
+  }
   switch (fastifyError.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new AppError("ERR_PAYLOAD_TOO_LARGE");

@@ -21,6 +21,20 @@ export const secretFieldPattern =
 
 const redacted = "[redacted]";
 
+/**
+ * Properties database drivers attach to their errors with the statement and its values (PGlite
+ * attaches `query`, `params` and `queryOptions` to every error): a value may be a password hash,
+ * payload bytes or a token hash, so they never reach a log line.
+ */
+const statementFields = ["params", "parameters", "values", "query", "queryOptions"];
+
+/** pino's error serializer, without the statement a failed query carried. */
+export function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(serialized).filter(([key]) => !statementFields.includes(key)));
+}
+
 export function scrubSecrets(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((item) => scrubSecrets(item, depth + 1));
@@ -55,6 +69,8 @@ export function loggerOptions(level: string): LoggerOptions {
         route: req.routeOptions?.url,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      err: serializeError,
+      error: serializeError,
     },
   };
 }
