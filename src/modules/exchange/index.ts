@@ -25,7 +25,7 @@ import type { ExchangeTables } from "./exchange.tables.js";
 import { createInboxService } from "./inbox.service.js";
 import { createMailboxService, type MailboxService } from "./mailbox.service.js";
 import { partnerRoutes } from "./partner.routes.js";
-import { KeyRateLimiter } from "./rate-limit.js";
+import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
 import {
   createProcessingService,
   processUploadJobName,

@@ -19,7 +19,7 @@ import {
 } from "./exchange.schemas.js";
 import type { InboxService } from "./inbox.service.js";
 import type { MailboxService, PayloadSink } from "./mailbox.service.js";
-import type { KeyRateLimiter } from "./rate-limit.js";
+import type { KeyRateLimiter } from "../../platform/http/rate-limit.js";
 
 /** OpenAPI only (see the inbox route's `swaggerTransform`). */
 const edifactBytes = { type: "string", format: "binary" } as const;

@@ -23,14 +23,20 @@ export const identityRoutes =
       "/api/v1/auth/sessions",
       {
         config: { auth: { kind: "public" } },
+        // A login is a few hundred bytes; anyone may send one, so nobody may send a megabyte.
+        bodyLimit: 16 * 1024,
         schema: {
           tags: ["auth"],
           summary: "Log in with tenant slug, e-mail and password",
+          description:
+            "Any wrong part is the same 401. Ten failed logins for one account (then one per 30 s), or a " +
+            "hundred from one address (then one per second), are answered 429 ERR_RATE_LIMITED with " +
+            "Retry-After, before the password is checked.",
           body: CreateSessionBody,
-          response: { 201: SessionResponse, ...problemResponses(400, 401, 413, 500, 503) },
+          response: { 201: SessionResponse, ...problemResponses(400, 401, 413, 429, 500, 503) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.createSession(request.body)),
+      async (request, reply) => reply.code(201).send(await service.createSession(request.body, request.ip)),
     );
 
     app.delete(

@@ -12,6 +12,7 @@ import {
 } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/http/app-error.js";
+import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
 import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import {
   derivedCredentialId,
@@ -91,6 +92,11 @@ const scopesLiteral = (scopes: readonly string[]): string => {
 };
 
 export function createIdentityService(deps: IdentityDeps) {
+  // Ten failed logins per account, then one per 30 s; a hundred per client address, then one per second.
+  const failedLogins = {
+    account: new KeyRateLimiter(deps.clock, 10, 1 / 30),
+    address: new KeyRateLimiter(deps.clock, 100, 1),
+  };
   const database = deps.database.as<IdentityTables>();
   const { db } = database;
 
@@ -152,8 +158,19 @@ export function createIdentityService(deps: IdentityDeps) {
   return {
     authenticator,
 
-    /** CONTRACT §2a: any wrong part is the same 401, and an unknown user costs the same time. */
-    async createSession(input: { tenant: string; email: string; password: string }) {
+    /**
+     * CONTRACT §2a: any wrong part is the same 401, and an unknown user costs the same time.
+     * Failed logins are throttled per account and per client address, before the password hash
+     * is computed: guessing is slow, and nobody can make the server run scrypt without end.
+     */
+    async createSession(input: { tenant: string; email: string; password: string }, clientAddress = "") {
+      const account = `${input.tenant}\n${input.email.toLowerCase()}`;
+      const wait = Math.max(failedLogins.account.wait(account), failedLogins.address.wait(clientAddress));
+      if (wait > 0) {
+        throw new AppError("ERR_RATE_LIMITED", "Too many failed logins; try again later.", {
+          headers: { "retry-after": String(wait) },
+        });
+      }
       const tenant = await repo.findTenantBySlug(db, input.tenant);
       const user =
         tenant && tenant.status === "active"
@@ -161,6 +178,8 @@ export function createIdentityService(deps: IdentityDeps) {
           : undefined;
       const ok = await verifyPassword(input.password, user?.password_hash ?? unusablePasswordHash);
       if (!tenant || !user || !ok || user.disabled_at) {
+        failedLogins.account.take(account);
+        failedLogins.address.take(clientAddress);
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
       const id = deps.newId();

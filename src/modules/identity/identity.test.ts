@@ -109,6 +109,36 @@ describe("POST /api/v1/auth/sessions", () => {
     expect(details.size).toBe(1);
   });
 
+  it("failed logins are throttled per account before the password is checked: the eleventh is 429 with Retry-After", async () => {
+    const tenant = await provisionTenant(t);
+    const login = (payload: object) => t.inject({ method: "POST", url: "/api/v1/auth/sessions", payload });
+    const wrong = { tenant: tenant.slug, email: tenant.email, password: "wrong password!" };
+    for (let i = 0; i < 10; i++) expect((await login(wrong)).statusCode).toBe(401);
+    // Even the right password waits: the answer may not tell a guesser when it has found it.
+    const limited = await login({ ...wrong, password: tenant.password });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json<{ code: string }>().code).toBe("ERR_RATE_LIMITED");
+    expect(limited.headers["retry-after"]).toBe("30");
+    // Another account is not affected (the address allows a hundred failures).
+    const other = await login({ tenant: tenant.slug, email: "someone.else@example.test", password: "x" });
+    expect(other.statusCode).toBe(401);
+    clock.advance(30_000);
+    expect((await login({ ...wrong, password: tenant.password })).statusCode).toBe(201);
+  });
+
+  it("a login body over 16 KiB is 413; validation lists at most 20 problems", async () => {
+    const big = await t.inject({
+      method: "POST",
+      url: "/api/v1/auth/sessions",
+      payload: { tenant: "x", email: "a@b.c", password: "p".repeat(17 * 1024) },
+    });
+    expect(big.statusCode).toBe(413);
+    const fields = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${String(i)}`, 1]));
+    const many = await t.inject({ method: "POST", url: "/api/v1/auth/sessions", payload: fields });
+    expect(many.statusCode).toBe(400);
+    expect(many.json<{ errors: unknown[] }>().errors).toHaveLength(20);
+  });
+
   it("malformed bodies are 400 ERR_VALIDATION", async () => {
     for (const payload of [
       {},

@@ -21,6 +21,14 @@ describe("lifecycle adapter targets", () => {
       "::ffff:127.0.0.1",
       "::ffff:7f00:1",
       "::ffff:10.0.0.1",
+      "64:ff9b:1::a00:1",
+      "2002:7f00:1::1",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      "2001:db8::1",
+      "100::1",
+      "192.0.2.1",
+      "198.51.100.7",
+      "203.0.113.9",
     ]) {
       expect(isBlockedAddress(address), address).toBe(true);
     }

@@ -62,13 +62,17 @@ const toPointer = (instancePath: string, missing?: unknown): string => {
   return typeof missing === "string" ? `${base}/${missing}` : base;
 };
 
+const maxFieldErrors = 20;
+
 /** Translates Fastify's validation errors into `ERR_VALIDATION` with JSON pointers. */
 function validationError(error: FastifyError): AppError {
   // A path parameter names a resource: one that cannot even be an id names none (as an unknown id).
   if (error.validationContext === "params") return new AppError("ERR_NOT_FOUND", "No such resource.");
   // Pointers name the request's parts as users do: `/query/limit`, `/params/id`, `/headers/x-…`.
   const context = error.validationContext === "querystring" ? "query" : (error.validationContext ?? "body");
-  const errors: FieldError[] = (error.validation ?? []).map((v) => {
+  // The first few problems are enough to correct a request; a body of 90,000 unknown fields must
+  // not be answered with 90,000 pointers.
+  const errors: FieldError[] = (error.validation ?? []).slice(0, maxFieldErrors).map((v) => {
     const params = v.params as { missingProperty?: string; additionalProperty?: string };
     const pointer = toPointer(v.instancePath, params.missingProperty ?? params.additionalProperty);
     const message =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createManualClock } from "../../platform/clock/clock.js";
+import { createManualClock } from "../clock/clock.js";
 import { KeyRateLimiter } from "./rate-limit.js";
 
 describe("per-key rate limit", () => {
@@ -12,5 +12,18 @@ describe("per-key rate limit", () => {
     clock.advance(1000);
     expect(limiter.take("k")).toBe(0);
     expect(limiter.take("k")).toBe(1);
+  });
+
+  it("wait() tells the seconds until a token without taking one", () => {
+    const clock = createManualClock();
+    const limiter = new KeyRateLimiter(clock, 2, 1 / 30);
+    expect(limiter.wait("k")).toBe(0);
+    limiter.take("k");
+    expect(limiter.wait("k")).toBe(0);
+    limiter.take("k");
+    expect(limiter.wait("k")).toBe(30);
+    expect(limiter.wait("k")).toBe(30);
+    clock.advance(30_000);
+    expect(limiter.wait("k")).toBe(0);
   });
 });
