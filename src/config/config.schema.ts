@@ -66,6 +66,11 @@ export const ConfigSchema = Type.Object({
     default: 1000,
     description: "Partner API requests per second that refill a key's burst, per API process",
   }),
+  HANSE_PARTNER_MAX_CONCURRENT_UPLOADS: Type.Integer({
+    minimum: 1,
+    default: 64,
+    description: "Uploads one partner API key may stream at once, per API process",
+  }),
   HANSE_GRANT_TTL_SECONDS: seconds(300, "Lifetime of entitlement grants", 900),
   HANSE_FEED_RETENTION_SECONDS: seconds(604800, "How long entitlement changes are kept"),
   HANSE_CREDENTIAL_OVERLAP_SECONDS: seconds(3600, "Validity of a rotated-out service secret"),

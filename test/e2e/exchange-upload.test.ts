@@ -1,7 +1,6 @@
 import { connect } from "node:net";
 import { Readable } from "node:stream";
 import { sql } from "kysely";
-import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
@@ -9,6 +8,7 @@ import { onPostgres } from "../support/test-database.js";
 import {
   partnerUrl,
   setupPartner,
+  streamUpload,
   upload,
   validOrders,
   type PartnerSetup,
@@ -44,16 +44,7 @@ const stored = async () => ({
 const problem = (r: { json: () => unknown }) => r.json() as { code: string; status: number };
 
 /** An upload over the real port (undici), for bodies that stream or must not be buffered. */
-const sendUpload = (body: Buffer | Readable, key: string) =>
-  request(`${base}${partnerUrl(p.connectionId, "/inbox")}`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${p.token}`,
-      "content-type": "application/edifact",
-      "idempotency-key": key,
-    },
-    body,
-  });
+const sendUpload = (body: Buffer | Readable, key: string) => streamUpload(base, p, body, key);
 
 /** An interchange of exactly `size` bytes: a valid ORDERS padded with a long FTX-free comment-free layout (line breaks). */
 function interchangeOfSize(size: number, ref = "BIG"): Buffer {

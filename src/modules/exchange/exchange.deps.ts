@@ -24,6 +24,8 @@ export interface ExchangeDeps {
   mailbox: MailboxSettings;
   /** Upload and payload limit (16 MiB). */
   maxPayloadBytes: number;
+  /** Uploads one API key may stream at once in this process (HANSE_PARTNER_MAX_CONCURRENT_UPLOADS). */
+  maxConcurrentUploads: number;
 }
 
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);

@@ -61,6 +61,8 @@ export function createInboxService(
    * one upload; there the later of two concurrent streams gets the replay or the 409.
    */
   const inProgress = new Map<string, Promise<void>>();
+  /** Uploads streaming in this process, per API key (credential id). */
+  const streaming = new Map<string, number>();
   async function exclusively<T>(slot: string, run: () => Promise<T>): Promise<T> {
     for (let first = inProgress.get(slot); first; first = inProgress.get(slot)) {
       await first;
@@ -264,10 +266,29 @@ export function createInboxService(
       key: string,
       body: Readable | AsyncIterable<Uint8Array>,
     ): Promise<UploadOutcome> {
-      const hash = keyHash(connection.id, key);
-      return exclusively(`${connection.id}:${hash.toString("hex")}`, () =>
-        uploadOnce(principal, connection, hash, body),
-      );
+      // Each stream in progress holds buffers: one key may not hold memory without bound.
+      const holder = principal.credentialId;
+      const streams = streaming.get(holder) ?? 0;
+      if (streams >= deps.maxConcurrentUploads) {
+        throw new AppError(
+          "ERR_B2B_EXCHANGE_RATE_LIMITED",
+          "Too many uploads in progress for this API key.",
+          {
+            headers: { "retry-after": "1" },
+          },
+        );
+      }
+      streaming.set(holder, streams + 1);
+      try {
+        const hash = keyHash(connection.id, key);
+        return await exclusively(`${connection.id}:${hash.toString("hex")}`, () =>
+          uploadOnce(principal, connection, hash, body),
+        );
+      } finally {
+        const left = (streaming.get(holder) ?? 1) - 1;
+        if (left > 0) streaming.set(holder, left);
+        else streaming.delete(holder);
+      }
     },
   };
 }

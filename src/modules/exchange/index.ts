@@ -75,6 +75,7 @@ export function createExchangeModule(
       retryBaseSeconds: deps.config.HANSE_MAILBOX_RETRY_BASE_SECONDS,
     },
     maxPayloadBytes,
+    maxConcurrentUploads: deps.config.HANSE_PARTNER_MAX_CONCURRENT_UPLOADS,
   };
   const admin = createAdminService(exchangeDeps);
   const processing = createProcessingService(exchangeDeps);

@@ -1,4 +1,6 @@
+import type { Readable } from "node:stream";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import { request } from "undici";
 
 /** Test inputs and API helpers of the exchange (no corpus copies). */
 interface Injector {
@@ -98,6 +100,23 @@ export async function setupPartner(
 
 export const partnerUrl = (connectionId: string, suffix: string): string =>
   `/api/v1/b2b-exchange/partner/connections/${connectionId}${suffix}`;
+
+/** An upload over a real port (undici), for bodies that stream or must not be buffered. */
+export const streamUpload = (
+  base: string,
+  setup: { connectionId: string; token: string },
+  body: Buffer | Readable,
+  key: string,
+) =>
+  request(`${base}${partnerUrl(setup.connectionId, "/inbox")}`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${setup.token}`,
+      "content-type": "application/edifact",
+      "idempotency-key": key,
+    },
+    body,
+  });
 
 export function upload(
   t: Injector,
