@@ -8,7 +8,7 @@ import { correlationIdFor } from "./platform/http/correlation.js";
 import { docsRoutes } from "./platform/http/docs.routes.js";
 import { healthRoutes } from "./platform/http/health.routes.js";
 import { ProblemSchema } from "./platform/http/openapi-schemas.js";
-import { holdsNulEscape } from "./platform/http/json-text.js";
+import { holdsNulEscape, nulTextError } from "./platform/http/json-text.js";
 import { handleError, sendProblem, toAppError } from "./platform/http/problem.js";
 import { createValidatorCompiler } from "./platform/http/validators.js";
 import { headers } from "./protocol/headers.js";
@@ -49,12 +49,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       return;
     }
     if (holdsNulEscape(text)) {
-      done(
-        new AppError("ERR_VALIDATION", "Text in the body must not contain the character U+0000.", {
-          errors: [{ pointer: "", message: "U+0000 is not allowed in a string" }],
-        }),
-        undefined,
-      );
+      done(nulTextError(), undefined);
       return;
     }
     void parseJson(request, text, done);

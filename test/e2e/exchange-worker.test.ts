@@ -72,17 +72,19 @@ const client = (p: PartnerSetup, request?: RequestFn) =>
     ...(request ? { request } : {}),
   });
 
-/** One `--once` run of the worker against `p`'s mailbox, with the events it reported. */
-async function syncOnce(p: PartnerSetup, dir: string) {
+/** One `--once` run of the worker against `p`'s mailbox (through `request`), with the events it reported. */
+async function syncOnce(p: PartnerSetup, dir: string, request?: RequestFn) {
   const events: SyncEvent[] = [];
   const summary = await syncMailbox({
-    client: client(p),
+    client: client(p, request),
     outDir: dir,
     once: true,
     onEvent: (e) => events.push(e),
   });
   return { summary, events };
 }
+
+const hrefOf = (url: Parameters<RequestFn>[0]): string => (url instanceof URL ? url.href : (url as string));
 
 /** A transport that misbehaves for one kind of request (fault injection at the process edge). */
 function faulty(
@@ -92,7 +94,7 @@ function faulty(
 ): RequestFn {
   let left = times;
   return (async (url: Parameters<RequestFn>[0], options?: Parameters<RequestFn>[1]) => {
-    const hit = (url instanceof URL ? url.href : (url as string)).endsWith(`/${kind}`) && left > 0;
+    const hit = hrefOf(url).endsWith(`/${kind}`) && left > 0;
     if (hit && fault === "drop-request") {
       left--;
       throw new Error("connect ECONNREFUSED (injected)");
@@ -232,16 +234,10 @@ describe("reference partner worker (spec A rule 6)", () => {
     writeFileSync(join(dir, name), "GARBAGE");
     let payloadReads = 0;
     const counting = (async (url: Parameters<RequestFn>[0], options?: Parameters<RequestFn>[1]) => {
-      if ((url instanceof URL ? url.href : (url as string)).endsWith("/payload")) payloadReads++;
+      if (hrefOf(url).endsWith("/payload")) payloadReads++;
       return undiciRequest(url, options);
     }) as unknown as RequestFn;
-    const events: SyncEvent[] = [];
-    const summary = await syncMailbox({
-      client: client(p, counting),
-      outDir: dir,
-      once: true,
-      onEvent: (e) => events.push(e),
-    });
+    const { summary, events } = await syncOnce(p, dir, counting);
     expect(summary).toEqual({ acknowledged: 1, failed: 0 });
     expect(events.map((e) => e.event)).toEqual(["stored", "acknowledged", "idle"]);
     // Decided from the listing's size and SHA-256: one download, no read just to compare.
@@ -259,7 +255,7 @@ describe("reference partner worker (spec A rule 6)", () => {
     const requests: string[] = [];
     // A transport that rewrites the listing as a hostile or impersonated server would send it.
     const hostile = (async (url: Parameters<RequestFn>[0], options?: Parameters<RequestFn>[1]) => {
-      const href = url instanceof URL ? url.href : (url as string);
+      const href = hrefOf(url);
       requests.push(href);
       const response = await undiciRequest(url, options);
       if (!new URL(href).pathname.endsWith("/mailbox")) return response;
@@ -272,13 +268,7 @@ describe("reference partner worker (spec A rule 6)", () => {
       });
       return Object.assign(response, { body });
     }) as unknown as RequestFn;
-    const events: SyncEvent[] = [];
-    const summary = await syncMailbox({
-      client: client(p, hostile),
-      outDir: dir,
-      once: true,
-      onEvent: (e) => events.push(e),
-    });
+    const { summary, events } = await syncOnce(p, dir, hostile);
     expect(summary).toEqual({ acknowledged: 0, failed: 1 });
     expect(events.map((e) => [e.event, e.code])).toContainEqual(["failed", "INVALID_ENTRY"]);
     expect(requests.filter((r) => !new URL(r).pathname.endsWith("/mailbox"))).toEqual([]);

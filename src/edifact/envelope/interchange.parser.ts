@@ -108,10 +108,6 @@ interface OpenGroup {
   messages: number[];
 }
 
-/**
- * Parses exactly one interchange: tokenizes, reads UNA/UNB/UNG/UNH/UNT/UNE/UNZ and checks
- * their counts, references and element layout. Never throws; problems are issues.
- */
 /** The entry of `ranges` (ascending and disjoint, as messages and groups close) holding `seg`. */
 function rangeHolding<T extends { readonly firstSegment: number; readonly lastSegment: number }>(
   ranges: readonly T[],
@@ -129,6 +125,10 @@ function rangeHolding<T extends { readonly firstSegment: number; readonly lastSe
   return undefined;
 }
 
+/**
+ * Parses exactly one interchange: tokenizes, reads UNA/UNB/UNG/UNH/UNT/UNE/UNZ and checks
+ * their counts, references and element layout. Never throws; problems are issues.
+ */
 export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}): ParseResult {
   const t = tokenize(bytes, options.syntaxIdentifier ? { syntaxIdentifier: options.syntaxIdentifier } : {});
   const issues: EdifactIssue[] = [];

@@ -1,3 +1,5 @@
+import { AppError } from "./app-error.js";
+
 /**
  * True when JSON text holds the escape `\u0000` (a NUL character in a string). PostgreSQL stores
  * no NUL in `text` or `jsonb`, so such a body can only fail later, deep in a statement; it is
@@ -12,3 +14,9 @@ export function holdsNulEscape(text: string): boolean {
   }
   return false;
 }
+
+/** The answer to text holding U+0000, which PostgreSQL cannot store: the client's 400. */
+export const nulTextError = (): AppError =>
+  new AppError("ERR_VALIDATION", "Text in the request must not contain the character U+0000.", {
+    errors: [{ pointer: "", message: "U+0000 is not allowed in text" }],
+  });

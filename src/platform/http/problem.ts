@@ -8,6 +8,7 @@ import {
 } from "../../protocol/error-codes.js";
 import { isUnstorableText } from "../db/errors.js";
 import { AppError, type FieldError } from "./app-error.js";
+import { nulTextError } from "./json-text.js";
 
 const defaultDetail: Partial<Record<ErrorCode, string>> = {
   ERR_UNAUTHENTICATED: "Valid credentials are required.",
@@ -92,11 +93,7 @@ export function toAppError(error: unknown): AppError | undefined {
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return validationError(fastifyError);
   // A value PostgreSQL cannot store (a NUL in a query string, say) is bad input, not a failure.
-  if (isUnstorableText(error)) {
-    return new AppError("ERR_VALIDATION", "The request holds text that cannot be stored (U+0000).", {
-      errors: [{ pointer: "", message: "U+0000 is not allowed" }],
-    });
-  }
+  if (isUnstorableText(error)) return nulTextError();
   switch (fastifyError.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new AppError("ERR_PAYLOAD_TOO_LARGE");

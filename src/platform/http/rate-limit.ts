@@ -17,30 +17,36 @@ export class KeyRateLimiter {
   /** Takes one token; returns 0 when allowed, else the seconds until one is available. */
   take(key: string): number {
     const now = this.clock.now().getTime();
-    const bucket = this.buckets.get(key) ?? { tokens: this.capacity, at: now };
-    const refilled = Math.min(this.capacity, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
-    if (refilled >= 1) {
-      this.buckets.set(key, { tokens: refilled - 1, at: now });
+    const tokens = this.tokensAt(key, now);
+    if (tokens >= 1) {
+      this.buckets.set(key, { tokens: tokens - 1, at: now });
       if (this.buckets.size > 10_000) this.prune(now);
       return 0;
     }
-    this.buckets.set(key, { tokens: refilled, at: now });
-    return Math.max(1, Math.ceil((1 - refilled) / this.perSecond));
+    this.buckets.set(key, { tokens, at: now });
+    return this.secondsUntilToken(tokens);
   }
 
   /** The seconds until `key` has a token again (0: it has one now), taking nothing. */
   wait(key: string): number {
+    const tokens = this.tokensAt(key, this.clock.now().getTime());
+    return tokens >= 1 ? 0 : this.secondsUntilToken(tokens);
+  }
+
+  /** The tokens `key` holds at `now` (a key never seen holds a full bucket). */
+  private tokensAt(key: string, now: number): number {
     const bucket = this.buckets.get(key);
-    if (!bucket) return 0;
-    const now = this.clock.now().getTime();
-    const refilled = Math.min(this.capacity, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
-    return refilled >= 1 ? 0 : Math.max(1, Math.ceil((1 - refilled) / this.perSecond));
+    if (!bucket) return this.capacity;
+    return Math.min(this.capacity, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
+  }
+
+  private secondsUntilToken(tokens: number): number {
+    return Math.max(1, Math.ceil((1 - tokens) / this.perSecond));
   }
 
   private prune(now: number): void {
-    for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond >= this.capacity)
-        this.buckets.delete(key);
+    for (const key of this.buckets.keys()) {
+      if (this.tokensAt(key, now) >= this.capacity) this.buckets.delete(key);
     }
   }
 }
