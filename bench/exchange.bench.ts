@@ -5,7 +5,11 @@
  * - 16 MiB uploads and payload downloads vs streaming the same bytes through a bare route with
  *   SHA-256 (goal ≥ 50 %); server RSS growth during 8 concurrent 16 MiB uploads (goal ≤ 64 MiB);
  * - end to end: 202 → every outbound entry listed (p50, p99) for BENCH_E2E_UPLOADS uploads;
- * - mailbox cycles (list → claim → payload → acknowledge) per second with 4 workers.
+ * - mailbox cycles (list → claim → payload → acknowledge) per second with 4 workers;
+ * - the database's own share: the upload's accept statement (10 KiB stored, with its audit event
+ *   and job) against the bare route's insert, both called in-process at 32 concurrent calls,
+ *   without HTTP — the ceiling of the upload ratio on this machine.
+ * The partner rate limit is lifted for the run: its 429s would otherwise count as fast requests.
  * Uploads are sent by a load generator in its own process (undici, a fresh Idempotency-Key per
  * request), so the RSS sampled is the server's alone; the upload and download figures are the
  * medians of BENCH_ROUNDS rounds that interleave baseline and subject.
@@ -28,7 +32,10 @@ import { createLogger } from "../src/platform/logging/logger.js";
 import { ordersMessage } from "../src/modules/exchange/testing/exchange.fixtures.js";
 import { createPartnerClient, integrityProblem } from "../src/sdk/partner.js";
 import { benchDatabases } from "./support/databases.js";
-import { table } from "./support/load.js";
+import { statementRate, table } from "./support/load.js";
+import { acceptUpload } from "../src/modules/exchange/exchange.repository.js";
+import type { ExchangeTables } from "../src/modules/exchange/exchange.tables.js";
+import { uuidv7 } from "../src/platform/crypto/index.js";
 
 const token = "bench-bootstrap-token-0123456789abcdefghijkl";
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -185,6 +192,8 @@ export async function run(): Promise<void> {
       HANSE_BOOTSTRAP_TOKEN: token,
       LOG_LEVEL: "silent",
       HANSE_ROLES: "api,worker",
+      HANSE_PARTNER_RATE_LIMIT_BURST: "100000000",
+      HANSE_PARTNER_RATE_LIMIT_PER_SECOND: "100000000",
     });
     const logger = createLogger("silent");
     const container = await createContainer(config, { logger, database });
@@ -299,6 +308,8 @@ export async function run(): Promise<void> {
       bigUpload: [] as number[],
       bareDownload: [] as number[],
       download: [] as number[],
+      bareStatement: [] as number[],
+      acceptStatement: [] as number[],
     };
     const mbps = async (fn: () => Promise<unknown>, n: number) => {
       const start = performance.now();
@@ -345,6 +356,38 @@ export async function run(): Promise<void> {
       WHERE status = 'ready'`.execute(database.db);
     const downloadTargets = (await client.list({ limit: 100 })).items;
     const sixteen = { connections: 1, seconds: 0, requests: bigPerRound };
+    const exchangeDatabase = database.as<ExchangeTables>();
+    const smallSha = createHash("sha256").update(small).digest();
+    const tenantId = (
+      await sql<{
+        tenant_id: string;
+      }>`SELECT tenant_id FROM exchange_connections WHERE id = ${connection.id}`.execute(database.db)
+    ).rows[0]?.tenant_id;
+    if (!tenantId) throw new Error("no connection");
+    const acceptOnce = () => {
+      const now = new Date();
+      return acceptUpload(
+        exchangeDatabase,
+        {
+          id: uuidv7(),
+          connectionId: connection.id,
+          keyHash: createHash("sha256").update(randomUUID()).digest(),
+          blobId: uuidv7(),
+          byteCount: small.length,
+          sha256: smallSha,
+          interchangeId: "S",
+          at: now,
+          auditId: uuidv7(),
+          job: { id: uuidv7(), name: "exchange.process-upload", key: null, maxAttempts: 5 },
+        },
+        { tenantId, profileRevision: 1, principalId: tenantId },
+        small,
+      );
+    };
+    const bareOnce = () =>
+      sql`INSERT INTO bench_rows (id, body_size) VALUES (${randomUUID()}, ${small.length})`.execute(
+        database.db,
+      );
 
     for (let round = 0; round < rounds; round++) {
       samples.baseline.push(
@@ -366,6 +409,8 @@ export async function run(): Promise<void> {
           uniqueKeys: true,
         }),
       );
+      samples.bareStatement.push(await statementRate(bareOnce, { seconds }));
+      samples.acceptStatement.push(await statementRate(acceptOnce, { seconds }));
       await sql`DELETE FROM jobs WHERE name = 'exchange.process-upload' AND state = 'queued'`.execute(
         database.db,
       );
@@ -417,6 +462,8 @@ export async function run(): Promise<void> {
     const bigUpload = median(samples.bigUpload);
     const bareDownload = median(samples.bareDownload);
     const download = median(samples.download);
+    const bareStatement = median(samples.bareStatement);
+    const acceptStatement = median(samples.acceptStatement);
 
     // Clear the mailbox, then end to end: 202 → outbound listed.
     await sql`UPDATE exchange_deliveries SET status = 'acknowledged'`.execute(database.db);
@@ -479,6 +526,13 @@ export async function run(): Promise<void> {
           "≥ 40 %",
         ],
         ["10 KiB upload p99 ms", uploads.p99.toFixed(1), baseline.p99.toFixed(1), "", ""],
+        [
+          "statements alone/s (accept vs bare insert, no HTTP)",
+          acceptStatement.toFixed(0),
+          bareStatement.toFixed(0),
+          pct(acceptStatement, bareStatement),
+          "ceiling",
+        ],
         [
           "16 MiB upload MB/s",
           bigUpload.toFixed(0),

@@ -70,3 +70,25 @@ export function table(rows: (string | number)[][]): string {
     "\n",
   );
 }
+
+/**
+ * Calls `operation` from `concurrency` loops for `seconds`, in this process (no HTTP): what the
+ * database path alone sustains. Returns operations per second.
+ */
+export async function statementRate(
+  operation: () => Promise<unknown>,
+  options: { concurrency?: number; seconds?: number } = {},
+): Promise<number> {
+  const end = performance.now() + (options.seconds ?? 5) * 1000;
+  const start = performance.now();
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: options.concurrency ?? 32 }, async () => {
+      while (performance.now() < end) {
+        await operation();
+        done++;
+      }
+    }),
+  );
+  return done / ((performance.now() - start) / 1000);
+}

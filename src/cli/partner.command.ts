@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import {
   LocalStorageError,
   PartnerApiError,
@@ -10,6 +10,14 @@ import {
 } from "../sdk/partner.js";
 import type { CliIo } from "./cli-io.js";
 import { createProgressLine } from "./progress.js";
+
+/** A poll interval: whole milliseconds, at least 100 (a smaller one would poll in a busy loop). */
+const parsePollMs = (value: string): number => {
+  if (!/^[0-9]{1,9}$/.test(value) || Number(value) < 100) {
+    throw new InvalidArgumentError("a whole number of milliseconds, at least 100");
+  }
+  return Number(value);
+};
 
 /**
  * `hanse partner upload FILE` and `hanse partner sync --connection ID --out DIR [--once]`: the
@@ -89,17 +97,17 @@ export function registerPartnerCommands(
     .requiredOption("--connection <id>", "connection id")
     .requiredOption("--out <dir>", "directory for received interchanges")
     .option("--once", "process what is in the mailbox now, then exit")
-    .option("--poll-ms <ms>", "poll interval when not --once", "5000")
+    .option("--poll-ms <ms>", "poll interval when not --once", parsePollMs, 5000)
     .description("collect the mailbox: claim, verify, store, acknowledge — one entry at a time")
     .action(
-      async (opts: { connection: string; out: string; once?: boolean; pollMs: string }, command: Command) => {
+      async (opts: { connection: string; out: string; once?: boolean; pollMs: number }, command: Command) => {
         const progress = createProgressLine(io.stderr);
         try {
           const summary = await syncMailbox({
             client: clientFor(opts.connection),
             outDir: opts.out,
             once: opts.once === true,
-            pollMs: Number(opts.pollMs),
+            pollMs: opts.pollMs,
             onEvent: (event) => {
               if (event.event !== "idle") progress.log(JSON.stringify(event));
             },

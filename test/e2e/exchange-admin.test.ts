@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 /* eslint-disable @typescript-eslint/no-unsafe-assignment -- vitest asymmetric matchers are typed any */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -231,11 +232,19 @@ describe("admin API (CONTRACT §2a)", () => {
 });
 
 describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
+  // The inbox twice: a body with Content-Length (a small upload, whose key its accept statement
+  // checks) and a chunked one (authenticated before the body is read); both must answer alike.
   const routes = (connectionId: string) => [
     {
       method: "POST" as const,
       url: partnerUrl(connectionId, "/inbox"),
       scope: "b2b_exchange_partner_inbox:create",
+    },
+    {
+      method: "POST" as const,
+      url: partnerUrl(connectionId, "/inbox"),
+      scope: "b2b_exchange_partner_inbox:create",
+      chunked: true,
     },
     {
       method: "GET" as const,
@@ -258,7 +267,11 @@ describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
       scope: "b2b_exchange_partner_mailbox:acknowledge",
     },
   ];
-  const send = (route: { method: "GET" | "POST"; url: string }, headers: Record<string, string>) =>
+  const send = (
+    route: { method: "GET" | "POST"; url: string; chunked?: boolean },
+    headers: Record<string, string>,
+    body = validOrders("AUTH"),
+  ) =>
     t.inject({
       method: route.method,
       url: route.url,
@@ -268,7 +281,9 @@ describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
         "x-b2b-claim-token": "A".repeat(43),
         ...headers,
       },
-      ...(route.method === "POST" ? { payload: validOrders("AUTH") } : {}),
+      ...(route.method === "POST"
+        ? { payload: route.chunked ? Readable.from([Buffer.from(body)]) : body }
+        : {}),
     });
 
   it("no credential, malformed, unknown key, session, access token, revoked key → 401 ERR_B2B_EXCHANGE_UNAUTHENTICATED on every route", async () => {
@@ -345,6 +360,60 @@ describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
     expect((await upload(t, sibling, validOrders("SIB"), "sib")).statusCode).toBe(202);
     expect((await listMailbox(t, sibling)).items).toEqual([]);
     expect(await count("exchange_uploads")).toBe(1);
+  });
+
+  it("a small upload's own faults come after 401 and 404: bad headers or a body that is not one interchange", async () => {
+    const p = await setupPartner(t, tenant.token);
+    const otherPartner = await setupPartner(t, tenant.token);
+    const before = await count("exchange_uploads");
+    const inbox = routes(p.connectionId)[0] as { method: "POST"; url: string };
+    const foreign = routes(otherPartner.connectionId)[0] as { method: "POST"; url: string };
+    const faults: [string, Record<string, string>, string][] = [
+      ["content type", { "content-type": "text/plain" }, validOrders("F1")],
+      ["key", { "idempotency-key": "has spaces" }, validOrders("F2")],
+      ["body", {}, "not an interchange"],
+    ];
+    for (const [fault, headers, body] of faults) {
+      const wrongSecret = { authorization: `Bearer ${p.apiKeyId}:hanse_pk_${"B".repeat(43)}` };
+      const unauthenticated = await send(inbox, { ...headers, ...wrongSecret }, body);
+      expect(unauthenticated.statusCode, fault).toBe(401);
+      expect(code(unauthenticated)).toBe("ERR_B2B_EXCHANGE_UNAUTHENTICATED");
+      const hidden = await send(foreign, { ...headers, ...as(p.token) }, body);
+      expect(hidden.statusCode, fault).toBe(404);
+      expect(code(hidden)).toBe("ERR_B2B_EXCHANGE_NOT_FOUND");
+      const own = await send(inbox, { ...headers, ...as(p.token) }, body);
+      expect(own.statusCode, fault).toBe(400);
+      expect(code(own)).toBe("ERR_B2B_EXCHANGE_INVALID_REQUEST");
+    }
+    expect(await count("exchange_uploads")).toBe(before);
+  });
+
+  it("a small upload checked by its own statement records the key's partner, the connection's revision and one job", async () => {
+    const p = await setupPartner(t, tenant.token);
+    const r = await send(routes(p.connectionId)[0] as { method: "POST"; url: string }, as(p.token));
+    expect(r.statusCode).toBe(202);
+    const { uploadId } = r.json<{ uploadId: string }>();
+    const db = t.container.database.db;
+    const row = (
+      await sql<{
+        principal_id: string;
+        profile_revision: number;
+        tenant_id: string;
+      }>`SELECT principal_id, profile_revision, tenant_id FROM exchange_uploads WHERE id = ${uploadId}`.execute(
+        db,
+      )
+    ).rows[0];
+    expect(row).toMatchObject({ principal_id: p.partnerId, profile_revision: 1, tenant_id: tenant.id });
+    const jobs = await sql<{
+      payload: { tenantId: string; uploadId: string };
+    }>`SELECT payload FROM jobs WHERE payload ->> 'uploadId' = ${uploadId}`.execute(db);
+    expect(jobs.rows.map((j) => j.payload)).toEqual([{ tenantId: tenant.id, uploadId }]);
+    const audit = await sql<{
+      principal_id: string;
+    }>`SELECT principal_id FROM audit_events WHERE upload_id = ${uploadId} AND type = 'upload.received'`.execute(
+      db,
+    );
+    expect(audit.rows).toEqual([{ principal_id: p.partnerId }]);
   });
 
   it("errors expose no secrets, SQL or paths", async () => {

@@ -208,11 +208,15 @@ describe("Mailbox lifecycle row: lease expiry, backoff and attempt budget", () =
       if (previous) {
         const old = await readPayload(t, p, c.entry.deliveryAttemptId, previous);
         expect(old.statusCode).toBe(404);
+        const superseded = await acknowledge(t, p, c.entry.deliveryAttemptId, previous);
+        expect(superseded.statusCode, "acknowledge with a superseded token").toBe(404);
       }
       previous = c.claimToken;
       clock.advance(300_000);
       const expired = await readPayload(t, p, c.entry.deliveryAttemptId, c.claimToken);
       expect(expired.statusCode, "a token whose lease ended").toBe(404);
+      const late = await acknowledge(t, p, c.entry.deliveryAttemptId, c.claimToken);
+      expect(late.statusCode, "acknowledge with a token whose lease ended").toBe(404);
       clock.advance(1);
       if (attempt === 5) break;
       expect((await listMailbox(t, p)).items).toHaveLength(0);
@@ -316,6 +320,23 @@ describe("payload and acknowledge (real port)", () => {
     expect(ack.statusCode).toBe(409);
   });
 
+  it("Rule 1: a storage read error mid-stream still ends the response, with trailer failed and a failed audit", async () => {
+    const p = await withEntries(1);
+    const c = await claimFirst(p);
+    // The only chunk renumbered: reading the blob fails after the headers went out.
+    await sql`UPDATE blob_chunks SET seq = 5 WHERE blob_id = (SELECT blob_id FROM exchange_deliveries WHERE id = ${c.entry.deliveryAttemptId})`.execute(
+      db(),
+    );
+    const r = await get(p, c.entry.deliveryAttemptId, c.claimToken);
+    expect(r.statusCode).toBe(200);
+    const received = Buffer.from(await r.body.arrayBuffer());
+    expect(received.length).toBeLessThan(c.entry.payloadSize);
+    expect(r.trailers["x-b2b-payload-integrity"]).toBe("failed");
+    const events = await audits(c.entry.deliveryAttemptId);
+    expect(events.find((e) => e.type === "payload.failed")).toMatchObject({ outcome: "failed" });
+    expect((await acknowledge(t, p, c.entry.deliveryAttemptId, c.claimToken)).statusCode).toBe(409);
+  });
+
   it("Rule 3: a client that closes the stream before EOF is recorded as a failed read", async () => {
     const p = await withEntries(1);
     const c = await claimFirst(p);
@@ -356,6 +377,13 @@ describe("payload and acknowledge (real port)", () => {
     const wrong = await readPayload(t, p, c.entry.deliveryAttemptId, "A".repeat(43));
     expect(wrong.statusCode).toBe(404);
     expect(code(wrong)).toBe("ERR_B2B_EXCHANGE_NOT_FOUND");
+    // However long: a wrong token is a wrong token (CONTRACT §4), on payload and acknowledge.
+    const long = "A".repeat(600);
+    const longRead = await readPayload(t, p, c.entry.deliveryAttemptId, long);
+    expect(longRead.statusCode).toBe(404);
+    expect(code(longRead)).toBe("ERR_B2B_EXCHANGE_NOT_FOUND");
+    const longAck = await acknowledge(t, p, c.entry.deliveryAttemptId, long);
+    expect(longAck.statusCode).toBe(404);
     const missing = await t.inject({
       method: "GET",
       url: partnerUrl(p.connectionId, `/mailbox/${c.entry.deliveryAttemptId}/payload`),

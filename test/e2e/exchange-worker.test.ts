@@ -161,6 +161,38 @@ describe("reference partner worker (spec A rule 6)", () => {
       expect(readFileSync(join(dir, f), "latin1")).toMatch(/^UNB\+UNOC:3\+4012345500004:14/);
   });
 
+  it("polling mode: an idle worker picks up an entry that arrives later, until it is stopped", async () => {
+    const p = await setupPartner(t, tenant.token);
+    const dir = outDir();
+    const stop = new AbortController();
+    const events: SyncEvent[] = [];
+    let idle = 0;
+    let firstIdle = (): void => undefined;
+    const waitedIdle = new Promise<void>((resolve) => (firstIdle = resolve));
+    const running = syncMailbox({
+      client: client(p),
+      outDir: dir,
+      once: false,
+      pollMs: 100,
+      signal: stop.signal,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.event === "idle" && ++idle === 1) firstIdle();
+        if (event.event === "acknowledged") stop.abort();
+      },
+    });
+    await waitedIdle;
+    const ref = `POLL${counter++}`;
+    const late = `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+${ref}'${ordersMessage("1", "PO-P")}UNZ+1+${ref}'`;
+    expect((await upload(t, p, late, ref)).statusCode).toBe(202);
+    await t.drainJobs();
+    const summary = await running;
+    expect(summary).toEqual({ acknowledged: 1, failed: 0 });
+    expect(stored(dir)).toHaveLength(1);
+    expect(idle).toBeGreaterThanOrEqual(1);
+    expect(await statuses(p)).toEqual(["acknowledged"]);
+  });
+
   it("Rule 4: a corrupted stored chunk (trailer failed) is not stored and not acknowledged", async () => {
     const p = await withEntries(1);
     await sql`UPDATE blob_chunks SET data = ${Buffer.from("UNB+BROKEN'")} WHERE blob_id IN (SELECT blob_id FROM exchange_deliveries WHERE connection_id = ${p.connectionId})`.execute(
@@ -362,6 +394,15 @@ describe("hanse partner (CLI)", () => {
     expect(up.exitCode).toBe(1);
     expect(up.err).toMatch(/HTTP 400 ERR_B2B_EXCHANGE_INVALID_REQUEST: .*interchange.* correlation=/);
     expect(up.err + r.err).not.toContain(p.token.split(":")[1]);
+  });
+
+  it("--poll-ms takes whole milliseconds, at least 100; anything else is a usage error before any request", async () => {
+    const p = await setupPartner(t, tenant.token);
+    for (const value of ["nope", "5", "1.5", "-100"]) {
+      const r = await run(["sync", "--connection", p.connectionId, "--out", outDir(), "--poll-ms", value], p);
+      expect(r.exitCode, value).not.toBe(0);
+      expect(r.err).toMatch(/--poll-ms.*whole number of milliseconds, at least 100/);
+    }
   });
 
   it("a server that cannot be reached is named by its origin and the cause, exit 1", async () => {

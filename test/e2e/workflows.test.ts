@@ -994,16 +994,11 @@ describe("processing and status", () => {
       .set({ status: "processing" })
       .where("id", "=", requestId)
       .execute();
-    await db
-      .updateTable("jobs")
-      .set({
-        state: "running",
-        attempts: 1,
-        locked_by: "dead-worker",
-        locked_until: new Date(Date.now() - 1000),
-      })
-      .where("key", "=", `workflows.transition:${requestId}`)
-      .execute();
+    // The request's queue event is found by its payload (the job has no unique key).
+    const held = await sql`UPDATE jobs SET state = 'running', attempts = 1, locked_by = 'dead-worker',
+        locked_until = ${new Date(Date.now() - 1000)}
+      WHERE name = 'workflows.transition' AND payload ->> 'requestId' = ${requestId}`.execute(db);
+    expect(Number(held.numAffectedRows)).toBe(1);
     await t.drainJobs();
     const status = await readStatus(`${href}/${requestId}`);
     expect(status.json<StatusDocument>()).toMatchObject({

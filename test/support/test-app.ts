@@ -28,6 +28,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: Clock & { advance?(ms: number): void };
   manualClock?: boolean;
+  /** PostgreSQL only: how the app connects to its test database (see createTestDatabase). */
+  connectVia?: (url: string) => string;
 }
 
 /** The real app on a fresh database, with captured logs and a worker the test drives. */
@@ -45,7 +47,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     LOG_LEVEL: "debug",
     ...options.env,
   });
-  const testDatabase = await createTestDatabase();
+  const testDatabase = await createTestDatabase(options.connectVia ? { connectVia: options.connectVia } : {});
   const clock = options.clock ?? (options.manualClock ? createManualClock(new Date()) : systemClock);
   const logger = createLogger(config.LOG_LEVEL, sink);
   const container = await createContainer(config, { logger, database: testDatabase.database, clock });

@@ -17,7 +17,9 @@ export interface TestDatabase {
  * A fresh, migrated database for one test file: a copy of the run's template database on
  * PostgreSQL (DATABASE_URL set), otherwise an in-memory PGlite loaded from the migrated dump.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { connectVia?: (url: string) => string } = {},
+): Promise<TestDatabase> {
   const template = inject("databaseTemplate");
   const url = process.env.DATABASE_URL;
   if (url) {
@@ -35,7 +37,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     }
     const ownUrl = databaseUrlFor(url, name);
-    const database = await openDatabase({ url: ownUrl, poolSize: 20 });
+    // `connectVia`: the app reaches its database another way (e.g. through a proxy a test cuts).
+    const database = await openDatabase({ url: options.connectVia?.(ownUrl) ?? ownUrl, poolSize: 20 });
     return {
       database,
       url: ownUrl,

@@ -235,6 +235,9 @@ export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exc
 /**
  * An upload accepted by ONE autocommit statement, one round trip:
  *
+ * - `target`: the tenant, profile revision and principal the upload is recorded for — given by the
+ *   caller, or (the checked statement) taken from the partner key and its connection, and only
+ *   when the key is valid, holds the scope and may use that active connection of its partner;
  * - `existing`: the upload of this key as the statement's snapshot sees it — a replay is answered
  *   from it and nothing is written;
  * - `upload`: otherwise the upload row; the unique key (tenant, connection, key hash) makes a
@@ -248,56 +251,91 @@ export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exc
  *
  * When neither `inserted` nor an existing upload came back, a concurrent first request committed
  * after this statement's snapshot: the caller reads the key again in a new statement.
+ *
+ * Parameters: $1–$13 as `commonParameters` below, then the variant's own: the target ($14–$16)
+ * and the bytes of a small upload ($17), or — checked — the bytes ($14) and the credential check.
+ * The job's payload names the upload's tenant and id, so it is made by the statement.
  */
 const blobCtes = (data: string) => `, blob AS (
   INSERT INTO blobs (tenant_id, id, state, content_type, byte_count, sha256, chunk_count, created_at)
-  SELECT tenant_id, $5::uuid, 'complete', 'application/edifact', $6::bigint, $7::bytea,
-    CASE WHEN $6::bigint > 0 THEN 1 ELSE 0 END, $11::timestamptz
+  SELECT tenant_id, $4::uuid, 'complete', 'application/edifact', $5::bigint, $6::bytea,
+    CASE WHEN $5::bigint > 0 THEN 1 ELSE 0 END, $8::timestamptz
   FROM upload
 ), chunk AS (
   INSERT INTO blob_chunks (tenant_id, blob_id, seq, data)
-  SELECT tenant_id, $5::uuid, 0, ${data} FROM upload WHERE $6::bigint > 0
+  SELECT tenant_id, $4::uuid, 0, ${data} FROM upload WHERE $5::bigint > 0
 )`;
 
-const acceptUploadSql = (data: string | undefined) => `
-WITH existing AS (
+const givenTarget = `target AS (
+  SELECT $14::uuid AS tenant_id, $15::integer AS revision, $16::uuid AS principal_id
+)`;
+
+/** `check`: the credential check's CTEs (`credential`, `authorized`), for a partner API key. */
+const checkedTarget = (check: string) => `${check}, connection AS (
+  SELECT c.tenant_id, c.partner_id, c.status, c.active_revision
+  FROM exchange_connections AS c INNER JOIN credential ON c.tenant_id = credential.tenant_id
+  WHERE c.id = $1::uuid
+), target AS (
+  SELECT connection.tenant_id, connection.active_revision AS revision, credential.principal_id
+  FROM connection, credential, authorized
+  WHERE connection.partner_id = credential.principal_id AND connection.status = 'active'
+    AND (credential.connection_ids IS NULL OR $1::uuid = ANY (credential.connection_ids))
+)`;
+
+const acceptUploadSql = (target: string, data: string | undefined, checked: boolean) => `
+WITH ${target}, existing AS (
   SELECT id, sha256, interchange_id, status FROM exchange_uploads
-  WHERE tenant_id = $1::uuid AND connection_id = $2::uuid AND key_hash = $3::bytea
+  WHERE tenant_id = (SELECT tenant_id FROM target) AND connection_id = $1::uuid AND key_hash = $2::bytea
 ), upload AS (
   INSERT INTO exchange_uploads
     (tenant_id, id, connection_id, key_hash, blob_id, byte_count, sha256, interchange_id,
      profile_revision, status, error, principal_id, created_at, updated_at, completed_at)
-  SELECT $1::uuid, $4::uuid, $2::uuid, $3::bytea, $5::uuid, $6::bigint, $7::bytea, $8::text,
-    $9::integer, 'received', NULL, $10::uuid, $11::timestamptz, $11::timestamptz, NULL
+  SELECT target.tenant_id, $3::uuid, $1::uuid, $2::bytea, $4::uuid, $5::bigint, $6::bytea, $7::text,
+    target.revision, 'received', NULL, target.principal_id, $8::timestamptz, $8::timestamptz, NULL
+  FROM target
   WHERE NOT EXISTS (SELECT FROM existing)
   ON CONFLICT (tenant_id, connection_id, key_hash) DO NOTHING
-  RETURNING tenant_id, id
+  RETURNING tenant_id, id, principal_id
 )${data === undefined ? "" : blobCtes(data)}, audit AS (
   INSERT INTO audit_events
     (tenant_id, id, type, occurred_at, principal_id, connection_id, upload_id, delivery_attempt_id,
      byte_count, outcome, data)
-  SELECT tenant_id, $12::uuid, 'upload.received', $11::timestamptz, $10::uuid, $2::uuid, id, NULL,
-    $6::bigint, NULL, '{}'::jsonb
+  SELECT tenant_id, $9::uuid, 'upload.received', $8::timestamptz, principal_id, $1::uuid, id, NULL,
+    $5::bigint, NULL, '{}'::jsonb
   FROM upload
 ), job AS (
   INSERT INTO jobs
     (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
-  SELECT $13::uuid, tenant_id, $14::text, $15::text, $16::jsonb, 'queued', 0, $17::integer,
-    $11::timestamptz, $11::timestamptz, $11::timestamptz
+  SELECT $10::uuid, tenant_id, $11::text, $12::text,
+    jsonb_build_object('tenantId', tenant_id, 'uploadId', id), 'queued', 0, $13::integer,
+    $8::timestamptz, $8::timestamptz, $8::timestamptz
   FROM upload
   RETURNING name
 )
 SELECT (SELECT count(*) FROM upload)::integer AS inserted,
-  existing.id, existing.sha256, existing.interchange_id, existing.status
-FROM (VALUES (1)) AS one LEFT JOIN existing ON true`;
+  existing.id AS existing_id, existing.sha256 AS existing_sha256,
+  existing.interchange_id AS existing_interchange_id, existing.status AS existing_status${
+    checked
+      ? `,
+  credential.*, connection.tenant_id AS connection_tenant_id,
+  connection.partner_id AS connection_partner_id, connection.status AS connection_status,
+  connection.active_revision AS connection_revision
+FROM (VALUES (1)) AS one LEFT JOIN existing ON true LEFT JOIN credential ON true
+  LEFT JOIN connection ON true`
+      : `
+FROM (VALUES (1)) AS one LEFT JOIN existing ON true`
+  }`;
 
 const acceptUploadStatements = {
-  stored: acceptUploadSql(undefined),
-  withBytes: acceptUploadSql("$18::bytea"),
+  stored: acceptUploadSql(givenTarget, undefined, false),
+  withBytes: acceptUploadSql(givenTarget, "$17::bytea", false),
 };
+/** The checked statement's text, made once for the check's text (it depends on `first` only). */
+let checkedStatement = { check: "", text: "" };
+/** The first parameter number of the credential check in the checked statement. */
+export const checkedUploadCheckFirst = 15;
 
 export interface AcceptedUpload {
-  tenantId: string;
   id: string;
   connectionId: string;
   keyHash: Buffer;
@@ -305,11 +343,16 @@ export interface AcceptedUpload {
   byteCount: number;
   sha256: Buffer;
   interchangeId: string | null;
-  profileRevision: number;
-  principalId: string;
   at: Date;
   auditId: string;
-  job: { id: string; name: string; key: string | null; payload: string; maxAttempts: number };
+  job: { id: string; name: string; key: string | null; maxAttempts: number };
+}
+
+/** What the caller states when it has authenticated the key and read the connection itself. */
+export interface UploadTarget {
+  tenantId: string;
+  profileRevision: number;
+  principalId: string;
 }
 
 export interface ExistingUpload {
@@ -319,45 +362,108 @@ export interface ExistingUpload {
   status: UploadStatus;
 }
 
+/** The connection as the checked statement saw it (null columns: no such connection). */
+export interface CheckedConnection {
+  connection_tenant_id: string | null;
+  connection_partner_id: string | null;
+  connection_status: string | null;
+  connection_revision: number | null;
+}
+
+export type AcceptResult = { inserted: true } | { inserted: false; existing: ExistingUpload | undefined };
+
+const commonParameters = (upload: AcceptedUpload) => [
+  upload.connectionId,
+  upload.keyHash,
+  upload.id,
+  upload.blobId,
+  upload.byteCount,
+  upload.sha256,
+  upload.interchangeId,
+  upload.at,
+  upload.auditId,
+  upload.job.id,
+  upload.job.name,
+  upload.job.key,
+  upload.job.maxAttempts,
+];
+
+type AcceptRow = {
+  inserted: number;
+  existing_id: string | null;
+  existing_sha256: Uint8Array | null;
+  existing_interchange_id: string | null;
+  existing_status: UploadStatus | null;
+};
+
+const acceptResultOf = (row: AcceptRow | undefined): AcceptResult => {
+  if (row && row.inserted > 0) return { inserted: true };
+  if (!row?.existing_id || !row.existing_sha256 || !row.existing_status) {
+    return { inserted: false, existing: undefined };
+  }
+  return {
+    inserted: false,
+    existing: {
+      id: row.existing_id,
+      sha256: row.existing_sha256,
+      interchange_id: row.existing_interchange_id,
+      status: row.existing_status,
+    },
+  };
+};
+
 /**
- * Runs the accept statement above; see there for the cases. `bytes`: the whole body of a small
- * upload, stored by the same statement; without it the blob `upload.blobId` is already complete.
+ * Runs the accept statement above for a caller that authenticated the key and read the
+ * connection. `bytes`: the whole body of a small upload, stored by the same statement; without it
+ * the blob `upload.blobId` is already complete.
  */
 export async function acceptUpload(
   database: Database<ExchangeTables>,
   upload: AcceptedUpload,
+  target: UploadTarget,
   bytes?: Buffer,
-): Promise<{ inserted: true } | { inserted: false; existing: ExistingUpload | undefined }> {
-  type Row = { inserted: number } & (ExistingUpload | { [K in keyof ExistingUpload]: null });
+): Promise<AcceptResult> {
   // Prepared statements take the bytes as a binary parameter on both databases.
   const variant = bytes ? "withBytes" : "stored";
-  const rows = await database.prepared<Row>(
+  const rows = await database.prepared<AcceptRow>(
     `hanse_upload_accept_${variant}`,
     acceptUploadStatements[variant],
     [
-      upload.tenantId,
-      upload.connectionId,
-      upload.keyHash,
-      upload.id,
-      upload.blobId,
-      upload.byteCount,
-      upload.sha256,
-      upload.interchangeId,
-      upload.profileRevision,
-      upload.principalId,
-      upload.at,
-      upload.auditId,
-      upload.job.id,
-      upload.job.name,
-      upload.job.key,
-      upload.job.payload,
-      upload.job.maxAttempts,
+      ...commonParameters(upload),
+      target.tenantId,
+      target.profileRevision,
+      target.principalId,
       ...(bytes ? [bytes] : []),
     ],
   );
+  return acceptResultOf(rows[0]);
+}
+
+/**
+ * The accept statement of a small upload whose partner key is checked by the statement itself
+ * (`check`, made for `checkedUploadCheckFirst`): it writes only for a valid key holding the scope
+ * on an active connection of its partner that it may use, and returns the key's row (`credential`)
+ * and the connection's columns for the caller's own decision.
+ */
+export async function acceptCheckedUpload(
+  database: Database<ExchangeTables>,
+  check: { sql: string; parameters: readonly unknown[] },
+  upload: AcceptedUpload,
+  bytes: Buffer,
+): Promise<{ result: AcceptResult; row: Record<string, unknown> & Partial<CheckedConnection> }> {
+  if (checkedStatement.check !== check.sql) {
+    checkedStatement = {
+      check: check.sql,
+      text: acceptUploadSql(checkedTarget(check.sql), "$14::bytea", true),
+    };
+  }
+  const rows = await database.prepared<AcceptRow & Record<string, unknown>>(
+    "hanse_upload_accept_checked",
+    checkedStatement.text,
+    [...commonParameters(upload), bytes, ...check.parameters],
+  );
   const row = rows[0];
-  if (row && row.inserted > 0) return { inserted: true };
-  return { inserted: false, existing: row?.id ? row : undefined };
+  return { result: acceptResultOf(row), row: row ?? {} };
 }
 
 export function findUpload(db: Db, tenantId: string, id: string) {

@@ -7,7 +7,7 @@ import {
   writeBlobStream,
   type StoredBlob,
 } from "../../platform/blobs/index.js";
-import type { Principal } from "../../platform/auth/index.js";
+import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
 import { sha256 } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { createJobNotifier, defaultMaxAttempts, type JobDefinition } from "../../platform/jobs/index.js";
@@ -15,11 +15,28 @@ import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
 import type { UploadStatus } from "./exchange.tables.js";
 import { InterchangeScanner } from "./interchange-scanner.js";
-import { requirePartnerConnection } from "./partner-access.js";
+import {
+  connectionIdOf,
+  hiddenConnection,
+  mayUseConnection,
+  requirePartnerConnection,
+} from "./partner-access.js";
 
 /** CONTRACT §4 / spec limits: ≤ 200 characters of letters, digits, `.`, `_`, `:`, `-`. */
 export const uploadKeyPattern = /^[A-Za-z0-9._:-]{1,200}$/;
+/**
+ * An upload declaring at most this many bytes has its partner key checked by its accept statement
+ * (one round trip for the whole request); larger ones are authenticated before their body is read.
+ */
+export const deferredUploadBytes = 64 * 1024;
 const acceptedTypes = new Set(["application/edifact", "application/octet-stream"]);
+
+/** Headers of an upload request that the checks read. */
+export interface UploadHeaders {
+  contentType?: string | undefined;
+  key?: string | string[] | undefined;
+  contentLength?: string | undefined;
+}
 
 export interface UploadOutcome {
   status: 200 | 202;
@@ -35,6 +52,20 @@ const toBuffer = (part: Uint8Array | string): Buffer =>
     : Buffer.isBuffer(part)
       ? part
       : Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+
+/** A small body, whole (the caller bounds it by its declared length). */
+async function readAll(body: AsyncIterable<Uint8Array | string>, maxBytes: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let total = 0;
+  for await (const part of body) {
+    const bytes = toBuffer(part);
+    total += bytes.length;
+    if (total > maxBytes)
+      throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+    parts.push(bytes);
+  }
+  return parts.length === 1 && parts[0] ? parts[0] : Buffer.concat(parts, total);
+}
 
 /** The media type without parameters, lower case. */
 export const mediaType = (value: string | undefined): string =>
@@ -169,88 +200,159 @@ export function createInboxService(
       if (!small) await deleteBlob(db, tenantId, blobId);
       throw invalid(scan.reason ?? "The body is not exactly one interchange.", "/body");
     }
-    const uploadId = deps.newId();
-    const job = processJob();
+    const upload = newUpload(connection.id, hash, blobId, stored, scan.interchangeId);
     const result = await repo
       .acceptUpload(
         database,
-        {
-          tenantId,
-          id: uploadId,
-          connectionId: connection.id,
-          keyHash: hash,
-          blobId,
-          byteCount: stored.byteCount,
-          sha256: stored.sha256,
-          interchangeId: scan.interchangeId ?? null,
-          profileRevision: connection.active_revision,
-          principalId: principal.id,
-          at: clock.now(),
-          auditId: deps.newId(),
-          job: {
-            id: deps.newId(),
-            name: job.name,
-            // No unique job key: the statement inserts the job only with the new upload row, whose
-            // key already makes it one per upload (and spares an index entry per upload).
-            key: null,
-            payload: JSON.stringify({ tenantId, uploadId }),
-            maxAttempts: job.maxAttempts ?? defaultMaxAttempts,
-          },
-        },
+        upload,
+        { tenantId, profileRevision: connection.active_revision, principalId: principal.id },
         small,
       )
       .catch(async (error: unknown) => {
         if (!small) await deleteBlob(db, tenantId, blobId).catch(() => undefined);
         throw error;
       });
+    if (!result.inserted && !small) await deleteBlob(db, tenantId, blobId);
+    return outcomeOf(result, tenantId, upload);
+  }
+
+  /** The upload row, its audit event and its processing job, as the accept statement takes them. */
+  function newUpload(
+    connectionId: string,
+    keyHash: Buffer,
+    blobId: string,
+    stored: StoredBlob,
+    interchangeId: string | undefined,
+  ): repo.AcceptedUpload {
+    const id = deps.newId();
+    const job = processJob();
+    return {
+      id,
+      connectionId,
+      keyHash,
+      blobId,
+      byteCount: stored.byteCount,
+      sha256: stored.sha256,
+      interchangeId: interchangeId ?? null,
+      at: clock.now(),
+      auditId: deps.newId(),
+      job: {
+        id: deps.newId(),
+        name: job.name,
+        // No unique job key: the statement inserts the job only with the new upload row, whose
+        // key already makes it one per upload (and spares an index entry per upload).
+        key: null,
+        maxAttempts: job.maxAttempts ?? defaultMaxAttempts,
+      },
+    };
+  }
+
+  /** 202 for a new upload; otherwise the key is taken (found by the statement, or a concurrent request committed first). */
+  async function outcomeOf(
+    result: repo.AcceptResult,
+    tenantId: string,
+    upload: repo.AcceptedUpload,
+  ): Promise<UploadOutcome> {
     if (result.inserted) {
       wakeWorkers();
       return {
         status: 202,
         body: {
-          uploadId,
-          ...(scan.interchangeId ? { interchangeId: scan.interchangeId } : {}),
+          uploadId: upload.id,
+          ...(upload.interchangeId ? { interchangeId: upload.interchangeId } : {}),
           status: "received",
           replay: false,
         },
       };
     }
-    // The key is taken (found by the statement, or a concurrent request committed first).
-    if (!small) await deleteBlob(db, tenantId, blobId);
-    const winner = result.existing ?? (await repo.findUploadByKey(db, tenantId, connection.id, hash));
+    const winner =
+      result.existing ?? (await repo.findUploadByKey(db, tenantId, upload.connectionId, upload.keyHash));
     if (!winner) throw new AppError("ERR_B2B_EXCHANGE_CONFLICT", "The upload state changed; retry.");
-    return replayOf(winner, stored.sha256);
+    return replayOf(winner, upload.sha256);
+  }
+
+  /** Content type and key (CONTRACT §4), and a declared length over the limit. */
+  function checkHeaders(headers: UploadHeaders): string {
+    if (!acceptedTypes.has(mediaType(headers.contentType))) {
+      throw invalid(
+        "Content-Type must be application/edifact or application/octet-stream.",
+        "/headers/content-type",
+      );
+    }
+    const key = headers.key;
+    if (typeof key !== "string" || !uploadKeyPattern.test(key)) {
+      throw invalid(
+        "Idempotency-Key is required: 1–200 characters of letters, digits, '.', '_', ':' and '-'.",
+        "/headers/idempotency-key",
+      );
+    }
+    if (headers.contentLength !== undefined && Number(headers.contentLength) > deps.maxPayloadBytes) {
+      throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+    }
+    return key;
   }
 
   return {
+    /** Whether this API key streams as many uploads as it may (the next one is 429). */
+    atStreamLimit: (credentialId: string): boolean =>
+      (streaming.get(credentialId) ?? 0) >= deps.maxConcurrentUploads,
+
     /** Checks that need no body: connection, content type, key, declared length. */
-    async precheck(
-      principal: Principal,
-      connectionId: string,
-      headers: {
-        contentType?: string | undefined;
-        key?: string | string[] | undefined;
-        contentLength?: string | undefined;
-      },
-    ) {
+    async precheck(principal: Principal, connectionId: string, headers: UploadHeaders) {
       const connection = await requirePartnerConnection(database, principal, connectionId);
-      if (!acceptedTypes.has(mediaType(headers.contentType))) {
-        throw invalid(
-          "Content-Type must be application/edifact or application/octet-stream.",
-          "/headers/content-type",
-        );
+      return { connection, key: checkHeaders(headers) };
+    },
+
+    /**
+     * A small upload (its declared length at most `deferredUploadBytes`) whose partner key is
+     * checked by the accept statement itself: the body is read, scanned and stored with the
+     * upload, its audit event and its job in one round trip. Whatever is refused before that
+     * statement — a bad header, a body that is not one interchange — first checks the key and the
+     * connection the ordinary way, so 401 and 404 keep their precedence over the request's own
+     * faults. `admitted` sees the principal once the statement has accepted the key.
+     */
+    async uploadChecked(
+      credential: DeferredCredential,
+      connectionId: string,
+      headers: UploadHeaders,
+      body: AsyncIterable<Uint8Array | string>,
+      admitted: (principal: Principal) => void,
+    ): Promise<UploadOutcome> {
+      let key: string;
+      let bytes: Buffer;
+      let interchangeId: string | undefined;
+      let id: string;
+      try {
+        id = connectionIdOf(connectionId);
+        key = checkHeaders(headers);
+        bytes = await readAll(body, deps.maxPayloadBytes);
+        const scanner = new InterchangeScanner();
+        scanner.push(bytes);
+        const scan = scanner.finish();
+        if (!scan.ok) throw invalid(scan.reason ?? "The body is not exactly one interchange.", "/body");
+        interchangeId = scan.interchangeId;
+      } catch (error) {
+        const principal = await credential.authenticate();
+        await requirePartnerConnection(database, principal, connectionId);
+        admitted(principal);
+        throw error;
       }
-      const key = headers.key;
-      if (typeof key !== "string" || !uploadKeyPattern.test(key)) {
-        throw invalid(
-          "Idempotency-Key is required: 1–200 characters of letters, digits, '.', '_', ':' and '-'.",
-          "/headers/idempotency-key",
-        );
-      }
-      if (headers.contentLength !== undefined && Number(headers.contentLength) > deps.maxPayloadBytes) {
-        throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
-      }
-      return { connection, key };
+      const hash = keyHash(id, key);
+      const stored = { id: "", byteCount: bytes.length, sha256: sha256(bytes) };
+      return exclusively(`${id}:${hash.toString("hex")}`, async () => {
+        const upload = newUpload(id, hash, deps.newId(), stored, interchangeId);
+        const check = credential.statementCheck(null, repo.checkedUploadCheckFirst);
+        const { result, row } = await repo.acceptCheckedUpload(database, check, upload, bytes);
+        const principal = credential.settle(check, row);
+        const connection = {
+          tenant_id: row.connection_tenant_id ?? null,
+          partner_id: row.connection_partner_id ?? null,
+          status: row.connection_status ?? null,
+        };
+        if (!mayUseConnection(principal, id, connection)) throw hiddenConnection();
+        admitted(principal);
+        return outcomeOf(result, principal.tenant.id, upload);
+      });
     },
 
     /**

@@ -256,14 +256,19 @@ export function createMailboxService(
           const hash = createHash("sha256");
           let sent = 0;
           let complete = false;
+          let clientGone = false;
           try {
             for await (const chunk of readBlob(db, tenantId, row.blob_id)) {
               hash.update(chunk);
               sent += chunk.length;
-              if (!(await sink.write(chunk))) throw new Error("client went away");
+              if (!(await sink.write(chunk))) {
+                clientGone = true;
+                break;
+              }
             }
-            complete = true;
+            complete = !clientGone;
           } catch {
+            // A storage read error: the client is still there and gets the `failed` trailer.
             complete = false;
           }
           const intact = complete && sent === expectedSize && digestsEqual(hash.digest(), expectedSha);
@@ -295,8 +300,9 @@ export function createMailboxService(
             });
           };
           if (!complete) {
-            sink.abort();
+            if (clientGone) sink.abort();
             await record(false, sent);
+            if (!clientGone) await sink.end("failed");
             return "failed";
           }
           await record(intact, sent);

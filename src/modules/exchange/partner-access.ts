@@ -5,21 +5,44 @@ import type { Database } from "../../platform/db/database.js";
 import * as repo from "./exchange.repository.js";
 import type { ExchangeTables } from "./exchange.tables.js";
 
-const hidden = () => new AppError("ERR_B2B_EXCHANGE_NOT_FOUND", "No such connection for this key.");
+export const hiddenConnection = () =>
+  new AppError("ERR_B2B_EXCHANGE_NOT_FOUND", "No such connection for this key.");
+
+/** The connection id of a request path, lower case, or a 404 when it cannot name one. */
+export function connectionIdOf(connectionId: string): string {
+  if (!isUuid(connectionId)) throw hiddenConnection();
+  return connectionId.toLowerCase();
+}
 
 /**
- * The connection a partner key may use (CONTRACT §4): of its tenant and its partner, among the
- * key's connections when it is restricted, and active. Anything else is the same 404.
+ * Whether a partner key may use a connection (CONTRACT §4): of its tenant and its partner, among
+ * the key's connections when it is restricted, and active. The accept statement of a small upload
+ * decides the same in SQL (`checkedTarget` in exchange.repository.ts).
  */
+export function mayUseConnection(
+  principal: Principal,
+  id: string,
+  connection: { tenant_id: string | null; partner_id: string | null; status: string | null } | undefined,
+): boolean {
+  if (principal.kind !== "api_key" || !principal.partnerId) return false;
+  if (principal.connectionIds && !principal.connectionIds.includes(id)) return false;
+  return (
+    connection?.tenant_id === principal.tenant.id &&
+    connection.partner_id === principal.partnerId &&
+    connection.status === "active"
+  );
+}
+
+/** The connection a partner key may use; anything else is the same 404. */
 export async function requirePartnerConnection(
   database: Database<ExchangeTables>,
   principal: Principal,
   connectionId: string,
 ) {
-  if (principal.kind !== "api_key" || !principal.partnerId || !isUuid(connectionId)) throw hidden();
-  const id = connectionId.toLowerCase();
-  if (principal.connectionIds && !principal.connectionIds.includes(id)) throw hidden();
+  const id = connectionIdOf(connectionId);
+  if (principal.kind !== "api_key" || !principal.partnerId) throw hiddenConnection();
+  if (principal.connectionIds && !principal.connectionIds.includes(id)) throw hiddenConnection();
   const connection = await repo.findConnectionPrepared(database, principal.tenant.id, id);
-  if (connection?.partner_id !== principal.partnerId || connection.status !== "active") throw hidden();
+  if (!connection || !mayUseConnection(principal, id, connection)) throw hiddenConnection();
   return connection;
 }

@@ -4,7 +4,7 @@ import type { ServerResponse } from "node:http";
 import { headers as headerNames } from "../../protocol/headers.js";
 import type { ErrorCode } from "../../protocol/error-codes.js";
 import type { PartnerScope } from "../../protocol/scopes.js";
-import { requirePrincipal } from "../../platform/auth/index.js";
+import { requirePrincipal, type Principal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";
 import type { ErrorCodeMapper } from "../../platform/http/problem.js";
@@ -17,7 +17,7 @@ import {
   MailboxQuery,
   UploadResponse,
 } from "./exchange.schemas.js";
-import type { InboxService } from "./inbox.service.js";
+import { deferredUploadBytes, type InboxService, type UploadOutcome } from "./inbox.service.js";
 import type { MailboxService, PayloadSink } from "./mailbox.service.js";
 import type { KeyRateLimiter } from "../../platform/http/rate-limit.js";
 
@@ -69,14 +69,14 @@ const exchangeCodes: Partial<Record<ErrorCode, ErrorCode>> = {
 };
 export const mapExchangeCode: ErrorCodeMapper = (code) => exchangeCodes[code] ?? code;
 
-const partner = (scope: PartnerScope) => ({
-  auth: { kind: "partner" as const, scope },
+const partner = (scope: PartnerScope, deferredUpTo?: number) => ({
+  auth: { kind: "partner" as const, scope, ...(deferredUpTo === undefined ? {} : { deferredUpTo }) },
   mapErrorCode: mapExchangeCode,
 });
 const security = [{ partnerKey: [] }];
 const tags = ["partner exchange"];
 const claimTokenHeader = Type.Object({
-  [headerNames.claimToken]: Type.Optional(Type.String({ maxLength: 512 })),
+  [headerNames.claimToken]: Type.Optional(Type.String()),
 });
 
 /** A payload sink on the raw response: chunked body, then the integrity trailer written by hand. */
@@ -133,16 +133,19 @@ export const partnerRoutes =
     limiter: KeyRateLimiter,
   ): FastifyPluginAsyncTypebox =>
   async (app) => {
-    // Runs after authentication: the bucket is the partner API key's.
-    app.addHook("onRequest", async (request) => {
-      const key = request.principal?.credentialId;
-      if (!key) return;
-      const wait = limiter.take(key);
+    /** Takes a request from the key's bucket, or answers 429 with Retry-After. */
+    const rateLimit = (principal: Principal) => {
+      const wait = limiter.take(principal.credentialId);
       if (wait > 0) {
         throw new AppError("ERR_B2B_EXCHANGE_RATE_LIMITED", "Too many requests for this API key.", {
           headers: { "retry-after": String(wait) },
         });
       }
+    };
+    // Runs after authentication: the bucket is the partner API key's. A small upload whose key its
+    // statement checks (no principal yet) is counted by the route once the key is accepted.
+    app.addHook("onRequest", async (request) => {
+      if (request.principal) rateLimit(request.principal);
     });
     // The upload body is passed through as a stream: it is hashed and stored while it arrives,
     // never buffered. Content-Type is checked by the handler so its error is the exchange's 400.
@@ -156,7 +159,7 @@ export const partnerRoutes =
       {
         bodyLimit: maxPayloadBytes + 1,
         config: {
-          ...partner("b2b_exchange_partner_inbox:create"),
+          ...partner("b2b_exchange_partner_inbox:create", deferredUploadBytes),
           // Documentation only: the body is a stream and the header is checked by the handler,
           // after authentication and the connection (401 → 404 → 400).
           swaggerTransform: ({ schema, url }) => ({
@@ -184,14 +187,29 @@ export const partnerRoutes =
         },
       },
       async (request, reply) => {
-        const principal = requirePrincipal(request);
-        const { connection, key } = await inbox.precheck(principal, request.params.connectionID, {
+        const headers = {
           contentType: request.headers["content-type"],
           key: request.headers[headerNames.idempotencyKey],
           contentLength: request.headers["content-length"],
-        });
+        };
         const body = (request.body ?? request.raw) as NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
-        const outcome = await inbox.upload(principal, connection, key, body);
+        const deferred = request.deferredCredential;
+        let outcome: UploadOutcome;
+        // A small upload: one statement checks the key and stores it — unless the key's bucket
+        // looks empty or it streams as many uploads as it may, when the ordinary path answers
+        // the 429 after authenticating. (Small uploads are not counted as streams: each holds at
+        // most 64 KiB, while the stream limit bounds the ~2 MiB a stalled large upload holds.)
+        const claimed = deferred?.claimedCredentialId ?? "";
+        if (deferred && limiter.wait(claimed) === 0 && !inbox.atStreamLimit(claimed)) {
+          outcome = await inbox.uploadChecked(deferred, request.params.connectionID, headers, body, (p) => {
+            limiter.take(p.credentialId);
+          });
+        } else {
+          const principal = deferred ? await deferred.authenticate() : requirePrincipal(request);
+          if (deferred) rateLimit(principal);
+          const { connection, key } = await inbox.precheck(principal, request.params.connectionID, headers);
+          outcome = await inbox.upload(principal, connection, key, body);
+        }
         if (outcome.body.replay) reply.header(headerNames.idempotentReplayed, "true");
         return reply.code(outcome.status).send(outcome.body);
       },

@@ -47,16 +47,18 @@ export function createCredentialLookup(
     (await database.prepared<CredentialWithTenant>("hanse_credential_lookup", sql, [id]))[0];
 }
 
-const checkTexts = new Map<number, string>();
+const checkTexts = new Map<string, string>();
 
 /**
  * The credential check a route's statement embeds (`Authenticator.statementCheck`), with
  * parameters from `$first`: credential id, presented secret hash, admissible kinds, now, required
- * scopes, tenant. `credential` holds the same columns as the lookup above; `authorized` has a row
- * only when every condition the process checks on that row holds as well.
+ * scopes and — when `bindTenant` — the tenant. `credential` holds the same columns as the lookup
+ * above; `authorized` has a row only when every condition the process checks on that row holds
+ * as well.
  */
-export function credentialCheckSql(first: number): string {
-  let text = checkTexts.get(first);
+export function credentialCheckSql(first: number, bindTenant = true): string {
+  const cacheKey = `${String(first)}:${String(bindTenant)}`;
+  let text = checkTexts.get(cacheKey);
   if (text) return text;
   const p = (k: number) => `$${String(first + k)}`;
   text = `credential AS (
@@ -69,9 +71,9 @@ export function credentialCheckSql(first: number): string {
   SELECT tenant_id FROM credential
   WHERE secret_hash = ${p(1)}::bytea AND kind = ANY (${p(2)}::text[]) AND revoked_at IS NULL
     AND (expires_at IS NULL OR expires_at > ${p(3)}::timestamptz) AND tenant_status <> 'failed'
-    AND scopes @> ${p(4)}::text[] AND tenant_id = ${p(5)}::uuid
+    AND scopes @> ${p(4)}::text[]${bindTenant ? ` AND tenant_id = ${p(5)}::uuid` : ""}
 )`;
-  checkTexts.set(first, text);
+  checkTexts.set(cacheKey, text);
   return text;
 }
 

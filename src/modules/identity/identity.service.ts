@@ -80,6 +80,13 @@ const sessionKindsFor: Readonly<Record<ParsedBearer["kind"], string>> = {
   access_token: textArray(["access_token"]),
   api_key: textArray([]),
 };
+/** The same for partner routes: only a bearer in the partner key format can be admitted. */
+const partnerKindsFor: Readonly<Record<ParsedBearer["kind"], string>> = {
+  unknown: textArray([]),
+  session: textArray([]),
+  access_token: textArray([]),
+  api_key: textArray(["api_key"]),
+};
 /** A route's required scopes as a literal, once per route (its requirement is one array). */
 const scopeLiterals = new WeakMap<readonly string[], string>();
 const scopesLiteral = (scopes: readonly string[]): string => {
@@ -136,23 +143,25 @@ export function createIdentityService(deps: IdentityDeps) {
       const row = await findCredentialWithTenant(parsed.id);
       return principalOf(parsed, hashSecret(parsed.secret), row, deps.clock.now());
     },
-    statementCheck(token, { scopes, tenantId, first }) {
+    statementCheck(token, { scopes, tenantId, first, partner = false }) {
       const parsed = parseBearer(token);
       const presented = hashSecret(parsed.secret);
       const now = deps.clock.now();
+      const kinds = (partner ? partnerKindsFor : sessionKindsFor)[parsed.kind];
       return {
-        sql: repo.credentialCheckSql(first),
+        sql: repo.credentialCheckSql(first, tenantId !== null),
         parameters: [
           parsed.id,
           presented,
-          sessionKindsFor[parsed.kind],
+          kinds,
           now,
           scopesLiteral(scopes),
-          tenantId,
+          ...(tenantId === null ? [] : [tenantId]),
         ],
         principalOf: (row) => principalOf(parsed, presented, row as repo.CredentialWithTenant, now),
       };
     },
+    claimedCredentialId: (token) => parseBearer(token).id,
   };
 
   return {

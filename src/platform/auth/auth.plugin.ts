@@ -22,6 +22,7 @@ declare module "fastify" {
 }
 
 type SessionRequirement = Extract<AuthRequirement, { kind: "session" }>;
+type PartnerRequirement = Extract<AuthRequirement, { kind: "partner" }>;
 const noScopes: readonly never[] = [];
 
 /**
@@ -29,14 +30,20 @@ const noScopes: readonly never[] = [];
  * (`statementCheck` + `settle`) or, on paths that run none, by a query of its own (`authenticate`).
  */
 export interface DeferredCredential {
-  /** The check to embed, for a statement that writes only for credentials of `tenantId`. */
-  statementCheck(tenantId: string, first: number): StatementCredentialCheck;
+  /**
+   * The check to embed, for a statement that writes only for credentials of `tenantId` (null on
+   * partner routes: the statement ties the key to its connection itself).
+   */
+  statementCheck(tenantId: string | null, first: number): StatementCredentialCheck;
   /**
    * The principal from the statement's returned row, refused exactly as the hook would refuse it
-   * (401, then 403 for a missing scope). The caller compares the tenant it named.
+   * (401, then 403 — 404 on partner routes — for a missing scope). The caller compares the tenant
+   * or resource it named.
    */
   settle(check: StatementCredentialCheck, row: Readonly<Record<string, unknown>>): Principal;
   authenticate(): Promise<Principal>;
+  /** The credential id the token names, not yet verified. */
+  readonly claimedCredentialId: string;
 }
 
 /** Reads `Authorization: Bearer <token>`; anything else is no credential. */
@@ -62,26 +69,45 @@ function admitSession(principal: Principal | null, auth: SessionRequirement): Pr
   return principal;
 }
 
+/** Refuses a partner route's principal: 401, then 404 for a missing scope (CONTRACT §4). */
+function admitPartner(principal: Principal | null, auth: PartnerRequirement): Principal {
+  if (principal?.kind !== "api_key") throw new AppError("ERR_B2B_EXCHANGE_UNAUTHENTICATED");
+  // A key without the exact scope learns nothing about the connection.
+  if (!principal.scopes.has(auth.scope)) throw new AppError("ERR_B2B_EXCHANGE_NOT_FOUND");
+  return principal;
+}
+
 function deferredCredential(
   authenticator: Authenticator,
   request: FastifyRequest,
   token: string,
-  auth: SessionRequirement,
+  auth: SessionRequirement | PartnerRequirement,
 ): DeferredCredential {
-  const settled = (principal: Principal): Principal => (request.principal = principal);
+  const admit = (principal: Principal | null): Principal =>
+    (request.principal =
+      auth.kind === "partner" ? admitPartner(principal, auth) : admitSession(principal, auth));
+  const scopes = auth.kind === "partner" ? [auth.scope] : (auth.allScopes ?? noScopes);
+  const partner = auth.kind === "partner";
   return {
     statementCheck: (tenantId, first) =>
-      authenticator.statementCheck(token, { scopes: auth.allScopes ?? noScopes, tenantId, first }),
+      authenticator.statementCheck(token, { scopes, tenantId, first, partner }),
     // Cleared before deciding: a refusal must not be checked a second time by the error handler.
     settle(check, row) {
       request.deferredCredential = null;
-      return settled(admitSession(check.principalOf(row), auth));
+      return admit(check.principalOf(row));
     },
     async authenticate() {
       request.deferredCredential = null;
-      return settled(admitSession(await authenticator.authenticateBearer(token), auth));
+      return admit(await authenticator.authenticateBearer(token));
     },
+    claimedCredentialId: authenticator.claimedCredentialId(token),
   };
+}
+
+/** The body size a request declares (`Content-Length`, decimal digits only), else undefined. */
+function declaredLength(request: FastifyRequest): number | undefined {
+  const value = request.headers["content-length"];
+  return typeof value === "string" && /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
 /**
@@ -112,21 +138,25 @@ async function authenticate(
     request.deferredCredential = deferredCredential(authenticator, request, token, auth);
     return;
   }
-  const principal = token ? await authenticator.authenticateBearer(token) : null;
   if (partner) {
-    if (principal?.kind !== "api_key") throw new AppError("ERR_B2B_EXCHANGE_UNAUTHENTICATED");
-    // A key without the exact scope learns nothing about the connection (CONTRACT §4).
-    if (!principal.scopes.has(auth.scope)) throw new AppError("ERR_B2B_EXCHANGE_NOT_FOUND");
-    request.principal = principal;
+    if (!token) throw new AppError("ERR_B2B_EXCHANGE_UNAUTHENTICATED");
+    const declared = auth.deferredUpTo === undefined ? undefined : declaredLength(request);
+    if (declared !== undefined && auth.deferredUpTo !== undefined && declared <= auth.deferredUpTo) {
+      request.deferredCredential = deferredCredential(authenticator, request, token, auth);
+      return;
+    }
+    request.principal = admitPartner(await authenticator.authenticateBearer(token), auth);
     return;
   }
+  const principal = token ? await authenticator.authenticateBearer(token) : null;
   request.principal = admitSession(principal, auth);
 }
 
 /**
  * Deny by default: a route without an `auth` declaration fails at start-up, and every declared
  * requirement is checked before the body is read — except a `deferred` one, whose route checks the
- * credential in its own statement (a request without any bearer token is still refused here).
+ * credential in its own statement (a request without any bearer token is still refused here), and
+ * a partner route's `deferredUpTo` for a request declaring a small body.
  */
 export const authPlugin = fp<{ authenticator: Authenticator }>(
   (app: FastifyInstance, { authenticator }, done) => {

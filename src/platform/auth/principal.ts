@@ -21,9 +21,10 @@ export interface Principal {
  * A credential check carried out by a route's own statement, so that the request costs one round
  * trip instead of two (see `deferred` below). `sql` defines two CTEs: `credential`, the presented
  * credential's row with its tenant (no row when the id is unknown), and `authorized`, one row only
- * when that credential is valid, is a session credential holding every required scope and
- * belongs to the named tenant. The statement writes only from `authorized` and returns the
- * `credential` row (its columns as they are, LEFT JOINed so that the row always comes back).
+ * when that credential is valid, is of a kind the route admits (a session credential, or a partner
+ * API key on partner routes), holds every required scope and — when a tenant was named — belongs
+ * to it. The statement writes only from `authorized` and returns the `credential` row (its columns
+ * as they are, LEFT JOINed so that the row always comes back).
  */
 export interface StatementCredentialCheck {
   readonly sql: string;
@@ -39,8 +40,17 @@ export interface Authenticator {
   /** The same decision as a check inside a route's statement, with parameters from `$first`. */
   statementCheck(
     token: string,
-    requirement: { scopes: readonly Scope[]; tenantId: string; first: number },
+    requirement: {
+      scopes: readonly Scope[];
+      /** null: any tenant (the statement ties the credential to its resource itself). */
+      tenantId: string | null;
+      first: number;
+      /** Admit a partner API key (partner routes) instead of a session credential. */
+      partner?: boolean;
+    },
   ): StatementCredentialCheck;
+  /** The credential id a bearer token names, unverified (e.g. to look up its rate-limit bucket). */
+  claimedCredentialId(token: string): string;
 }
 
 /** What a route requires; every route declares one (deny by default). */
@@ -61,7 +71,15 @@ export type AuthRequirement =
        */
       deferred?: boolean;
     }
-  | { kind: "partner"; scope: PartnerScope };
+  | {
+      kind: "partner";
+      scope: PartnerScope;
+      /**
+       * A request that declares a body of at most this many bytes (`Content-Length`) has its key
+       * checked by the route's own statement (`deferredCredential`), as `deferred` above.
+       */
+      deferredUpTo?: number;
+    };
 
 export const hasAnyScope = (principal: Principal, scopes: readonly Scope[]): boolean =>
   scopes.some((scope) => principal.scopes.has(scope));

@@ -11,3 +11,31 @@ export const isSerializationFailure = (error: unknown): boolean =>
 /** Text the database cannot store (a NUL character, or one outside the encoding): the input's fault. */
 export const isUnstorableText = (error: unknown): boolean =>
   sqlState(error) === "22021" || sqlState(error) === "22P05";
+
+/** Network errors of the driver's socket (Node's `code`): the database could not be reached. */
+const unreachable = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+]);
+
+/**
+ * The database is unavailable for now, not the request at fault: a connection failure (SQLSTATE
+ * class 08), a server shutting down or starting (57P01–57P03), too many connections (53300), or
+ * an unreachable socket. Answered 503 with Retry-After: the client retries with backoff.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = sqlState(error);
+  if (code === undefined) return false;
+  return (
+    code.startsWith("08") ||
+    code === "57P01" ||
+    code === "57P02" ||
+    code === "57P03" ||
+    code === "53300" ||
+    unreachable.has(code)
+  );
+}

@@ -239,6 +239,7 @@ describe("operations", () => {
         statementCheck: () => {
           throw new Error("not used by this test");
         },
+        claimedCredentialId: () => "",
       },
     });
     expect(() => app.get("/undeclared", async () => "open")).toThrow(/declares no auth requirement/);

@@ -6,7 +6,7 @@ import {
   type ErrorCode,
   type Problem,
 } from "../../protocol/error-codes.js";
-import { isUnstorableText } from "../db/errors.js";
+import { isDatabaseUnavailable, isUnstorableText } from "../db/errors.js";
 import { AppError, type FieldError } from "./app-error.js";
 import { nulTextError } from "./json-text.js";
 
@@ -94,6 +94,9 @@ export function toAppError(error: unknown): AppError | undefined {
   if (fastifyError.validation) return validationError(fastifyError);
   // A value PostgreSQL cannot store (a NUL in a query string, say) is bad input, not a failure.
   if (isUnstorableText(error)) return nulTextError();
+  if (isDatabaseUnavailable(error)) {
+    return new AppError("ERR_UNAVAILABLE", "The database is unavailable; retry with backoff.");
+  }
   switch (fastifyError.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new AppError("ERR_PAYLOAD_TOO_LARGE");

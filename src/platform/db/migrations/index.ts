@@ -4,6 +4,7 @@ import * as workflows from "./2026-11-21T2300-workflows.js";
 import * as exchange from "./2026-11-21T2330-exchange.js";
 import * as blobChunkCompression from "./2026-11-22T0100-blob-chunk-compression.js";
 import * as dropUnusedRequestIndex from "./2026-11-22T0300-drop-unused-request-index.js";
+import * as blobChunkToastTarget from "./2026-11-24T1900-blob-chunk-toast-target.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-21T2330-exchange": exchange,
   "2026-11-22T0100-blob-chunk-compression": blobChunkCompression,
   "2026-11-22T0300-drop-unused-request-index": dropUnusedRequestIndex,
+  "2026-11-24T1900-blob-chunk-toast-target": blobChunkToastTarget,
 };

@@ -1,0 +1,87 @@
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { provisionTenant } from "../support/fixtures.js";
+import { onPostgres } from "../support/test-database.js";
+import { createTestApp, type TestApp } from "../support/test-app.js";
+import {
+  listMailbox,
+  partnerUrl,
+  setupPartner,
+  upload,
+  validOrders,
+  type PartnerSetup,
+} from "../../src/modules/exchange/testing/exchange.fixtures.js";
+
+// The app reaches PostgreSQL through a TCP proxy that the test cuts: the database becomes
+// unreachable under a running server, as when it restarts or the network fails. PGlite runs in
+// the process and cannot become unreachable.
+if (!onPostgres) console.warn("exchange-unavailable.test.ts: skipped — needs DATABASE_URL (PostgreSQL)");
+
+describe.skipIf(!onPostgres)("spec A errors row: 503 ERR_B2B_EXCHANGE_UNAVAILABLE", () => {
+  let t: TestApp;
+  let p: PartnerSetup;
+  let proxy: Server;
+  let port = 0;
+  const sockets = new Set<Socket>();
+
+  beforeAll(async () => {
+    let upstream = { host: "127.0.0.1", port: 5432 };
+    proxy = createServer((client) => {
+      const server = connect(upstream.port, upstream.host);
+      for (const socket of [client, server]) {
+        sockets.add(socket);
+        socket.on("error", () => undefined);
+        socket.on("close", () => sockets.delete(socket));
+      }
+      client.pipe(server).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const address = proxy.address();
+    if (typeof address !== "object" || address === null) throw new Error("proxy has no port");
+    port = address.port;
+    t = await createTestApp({
+      connectVia: (url) => {
+        const target = new URL(url);
+        upstream = { host: target.hostname, port: Number(target.port || 5432) };
+        target.hostname = "127.0.0.1";
+        target.port = String(port);
+        return target.toString();
+      },
+    });
+    const tenant = await provisionTenant(t);
+    p = await setupPartner(t, tenant.token);
+  });
+  afterAll(async () => {
+    await t.close().catch(() => undefined);
+  });
+
+  it("a partner request while the database is unreachable is 503 with Retry-After and a stable code; it recovers", async () => {
+    expect((await upload(t, p, validOrders("UP1"), "before")).statusCode).toBe(202);
+    // Cut: no new connections, every open one reset.
+    await new Promise<void>((resolve) => {
+      proxy.close(() => {
+        resolve();
+      });
+      for (const socket of sockets) socket.destroy();
+    });
+    for (const request of [
+      () =>
+        t.inject({
+          method: "GET",
+          url: partnerUrl(p.connectionId, "/mailbox"),
+          headers: { authorization: `Bearer ${p.token}` },
+        }),
+      () => upload(t, p, validOrders("UP2"), "during"),
+    ]) {
+      const r = await request();
+      expect(r.statusCode, r.body).toBe(503);
+      expect(r.headers["retry-after"]).toMatch(/^[0-9]+$/);
+      expect(r.json()).toMatchObject({ code: "ERR_B2B_EXCHANGE_UNAVAILABLE", status: 503 });
+      // No driver text, host or port reaches the client.
+      expect(r.body).not.toMatch(/ECONN|127\.0\.0\.1|5432|connect/i);
+    }
+    // The database back: the same server answers again.
+    await new Promise<void>((resolve) => proxy.listen(port, "127.0.0.1", resolve));
+    expect((await listMailbox(t, p)).items).toBeDefined();
+  });
+});
