@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CompactNode, Status } from "../src/edifact/directories/directory.types.js";
+import type { CompactDirectory, CompactNode, Status } from "../src/edifact/directories/directory.types.js";
 import {
   DEFAULT_MESSAGES,
   assembleDirectory,
@@ -74,6 +74,23 @@ const EXTERNAL_CODE_LISTS: Readonly<Record<string, string>> = { "6411": "UN/ECE 
 
 const status = (attrs: Readonly<Record<string, string>>): Status => (attrs.required === "true" ? "M" : "C");
 
+type SegmentElements = readonly (readonly [string, Status, number])[];
+
+/**
+ * Where the pydifact conversion lost part of a segment, checked against the official D.06A and
+ * D.18A releases (the latter ships in ../shared/directories) and UNECE's segment pages: PCI lost
+ * its composite C210 (marks and labels, ten repetitions of 7102), which every release since
+ * D.96A places between 4233 and the package status element. The composite itself is in the
+ * conversion. (C502 and C829 are shorter there than in D.18A too, but consistently in the
+ * segments and the composites, as later directories changed them; they are taken as converted.)
+ */
+const SEGMENT_CORRECTIONS: Readonly<Record<string, (elements: SegmentElements) => SegmentElements>> = {
+  PCI: (elements) =>
+    elements.some(([id]) => id === "C210")
+      ? elements
+      : [...elements.slice(0, 1), ["C210", "C", 1] as const, ...elements.slice(1)],
+};
+
 function structure(nodes: readonly XmlNode[]): CompactNode[] {
   const out: CompactNode[] = [];
   for (const n of nodes) {
@@ -84,7 +101,31 @@ function structure(nodes: readonly XmlNode[]): CompactNode[] {
   return out;
 }
 
-function buildFromPydifact(dir: string, id: string, source: string) {
+/**
+ * The pydifact conversion keeps only an element's maximum length, so a fixed-length element
+ * (`n3`) reads as variable (`n..3`). Where the official D.18A release defines the element with
+ * the same representation and that length as fixed, the fixed length is taken from it.
+ */
+function fixedLengthsFrom(
+  official: CompactDirectory,
+  elements: Map<string, readonly [string, string]>,
+): string[] {
+  const fixed: string[] = [];
+  for (const [id, [name, representation]] of elements) {
+    const known = official.elements[id]?.[1];
+    if (
+      known !== undefined &&
+      !known.includes("..") &&
+      representation === known.replace(/^([a-z]+)/, "$1..")
+    ) {
+      elements.set(id, [name, known]);
+      fixed.push(`${id} ${known}`);
+    }
+  }
+  return fixed;
+}
+
+function buildFromPydifact(dir: string, id: string, source: string, official?: CompactDirectory) {
   const messages: Record<string, CompactNode[]> = {};
   for (const type of DEFAULT_MESSAGES)
     messages[type] = structure(readXml(dir, `${type.toLowerCase()}.xml`).children);
@@ -98,6 +139,8 @@ function buildFromPydifact(dir: string, id: string, source: string) {
     if (codes.length > 0 && !(eid in EXTERNAL_CODE_LISTS))
       codeLists.set(eid, Object.fromEntries(codes.map((c) => [c.attrs.id ?? "", c.attrs.title ?? ""])));
   }
+  if (official)
+    console.log(`fixed lengths from ${official.id}: ${fixedLengthsFrom(official, elements).join(", ")}`);
   const composites = new Map<string, readonly [string, readonly (readonly [string, Status])[]]>();
   for (const c of readXml(dir, "composite_data_elements.xml").children) {
     composites.set(c.attrs.id ?? "", [
@@ -111,6 +154,10 @@ function buildFromPydifact(dir: string, id: string, source: string) {
       words(s.attrs.name ?? ""),
       s.children.map((e) => [e.attrs.id ?? "", status(e.attrs), Number(e.attrs.repeat ?? "1")] as const),
     ]);
+  }
+  for (const [tag, correct] of Object.entries(SEGMENT_CORRECTIONS)) {
+    const segment = segments.get(tag);
+    if (segment) segments.set(tag, [segment[0], correct(segment[1])]);
   }
   return assembleDirectory({
     id,
@@ -129,8 +176,11 @@ function main(): void {
   const out = join(import.meta.dirname, "../src/edifact/directories/data");
   const d96a = join(shared, "d96a.zip");
   const d24a = join(shared, "d24a-pydifact");
-  if (!existsSync(d96a) || !existsSync(d24a)) {
-    console.error(`Directory material not found under ${shared} (need d96a.zip and d24a-pydifact/)`);
+  const d18a = join(shared, "d18a.zip");
+  if (!existsSync(d96a) || !existsSync(d24a) || !existsSync(d18a)) {
+    console.error(
+      `Directory material not found under ${shared} (need d96a.zip, d18a.zip and d24a-pydifact/)`,
+    );
     process.exitCode = 2;
     return;
   }
@@ -140,6 +190,7 @@ function main(): void {
       d24a,
       "D25A",
       "D.24A directory (UNECE) as converted to XML by the pydifact project; no official D.25A release was available",
+      importDirectory(readFileSync(d18a)),
     ),
   ];
   for (const dir of written) {

@@ -71,7 +71,7 @@ export {
 export { serializeInterchange, EdifactSerializeError, type SerializeOptions } from "./messages/serializer.js";
 export { EdifactBuildError, type OutboundEnvelope } from "./messages/outbound.js";
 export type { OrderRef, PartyRef } from "./messages/business.types.js";
-export { buildContrl, ContrlAction } from "./messages/contrl.builder.js";
+export { buildContrl, ContrlAction, type ContrlOptions } from "./messages/contrl.builder.js";
 export { buildAperak, type AperakInput, type ApplicationError } from "./messages/aperak.builder.js";
 export {
   buildOrdrsp,

@@ -32,3 +32,20 @@ export interface EdifactIssue {
   /** Index into ParsedInterchange.groups. */
   readonly groupIndex?: number;
 }
+
+/**
+ * At most this many issues are listed for one interchange: enough to describe any real defect,
+ * while a hostile input (a million empty segments) must not grow the report without end. An
+ * interchange with more is rejected as a whole, with one more issue (18) saying so.
+ */
+export const MAX_REPORTED_ISSUES = 10_000;
+
+/** The issue that ends a truncated list: the interchange is rejected as a whole. */
+export const tooManyIssues = (offset: number): EdifactIssue => ({
+  code: 18,
+  level: "interchange",
+  scope: "envelope",
+  segmentIndex: -1,
+  offset,
+  text: `More than ${String(MAX_REPORTED_ISSUES)} issues: the rest are not listed, and the interchange is rejected`,
+});

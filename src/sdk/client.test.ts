@@ -9,6 +9,7 @@ import {
   LocationMismatchError,
 } from "./errors.js";
 import { retryAfterMs } from "./http.js";
+import { createWorkflowsClient } from "./workflows.js";
 import {
   sendJson,
   startFakeApi,
@@ -226,6 +227,38 @@ describe("createClient", () => {
     });
     expect(final.state).toBe("succeeded");
     expect(seen).toEqual(["pending", "running", "succeeded"]);
+  });
+
+  it("waitForTransition pauses as long as each Retry-After says, and the fallback when there is none", async () => {
+    const requestId = "01a2002b-23a8-7036-922f-00e75614c1d5";
+    const statusUrl = `/api/v1/workflows/transition-requests/${requestId}`;
+    const answers: [string, Record<string, string>][] = [
+      ["pending", { "retry-after": "1" }],
+      ["processing", {}],
+      ["processing", { "retry-after": "1" }],
+      ["succeeded", {}],
+    ];
+    const readAt: number[] = [];
+    const fake = await serve([], (request, response) => {
+      if (request.url !== statusUrl) return false;
+      readAt.push(performance.now());
+      const [status, headers] = answers[Math.min(readAt.length - 1, answers.length - 1)] ?? ["succeeded", {}];
+      sendJson(
+        response,
+        200,
+        { requestId, status, entity: "product", entityId: requestId, transition: "submit" },
+        headers,
+      );
+      return true;
+    });
+    const workflows = createWorkflowsClient({ baseUrl: fake.url, token });
+    const final = await workflows.waitForTransition(statusUrl, { fallbackPollIntervalMs: 10 });
+    expect(final.status).toBe("succeeded");
+    const gaps = readAt.slice(1).map((at, i) => at - (readAt[i] ?? at));
+    // After each Retry-After: 1 at least a second; after a read without one, the 10 ms fallback.
+    expect(gaps[0]).toBeGreaterThanOrEqual(990);
+    expect(gaps[1]).toBeLessThan(900);
+    expect(gaps[2]).toBeGreaterThanOrEqual(990);
   });
 
   it("refuses to follow a published href to another origin (the token stays home)", async () => {

@@ -151,6 +151,80 @@ describe("admin API (CONTRACT §2a)", () => {
     expect(discovery.json<{ capabilities: string[] }>().capabilities).toContain("b2b.exchange.partner");
   });
 
+  it("operator views: uploads and deliveries are listed and read by admin:read, another tenant's are 404", async () => {
+    const p = await setupPartner(t, tenant.token);
+    const sent = await upload(t, p, validOrders("OPV"), "operator-view");
+    const { uploadId } = sent.json<{ uploadId: string }>();
+    await t.drainJobs();
+    const reader = await t.inject({
+      method: "POST",
+      url: "/api/v1/admin/access-tokens",
+      headers: as(tenant.token),
+      payload: { name: "operator", scopes: ["admin:read"] },
+    });
+    const readOnly = as(reader.json<{ token: string }>().token);
+    const uploads = await t.inject({
+      method: "GET",
+      url: "/api/v1/admin/exchange-uploads?limit=100",
+      headers: readOnly,
+    });
+    expect(uploads.statusCode).toBe(200);
+    const item = uploads.json<{ items: { uploadId: string }[] }>().items.find((u) => u.uploadId === uploadId);
+    expect(item).toMatchObject({
+      connectionId: p.connectionId,
+      interchangeId: "OPV",
+      status: "processed",
+      profileRevision: 1,
+    });
+    const one = await t.inject({
+      method: "GET",
+      url: `/api/v1/admin/exchange-uploads/${uploadId}`,
+      headers: readOnly,
+    });
+    expect(one.json()).toMatchObject({ id: uploadId, status: "processed", completedAt: expect.any(String) });
+
+    const deliveries = await t.inject({
+      method: "GET",
+      url: "/api/v1/admin/exchange-deliveries?limit=100",
+      headers: readOnly,
+    });
+    const mine = deliveries
+      .json<{ items: { uploadId: string; deliveryAttemptId: string; messageType: string }[] }>()
+      .items.filter((d) => d.uploadId === uploadId);
+    expect(mine.map((d) => d.messageType)).toEqual(["ORDRSP"]);
+    const delivery = await t.inject({
+      method: "GET",
+      url: `/api/v1/admin/exchange-deliveries/${mine[0]?.deliveryAttemptId ?? ""}`,
+      headers: readOnly,
+    });
+    expect(delivery.json()).toMatchObject({ status: "ready", attempts: 0, inboundInterchangeId: "OPV" });
+    // Read-only: no requeue; another tenant sees none of it.
+    const requeue = await t.inject({
+      method: "POST",
+      url: `/api/v1/admin/exchange-deliveries/${mine[0]?.deliveryAttemptId ?? ""}/requeue`,
+      headers: readOnly,
+    });
+    expect(requeue.statusCode).toBe(403);
+    for (const url of [
+      `/api/v1/admin/exchange-uploads/${uploadId}`,
+      `/api/v1/admin/exchange-deliveries/${mine[0]?.deliveryAttemptId ?? ""}`,
+    ]) {
+      expect((await t.inject({ method: "GET", url, headers: as(other.token) })).statusCode, url).toBe(404);
+    }
+    const entries = (
+      await t.inject({ method: "GET", url: "/api/v1/profile/entrypoints", headers: readOnly })
+    ).json<{
+      entrypoints: { id: string; kind: string; href: string; metaHref?: string; actions: { id: string }[] }[];
+    }>().entrypoints;
+    for (const href of ["/api/v1/admin/exchange-uploads", "/api/v1/admin/exchange-deliveries"]) {
+      const entry = entries.find((e) => e.href === href);
+      expect(entry?.kind, href).toBe("crud");
+      expect(entry?.actions.map((a) => a.id).sort(), href).toEqual(["list", "read"]);
+      const meta = await t.inject({ method: "GET", url: entry?.metaHref ?? "", headers: readOnly });
+      expect(meta.statusCode, href).toBe(200);
+    }
+  });
+
   const bad: [string, string, unknown][] = [
     ["partner without name", "/api/v1/admin/partners", {}],
     ["partner with unknown field", "/api/v1/admin/partners", { name: "x", extra: 1 }],
@@ -330,6 +404,7 @@ describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
   });
 
   it("a connection of another partner, of another tenant, a suspended one, one outside the key's connectionIds or a malformed id → 404", async () => {
+    const before = await count("exchange_uploads");
     const p = await setupPartner(t, tenant.token);
     const otherPartner = await setupPartner(t, tenant.token);
     const otherTenant = await setupPartner(t, other.token);
@@ -359,7 +434,7 @@ describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
     // The restricted key works on its own connection.
     expect((await upload(t, sibling, validOrders("SIB"), "sib")).statusCode).toBe(202);
     expect((await listMailbox(t, sibling)).items).toEqual([]);
-    expect(await count("exchange_uploads")).toBe(1);
+    expect(await count("exchange_uploads")).toBe(before + 1);
   });
 
   it("a small upload's own faults come after 401 and 404: bad headers or a body that is not one interchange", async () => {

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
@@ -172,6 +173,27 @@ describe("PIM lifecycle adapters", () => {
     expect(read.statusCode).toBe(200);
     expect(read.json()).not.toHaveProperty("secret");
     expect(read.body).not.toContain(adapter.secret.slice(6));
+  });
+
+  it("the entity changes while the adapter is consulted: the request fails with ERR_WORKFLOW_CONFLICT and applies nothing", async () => {
+    const { tenant, entityId } = await setUp();
+    // Another writer moves the entity on while the adapter deliberates, then the adapter says yes.
+    behaviour = async () => {
+      await sql`UPDATE workflow_entities SET version = 7 WHERE id = ${entityId}`.execute(
+        t.container.database.db,
+      );
+      return 204;
+    };
+    const { statusUrl } = await request(tenant, entityId, "submit");
+    await t.drainJobs();
+    const outcome = await status(tenant, statusUrl);
+    expect(outcome).toMatchObject({
+      status: "failed",
+      result: null,
+      error: { code: "ERR_WORKFLOW_CONFLICT" },
+    });
+    expect(await entityOf(tenant, entityId)).toMatchObject({ state: "draft", version: 7 });
+    behaviour = () => Promise.resolve(204);
   });
 
   it("2xx lets the transition proceed; the call is signed like Standard Webhooks and carries the transition", async () => {

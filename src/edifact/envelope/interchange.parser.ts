@@ -1,4 +1,4 @@
-import type { EdifactIssue, IssueLevel } from "../issue.types.js";
+import { MAX_REPORTED_ISSUES, tooManyIssues, type EdifactIssue, type IssueLevel } from "../issue.types.js";
 import { isSyntaxIdentifier } from "../syntax/charset.js";
 import { ErrorCode } from "../syntax/error-codes.js";
 import * as tags from "../syntax/tag-id.js";
@@ -137,8 +137,11 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
   const n = t.segmentCount;
 
   const at = (seg: number): number => (seg >= 0 && seg < n ? (t.segStart[seg] as number) : t.bytes.length);
+  // An object: the closure's assignment must be visible to the check at the end.
+  const overflow = { truncated: false };
   const add = (issue: Omit<EdifactIssue, "offset"> & { offset?: number }): void => {
-    issues.push({ offset: at(issue.segmentIndex), ...issue });
+    if (issues.length < MAX_REPORTED_ISSUES) issues.push({ offset: at(issue.segmentIndex), ...issue });
+    else overflow.truncated = true;
   };
 
   let headerSegment: number | undefined;
@@ -336,6 +339,17 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       return;
     }
     checkService(trailer, "UNE", "group", { groupIndex: g.index });
+    if (g.messages.length === 0) {
+      add({
+        code: ErrorCode.lowerLevelEmpty,
+        level: "group",
+        scope: "envelope",
+        tag: "UNE",
+        segmentIndex: trailer,
+        groupIndex: g.index,
+        text: `Group ${g.ref} holds no message`,
+      });
+    }
     const count = valueAt(t, trailer, 1);
     if (/^\d+$/.test(count) && Number(count) !== g.messages.length) {
       add({
@@ -378,6 +392,9 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     const tag = segmentTagId(t, s);
     if (ended) {
       if (tag === TAG_UNB || tag === TAG_UNA) interchangeCount++;
+      // Data after the trailer belongs to no interchange: never silently dropped.
+      else if (interchangeCount <= 1)
+        reportOutside(s, `Segment ${tagOf(t, s)} after the interchange trailer`);
       continue;
     }
     switch (tag) {
@@ -490,6 +507,16 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
   } else {
     checkService(trailerSegment, "UNZ", "interchange", {});
     trailer = { count: valueAt(t, trailerSegment, 1), controlRef: valueAt(t, trailerSegment, 2) };
+    if (header && messages.length === 0 && groups.length === 0) {
+      add({
+        code: ErrorCode.lowerLevelEmpty,
+        level: "interchange",
+        scope: "envelope",
+        tag: "UNZ",
+        segmentIndex: trailerSegment,
+        text: "The interchange holds no message",
+      });
+    }
     const expected = groups.length > 0 ? groups.length : messages.length;
     if (/^\d+$/.test(trailer.count) && Number(trailer.count) !== expected) {
       add({
@@ -561,6 +588,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       ...(groupIndex >= 0 && !message ? { groupIndex } : {}),
     });
   }
+  if (overflow.truncated) issues.push(tooManyIssues(t.bytes.length));
   issues.sort((a, b) => a.offset - b.offset);
 
   messages.sort((a, b) => a.index - b.index);

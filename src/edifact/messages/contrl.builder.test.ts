@@ -37,6 +37,32 @@ describe("CONTRL builder", () => {
     }
   }
 
+  it("a receipt-only CONTRL (UCI action 8) names the interchange and reports nothing else", () => {
+    for (const input of [VALID_ORDERS, PARTLY_BROKEN_ORDERS]) {
+      const parsed = parseInterchange(latin1(input));
+      const report = validateInterchange(parsed, { directory: getDirectory("D96A") });
+      const receipt = text(
+        serializeInterchange(buildContrl(parsed.interchange, report, outbound(3), { receiptOnly: true })),
+      );
+      const segments = receipt
+        .split("'")
+        .filter(Boolean)
+        .map((s) => s.slice(0, 3));
+      expect(segments).toEqual(["UNB", "UNH", "UCI", "UNT", "UNZ"]);
+      expect(receipt).toMatch(/UCI\+[^']*\+8'/);
+    }
+  });
+
+  it("answers 5,000 broken messages with 5,000 UCM", () => {
+    const messages = Array.from(
+      { length: 5000 },
+      (_, i) => `UNH+${String(i)}+ORDERS:D:96A:UN'BGM+220+PO+9'UNT+3+${String(i)}'`,
+    );
+    const input = `UNB+UNOC:3+A:14+B:14+240315:1200+IC1'${messages.join("")}UNZ+5000+IC1'`;
+    const contrl = text(contrlFor(input, 3));
+    expect(contrl.match(/'UCM\+/g)).toHaveLength(5000);
+  });
+
   it("uses CONTRL 2:2 for syntax 3 and 4:1 for syntax 4", () => {
     expect(text(contrlFor(VALID_ORDERS, 3))).toContain("UNH+1+CONTRL:2:2:UN'");
     expect(text(contrlFor(VALID_ORDERS, 4))).toContain("UNH+1+CONTRL:4:1:UN'");

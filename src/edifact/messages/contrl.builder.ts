@@ -5,6 +5,15 @@ import type { ValidationReport } from "../validation/interchange.validator.js";
 import { EdifactBuildError, seg, wrapMessage, type OutboundEnvelope } from "./outbound.js";
 import type { Interchange } from "../envelope/interchange.types.js";
 
+/**
+ * `receiptOnly`: a CONTRL that confirms receipt only (UCI action 8), reporting no validation
+ * result — for partners who agreed on receipt notices. The partner exchange never sends one
+ * (CONTRACT §4: it always reports the syntax check, action 7 or 4).
+ */
+export interface ContrlOptions {
+  readonly receiptOnly?: boolean;
+}
+
 /** UCI/UCF/UCM 0083 action codes this engine sends. */
 export const ContrlAction = { rejected: "4", acknowledged: "7", received: "8" } as const;
 
@@ -75,23 +84,35 @@ export function buildContrl(
   parsed: ParsedInterchange,
   report: ValidationReport,
   env: OutboundEnvelope,
+  options: ContrlOptions = {},
 ): Interchange {
   const header = parsed.header;
   if (!header) throw new EdifactBuildError("A CONTRL needs the received UNB; the input has none");
   const v = env.syntaxVersion;
+  if (options.receiptOnly)
+    return wrapMessage(env, { identifier: contrlIdentifier(v), segments: [uci(ContrlAction.received)] });
   const interchangeIssue = report.issues.find((i) => i.level === "interchange");
+  function uci(action: string, ...errors: string[][]): Segment {
+    if (!header) throw new EdifactBuildError("A CONTRL needs the received UNB; the input has none");
+    return seg("UCI", header.controlRef, party(header.sender), party(header.recipient), action, ...errors);
+  }
   const segments: Segment[] = [
-    seg(
-      "UCI",
-      header.controlRef,
-      party(header.sender),
-      party(header.recipient),
+    uci(
       report.interchangeAccepted ? ContrlAction.acknowledged : ContrlAction.rejected,
       ...errorElements(interchangeIssue, INTERCHANGE_TAGS, v),
     ),
   ];
-  const ownIssues = (m: MessageEnvelope): EdifactIssue[] =>
-    report.issues.filter((i) => i.level === "message" && i.messageIndex === m.index);
+  // Issues by message and the first issue of each group, found in one pass each: a CONTRL for
+  // thousands of broken messages must not cost messages × issues.
+  const byMessage = new Map<number, readonly EdifactIssue[]>();
+  for (const verdict of report.messages) byMessage.set(verdict.index, verdict.issues);
+  const ownIssues = (m: MessageEnvelope): readonly EdifactIssue[] => byMessage.get(m.index) ?? [];
+  const groupIssues = new Map<number, EdifactIssue>();
+  for (const i of report.issues) {
+    if (i.level === "group" && i.groupIndex !== undefined && !groupIssues.has(i.groupIndex)) {
+      groupIssues.set(i.groupIndex, i);
+    }
+  }
   for (const m of parsed.messages) {
     if (m.groupIndex !== undefined) continue;
     const issues = ownIssues(m);
@@ -99,7 +120,7 @@ export function buildContrl(
   }
   const t = parsed.tokens;
   for (const g of parsed.groups) {
-    const groupIssue = report.issues.find((i) => i.level === "group" && i.groupIndex === g.index);
+    const groupIssue = groupIssues.get(g.index);
     const rejected = g.messageIndexes
       .map((i) => parsed.messages[i] as MessageEnvelope)
       .filter((m) => ownIssues(m).length > 0);
@@ -117,11 +138,11 @@ export function buildContrl(
     );
     for (const m of rejected) segments.push(...messageResponse(m, ownIssues(m), v));
   }
-  return wrapMessage(env, {
-    identifier:
-      v >= 4
-        ? { type: "CONTRL", version: "4", release: "1", agency: "UN" }
-        : { type: "CONTRL", version: "2", release: "2", agency: "UN" },
-    segments,
-  });
+  return wrapMessage(env, { identifier: contrlIdentifier(v), segments });
 }
+
+/** CONTRL 2:2 for syntax 3, 4:1 for syntax 4. */
+const contrlIdentifier = (v: number) =>
+  v >= 4
+    ? { type: "CONTRL", version: "4", release: "1", agency: "UN" }
+    : { type: "CONTRL", version: "2", release: "2", agency: "UN" };

@@ -253,4 +253,14 @@ describe("UNH round trip", () => {
     };
     expect(() => serializeInterchange(withScenario)).toThrow(/syntax version 4/);
   });
+
+  it("repetitions round-trip in syntax 4 and are refused in syntax 3, which has no repetition separator", () => {
+    const text =
+      "UNB+UNOC:4+SENDER:14+RECIPIENT:14+20240315:1200+REF1'" +
+      "UNH+M1+ORDERS:D:96A:UN'FTX+AAA+++a*b'UNT+3+M1'UNZ+1+REF1'";
+    const ic = toInterchange(parseInterchange(latin1(text)).interchange) as Interchange;
+    expect(Buffer.from(serializeInterchange(ic)).toString("latin1")).toBe(text);
+    const inSyntax3 = { ...ic, date: "240315", syntax: { ...ic.syntax, version: 3 }, separators: undefined };
+    expect(() => serializeInterchange(inSyntax3)).toThrow(/syntax version 3/);
+  });
 });

@@ -91,9 +91,15 @@ class Writer {
     const written = segment.elements.map((components, i) => {
       const first = this.element(components);
       const more = segment.repeats?.[i] ?? [];
-      return more.length === 0
-        ? first
-        : [first, ...more.map((r) => this.element(r))].join(this.sep.repetition);
+      if (more.length === 0) return first;
+      // Syntax 3 has no repetition separator (UNA position 5 is reserved): joining with a space
+      // would change the data, and parse(serialize(x)) would no longer be x.
+      if (this.sep.repetition === " ") {
+        throw new EdifactSerializeError(
+          `${segment.tag} repeats element ${String(i + 1)}, which syntax version 3 cannot express`,
+        );
+      }
+      return [first, ...more.map((r) => this.element(r))].join(this.sep.repetition);
     });
     const elements = trim(written, (e) => e === "");
     this.line([this.value(segment.tag), ...elements].join(this.sep.element) + this.sep.terminator);

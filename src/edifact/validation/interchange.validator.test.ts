@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getDirectory } from "../directories/directory.registry.js";
 import { parseInterchange } from "../envelope/interchange.parser.js";
 import { latin1 } from "../testing/sample.fixture.js";
+import { MAX_REPORTED_ISSUES } from "../issue.types.js";
 import { validateInterchange, type ValidateOptions } from "./interchange.validator.js";
 
 const UNB = "UNB+UNOC:3+SENDER:14+RECEIVER:14+240315:1200+IC1'";
@@ -97,6 +98,25 @@ describe("element validation", () => {
   });
 });
 
+describe("directory D25A", () => {
+  it("PCI carries marks and labels (C210), as in every release since D.96A", () => {
+    const text =
+      "UNB+UNOC:4+A:14+B:14+20240315:1200+IC1'UNH+1+ORDERS:D:25A:UN'BGM+220+PO1+9'" +
+      "DTM+137:20240315:102'NAD+BY+5412345000013::9'LIN+1++4000862141404:SRV'QTY+21:48'" +
+      "PAC+1++PK'PCI++MARKS:LINE 2'UNS+S'CNT+2:1'UNT+11+1'UNZ+1+IC1'";
+    expect(issues(text, { directory: getDirectory("D25A") })).toEqual([]);
+  });
+
+  it("fixed-length elements are fixed (7106 n3 in DGS): a shorter value is too short (40)", () => {
+    const order = (flashpoint: string) =>
+      "UNB+UNOC:4+A:14+B:14+20240315:1200+IC1'UNH+1+ORDERS:D:25A:UN'BGM+220+PO1+9'" +
+      `DTM+137:20240315:102'NAD+BY+5412345000013::9'DGS+ADR+++${flashpoint}:CEL'` +
+      "LIN+1++4000862141404:SRV'QTY+21:48'UNS+S'CNT+2:1'UNT+10+1'UNZ+1+IC1'";
+    expect(issues(order("012"), { directory: getDirectory("D25A") })).toEqual([]);
+    expect(issues(order("12"), { directory: getDirectory("D25A") })).toEqual([[40, "element", "DGS", 5, 4]]);
+  });
+});
+
 describe("envelope validation", () => {
   it("reports UNT count (29) and reference (28) mismatches at message level", () => {
     const text = wrap(HEAD + TAIL, 9).replace("UNT+9+1", "UNT+9+2");
@@ -116,6 +136,39 @@ describe("envelope validation", () => {
     expect(issues("")).toEqual([[13, "envelope", "UNB", undefined, undefined]]);
     const two = wrap(HEAD + TAIL) + wrap(HEAD + TAIL);
     expect(issues(two)).toEqual([[33, "envelope", "UNB", undefined, undefined]]);
+  });
+
+  it("reports data after UNZ (33) at interchange level: nothing is silently dropped", () => {
+    const text = wrap(HEAD + TAIL) + "GARBAGE+X'UNH+2+ORDERS:D:96A:UN'";
+    expect(issues(text)).toEqual([[33, "envelope", "GARBAGE", undefined, undefined]]);
+    const report = validateInterchange(parseInterchange(latin1(text)), { directory: getDirectory("D96A") });
+    expect(report.interchangeAccepted).toBe(false);
+  });
+
+  it("reports an interchange or a group without messages (32, lower level empty)", () => {
+    expect(issues(`${UNB}UNZ+0+IC1'`)).toEqual([[32, "envelope", "UNZ", undefined, undefined]]);
+    const emptyGroup = `${UNB}UNG+ORDERS+S:14+R:14+240315:1200+G1+UN+D:96A'UNE+0+G1'UNZ+1+IC1'`;
+    const parsed = parseInterchange(latin1(emptyGroup));
+    expect(parsed.issues.map((i) => [i.code, i.level, i.tag, i.groupIndex])).toEqual([
+      [32, "group", "UNE", 0],
+    ]);
+  });
+
+  it("sorts issues to thousands of messages in one pass: 5,000 bare UNH give 5,000 message verdicts", () => {
+    const text = `${UNB}${"UNH+1+ORDERS:D:96A:UN'".repeat(5000)}`;
+    const report = validateInterchange(parseInterchange(latin1(text)), { directory: getDirectory("D96A") });
+    expect(report.messages).toHaveLength(5000);
+    expect(report.messages.every((m) => !m.accepted && m.issues.length > 0)).toBe(true);
+  });
+
+  it("lists at most MAX_REPORTED_ISSUES issues; more reject the interchange with one 18", () => {
+    // A hostile message of 200,000 empty segments: one issue each, without a bound.
+    const text = wrap(HEAD + "'".repeat(200_000) + TAIL);
+    const report = validateInterchange(parseInterchange(latin1(text)), { directory: getDirectory("D96A") });
+    expect(report.issues.length).toBe(MAX_REPORTED_ISSUES + 1);
+    expect(report.issues.filter((i) => i.code === 18 && i.level === "interchange")).toHaveLength(1);
+    expect(report.interchangeAccepted).toBe(false);
+    expect(report.messages.map((m) => m.accepted)).toEqual([false]);
   });
 
   it("reads the acknowledgement request and the test indicator", () => {

@@ -2,7 +2,7 @@ import type { Directory } from "../directories/directory.types.js";
 import { elementContext } from "../envelope/interchange.parser.js";
 import type { MessageEnvelope, ParsedInterchange, ParseResult } from "../envelope/interchange.types.js";
 import { tagOf } from "../envelope/segment.reader.js";
-import type { EdifactIssue } from "../issue.types.js";
+import { MAX_REPORTED_ISSUES, tooManyIssues, type EdifactIssue } from "../issue.types.js";
 import { ErrorCode } from "../syntax/error-codes.js";
 import * as tags from "../syntax/tag-id.js";
 import { directoryProgram, nodeSegments } from "./directory.program.js";
@@ -50,12 +50,25 @@ export interface ValidationReport {
   readonly groupsAccepted: readonly boolean[];
 }
 
+/** Issues of the whole interchange, at most MAX_REPORTED_ISSUES of them. */
+class IssueList {
+  readonly items: EdifactIssue[];
+  truncated = false;
+  constructor(initial: readonly EdifactIssue[]) {
+    this.items = [...initial];
+  }
+  push(issue: EdifactIssue): void {
+    if (this.items.length < MAX_REPORTED_ISSUES) this.items.push(issue);
+    else this.truncated = true;
+  }
+}
+
 function validateMessage(
   parsed: ParsedInterchange,
   message: MessageEnvelope,
   options: ValidateOptions,
   ctx: ElementCheckContext,
-  out: EdifactIssue[],
+  out: IssueList,
 ): void {
   const t = parsed.tokens;
   const dir = options.directory;
@@ -126,6 +139,7 @@ function validateMessage(
     }
   }
   walker.finish(message.lastSegment, message.hasTrailer ? undefined : "UNT");
+  if (walker.truncated) out.truncated = true;
   for (const p of walker.problems) {
     out.push({
       ...base,
@@ -146,23 +160,42 @@ function validateMessage(
  */
 export function validateInterchange(result: ParseResult, options: ValidateOptions): ValidationReport {
   const parsed = result.interchange;
-  const issues: EdifactIssue[] = [...result.issues];
+  const list = new IssueList(result.issues);
   const ctx = elementContext(
     parsed.tokens,
     parsed.header?.syntax.version ?? parsed.tokens.syntaxVersion ?? 3,
   );
-  for (const message of parsed.messages) validateMessage(parsed, message, options, ctx, issues);
+  for (const message of parsed.messages) {
+    if (list.truncated) break;
+    validateMessage(parsed, message, options, ctx, list);
+  }
+  const issues = list.items;
+  // The parser's own list may end with the same verdict already.
+  if (list.truncated && !issues.some((i) => i.code === 18 && i.segmentIndex === -1)) {
+    issues.push(tooManyIssues(parsed.tokens.bytes.length));
+  }
   issues.sort((a, b) => a.offset - b.offset);
 
+  // One pass sorts the issues to their level: an interchange of many broken messages (a hostile
+  // upload of thousands of bare UNH segments) must not cost messages × issues.
+  let interchangeIssue = false;
+  const groupsWithIssues = new Set<number>();
+  const byMessage = new Map<number, EdifactIssue[]>();
+  for (const issue of issues) {
+    if (issue.level === "interchange") interchangeIssue = true;
+    else if (issue.level === "group" && issue.groupIndex !== undefined)
+      groupsWithIssues.add(issue.groupIndex);
+    else if (issue.level === "message" && issue.messageIndex !== undefined) {
+      const own = byMessage.get(issue.messageIndex);
+      if (own) own.push(issue);
+      else byMessage.set(issue.messageIndex, [issue]);
+    }
+  }
   const interchangeAccepted =
-    parsed.header !== undefined &&
-    parsed.interchangeCount === 1 &&
-    !issues.some((i) => i.level === "interchange");
-  const groupsAccepted = parsed.groups.map(
-    (g) => interchangeAccepted && !issues.some((i) => i.level === "group" && i.groupIndex === g.index),
-  );
+    parsed.header !== undefined && parsed.interchangeCount === 1 && !interchangeIssue;
+  const groupsAccepted = parsed.groups.map((g) => interchangeAccepted && !groupsWithIssues.has(g.index));
   const messages = parsed.messages.map((m): MessageVerdict => {
-    const own = issues.filter((i) => i.level === "message" && i.messageIndex === m.index);
+    const own = byMessage.get(m.index) ?? [];
     const groupOk = m.groupIndex === undefined || groupsAccepted[m.groupIndex] === true;
     return {
       index: m.index,

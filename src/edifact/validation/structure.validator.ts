@@ -1,3 +1,4 @@
+import { MAX_REPORTED_ISSUES } from "../issue.types.js";
 import type { MessageDef, SegmentNode, StructureNode } from "../directories/directory.types.js";
 import { ErrorCode } from "../syntax/error-codes.js";
 import { tagIdOf } from "../syntax/tag-id.js";
@@ -53,6 +54,8 @@ export class StructureWalker {
    */
   private state: number;
   readonly problems: StructureProblem[] = [];
+  /** More problems were found than are kept (MAX_REPORTED_ISSUES). */
+  truncated = false;
 
   constructor(message: MessageDef) {
     this.program = compileStructure(message);
@@ -151,9 +154,15 @@ export class StructureWalker {
     return NOT_ACCEPTED;
   }
 
+  /** Keeps a problem while fewer than MAX_REPORTED_ISSUES are kept: hostile input must not grow the list without end. */
+  private record(problem: StructureProblem): void {
+    if (this.problems.length < MAX_REPORTED_ISSUES) this.problems.push(problem);
+    else this.truncated = true;
+  }
+
   /** Records that `tag` fits nowhere at `segment` (after acceptId returned NOT_ACCEPTED). */
   unexpected(tag: string, segment: number): void {
-    this.problems.push({
+    this.record({
       code: ErrorCode.notSupportedInPosition,
       segment,
       text: /^[A-Z0-9]{3}$/.test(tag)
@@ -211,7 +220,7 @@ export class StructureWalker {
 
   private tooMany(index: number, segment: number): void {
     const node = this.program.node[index] as StructureNode;
-    this.problems.push({
+    this.record({
       code: node.kind === "segment" ? ErrorCode.tooManySegmentRepetitions : ErrorCode.tooManyGroupRepetitions,
       segment,
       text: `${describe(node)} may occur at most ${node.max} time(s) here`,
@@ -235,7 +244,7 @@ export class StructureWalker {
       if (p.mandatory[start + k] === 0) continue;
       const node = p.node[start + k] as StructureNode;
       if (node.kind === "segment" && node.tag === skipTag) continue;
-      this.problems.push({
+      this.record({
         code: ErrorCode.missing,
         segment,
         text: `Mandatory ${describe(node)}${group ? ` in ${group.name}` : ""} is missing`,
