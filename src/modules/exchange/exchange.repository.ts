@@ -273,8 +273,8 @@ const givenTarget = `target AS (
 /** `check`: the credential check's CTEs (`credential`, `authorized`), for a partner API key. */
 const checkedTarget = (check: string) => `${check}, connection AS (
   SELECT c.tenant_id, c.partner_id, c.status, c.active_revision
-  FROM exchange_connections AS c INNER JOIN credential ON c.tenant_id = credential.tenant_id
-  WHERE c.id = $1::uuid
+  FROM exchange_connections AS c
+  WHERE c.tenant_id = (SELECT tenant_id FROM credential) AND c.id = $1::uuid
 ), target AS (
   SELECT connection.tenant_id, connection.active_revision AS revision, credential.principal_id
   FROM connection, credential, authorized
