@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -7,7 +16,13 @@ import { sql } from "kysely";
 import { request as undiciRequest } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerPartnerCommands } from "../../src/cli/partner.command.js";
-import { createPartnerClient, syncMailbox, type RequestFn, type SyncEvent } from "../../src/sdk/partner.js";
+import {
+  LocalStorageError,
+  createPartnerClient,
+  syncMailbox,
+  type RequestFn,
+  type SyncEvent,
+} from "../../src/sdk/partner.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 import {
@@ -212,6 +227,30 @@ describe("reference partner worker (spec A rule 6)", () => {
     expect(first).toEqual({ acknowledged: 0, failed: 1 });
     expect(readdirSync(dir)).toEqual([]);
     expect(await statuses(p)).toEqual(["claimed"]);
+    await new Promise((r) => setTimeout(r, 3200)); // lease 2 s + backoff 1 s
+    const second = await syncMailbox({ client: client(p), outDir: dir, once: true });
+    expect(second).toEqual({ acknowledged: 1, failed: 0 });
+    expect(stored(dir)).toHaveLength(1);
+  });
+
+  it("Rule 4: storing fails after a verified read (the file cannot be put in place): not acknowledged; a later run stores it", async () => {
+    const p = await withEntries(1);
+    const dir = outDir();
+    const [item] = (await client(p).list({ limit: 10 })).items;
+    if (!item) throw new Error("no entry");
+    // A directory where the stored file must go: the rename into place fails like a broken disk.
+    const target = join(dir, `${item.deliveryAttemptId}.${item.messageType}.edi`);
+    mkdirSync(target);
+    writeFileSync(join(target, "occupied"), "x");
+    const events: SyncEvent[] = [];
+    // A broken disk stops the worker (claiming more entries would only spend their attempts).
+    await expect(
+      syncMailbox({ client: client(p), outDir: dir, once: true, onEvent: (e) => events.push(e) }),
+    ).rejects.toBeInstanceOf(LocalStorageError);
+    expect(events.find((e) => e.event === "failed")).toMatchObject({ code: "LOCAL_STORAGE" });
+    expect(await statuses(p)).toEqual(["claimed"]);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".partial"))).toEqual([]);
+    rmSync(target, { recursive: true });
     await new Promise((r) => setTimeout(r, 3200)); // lease 2 s + backoff 1 s
     const second = await syncMailbox({ client: client(p), outDir: dir, once: true });
     expect(second).toEqual({ acknowledged: 1, failed: 0 });
