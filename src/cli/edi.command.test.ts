@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
-import { PARTLY_BROKEN_ORDERS, VALID_ORDERS } from "../edifact/testing/sample.fixture.js";
+import { PARTLY_BROKEN_ORDERS, REJECTED_ORDERS, VALID_ORDERS } from "../edifact/testing/sample.fixture.js";
 import { registerEdiCommands } from "./edi.command.js";
 
 const SHARED = join(import.meta.dirname, "../../../shared");
@@ -45,9 +45,17 @@ describe("hanse edi", () => {
     expect(r.exitCode).toBe(1);
     expect(r.out).toContain("message 2 (ORDERS): rejected");
     expect(r.out).toMatch(
-      /segment \d+ \(QTY\), message position 5, element 1, component 2, byte \d+: \[37 Invalid type of character\(s\)\]/,
+      /segment \d+ \(QTY\), message position 5, element 1, component 2, byte offset \d+: \[37 Invalid type of character\(s\)\]/,
     );
     expect(r.err).toContain("issue(s) found");
+  });
+
+  it("validate: a message rejected only with its interchange says so", async () => {
+    const r = await run(["validate", file("rejected.edi", REJECTED_ORDERS)]);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toContain("message 1 (ORDERS): rejected with the interchange");
+    const own = await run(["validate", file("bad.edi", PARTLY_BROKEN_ORDERS)]);
+    expect(own.out).toMatch(/message 2 \(ORDERS\): rejected \(\d+ issue\(s\) of its own\)/);
   });
 
   it("validate: exit 2 when the file cannot be read", async () => {
@@ -85,7 +93,7 @@ describe("hanse edi", () => {
         const r = await run(["validate", join(corpus, name)]);
         expect([0, 1], name).toContain(r.exitCode);
         expect(r.out.split("\n")[0], name).toContain(name);
-        if (r.exitCode === 1) expect(r.out, name).toMatch(/byte \d+: \[\d+ /);
+        if (r.exitCode === 1) expect(r.out, name).toMatch(/byte offset \d+: \[\d+ /);
       }
     });
 

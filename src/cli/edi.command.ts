@@ -102,7 +102,15 @@ export function registerEdiCommands(program: Command): void {
         `${file}: ${header ? `interchange ${header.controlRef} from ${header.sender.id} to ${header.recipient.id}, syntax ${header.syntax.identifier}:${header.syntax.version}` : "no interchange header"}, ${parsed.interchange.messages.length} message(s), directory ${directory.id}`,
       );
       for (const m of report.messages) {
-        print(this, `  message ${m.ref} (${m.type}): ${m.accepted ? "accepted" : "rejected"}`);
+        // A message without issues of its own is rejected with its interchange (or group): say so.
+        const verdict = m.accepted
+          ? "accepted"
+          : m.issues.length > 0
+            ? `rejected (${String(m.issues.length)} issue(s) of its own)`
+            : report.interchangeAccepted
+              ? "rejected with its group"
+              : "rejected with the interchange";
+        print(this, `  message ${m.ref} (${m.type}): ${verdict}`);
       }
       for (const issue of report.issues) print(this, `  ${formatIssue(issue)}`);
       if (report.issues.length > 0) {

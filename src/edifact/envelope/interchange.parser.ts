@@ -565,7 +565,8 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     const seg = ti.segment;
     const message = rangeHolding(messages, seg);
     const groupIndex = rangeHolding(groups, seg)?.index ?? -1;
-    const tag = seg >= 0 && seg < n ? tagOf(t, seg) : "UNA";
+    // Segment -1 is UNA; one past the last segment (a summary at the end of the input) has no tag.
+    const tag = seg < 0 ? "UNA" : seg < n ? tagOf(t, seg) : undefined;
     // A character problem inside a message's data is the message's; in UNH/UNT too (envelope).
     const inBody = message !== undefined && tag !== "UNH" && tag !== "UNT";
     const level: IssueLevel = message
@@ -580,7 +581,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       text: ti.text,
       offset: ti.offset,
       segmentIndex: seg,
-      tag,
+      ...(tag !== undefined ? { tag } : {}),
       ...(ti.element > 0 ? { element: ti.element } : {}),
       ...(ti.element > 0 ? { component: ti.component + 1 } : {}),
       ...(ti.occurrence > 0 ? { occurrence: ti.occurrence + 1 } : {}),

@@ -188,7 +188,7 @@ export function checkSegmentElements(
           code: ErrorCode.tooManyConstituents,
           element: e,
           offset: t.tokStart[from] as number,
-          text: `${def.tag} has ${def.elements.length} data elements; element ${e} is one too many`,
+          text: `${def.tag} has ${def.elements.length} data element${def.elements.length === 1 ? "" : "s"}; element ${e} is one too many`,
         });
       }
       continue;

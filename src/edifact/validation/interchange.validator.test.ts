@@ -171,6 +171,50 @@ describe("envelope validation", () => {
     expect(report.messages.map((m) => m.accepted)).toEqual([false]);
   });
 
+  describe("service string advice, groups and limits", () => {
+    const message = (ref: string) =>
+      `UNH+${ref}+ORDERS:D:96A:UN'BGM+220+PO1+9'DTM+137:20240315:102'UNS+S'UNT+5+${ref}'`;
+    const group = (ref: string, body: string, trailer = `UNE+1+${ref}'`) =>
+      `UNG+ORDERS+S:14+R:14+240315:1200+${ref}+UN+D:96A'${body}${trailer}`;
+    const parsed = (text: string) =>
+      parseInterchange(latin1(text)).issues.map((i) => [i.code, i.level, i.tag, i.element]);
+
+    it("UNA shorter than 9 characters is 1 (UNA not supported)", () => {
+      expect(parsed("UNA:+.")).toContainEqual([1, "interchange", "UNA", undefined]);
+    });
+
+    it("UNA advising a letter as a separator is 20 (character invalid as service character)", () => {
+      expect(parsed(`UNA:A.? '${UNB}${message("1")}UNZ+1+IC1'`)[0]).toEqual([
+        20,
+        "interchange",
+        "UNA",
+        undefined,
+      ]);
+    });
+
+    it("groups and messages outside groups in one interchange are 30", () => {
+      const text = `${UNB}${message("1")}${group("G1", message("2"))}UNZ+2+IC1'`;
+      expect(parsed(text)).toContainEqual([30, "interchange", undefined, undefined]);
+    });
+
+    it("UNE count (29) and reference (28) mismatches, and a missing UNE (13), are group level", () => {
+      expect(parsed(`${UNB}${group("G1", message("1"), "UNE+2+G9'")}UNZ+1+IC1'`)).toEqual([
+        [29, "group", "UNE", 1],
+        [28, "group", "UNE", 2],
+      ]);
+      expect(parsed(`${UNB}${group("G1", message("1"), "")}UNZ+1+IC1'`)).toEqual([
+        [13, "group", "UNE", undefined],
+      ]);
+    });
+
+    it("more than 1,000 character issues end with one 18 that names no segment", () => {
+      const text = `UNB+UNOA:3+S:14+R:14+240315:1200+IC1'UNH+1+ORDERS:D:96A:UN'FTX+AAA+++${"x:".repeat(1200)}x'UNT+3+1'UNZ+1+IC1'`;
+      const issues = parsed(text);
+      expect(issues.filter(([code]) => code === 21)).toHaveLength(1000);
+      expect(issues.at(-1)).toEqual([18, "interchange", undefined, undefined]);
+    });
+  });
+
   it("reads the acknowledgement request and the test indicator", () => {
     const parsed = parseInterchange(latin1(wrap(HEAD + TAIL).replace("+IC1'", "+IC1++++1++1'")));
     expect(parsed.issues).toEqual([]);
