@@ -121,7 +121,89 @@ const interchangeArb: fc.Arbitrary<Interchange> = fc
   )
   .map((ic) => (ic.separators === undefined ? (({ separators: _, ...rest }) => rest)(ic) : ic));
 
+/** Text beyond ASCII for the repertoires that hold it: ISO 8859-1 (UNOC) and UTF-8 (UNOY). */
+const LATIN1_TEXT = [...LEVEL_A, ...Array.from("abcxyzÄÖÜäöüßéèçñÅø")];
+const UTF8_TEXT = [...LATIN1_TEXT, ...Array.from("ŁódźŒœ€東京ğşΩ")];
+
+/** A segment whose elements may repeat (syntax 4); repeated occurrences are never empty. */
+const repeatingSegmentArb = (chars: string[]): fc.Arbitrary<Segment> =>
+  fc
+    .record({
+      tag: word(Array.from("ABCDEFGHIJKLMNOPQRSTVWXYZ"), 3, 3),
+      elements: fc.array(fc.array(word(chars, 1, 10), { minLength: 1, maxLength: 3 }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      repeated: fc.array(fc.array(word(chars, 1, 10), { minLength: 1, maxLength: 3 }), {
+        minLength: 1,
+        maxLength: 3,
+      }),
+      at: fc.nat(),
+    })
+    .map(({ tag, elements, repeated, at }) => ({
+      tag,
+      elements,
+      repeats: { [at % elements.length]: repeated },
+    }));
+
+const richMessageArb = (chars: string[]): fc.Arbitrary<Message> =>
+  fc.record({
+    ref: alnum(1, 14),
+    identifier: fc.constant({ type: "ORDERS", version: "D", release: "96A", agency: "UN" }),
+    segments: fc.array(fc.oneof(segmentArb, repeatingSegmentArb(chars)), { minLength: 1, maxLength: 5 }),
+  });
+
+/** Syntax 4 with repetitions, in functional groups or not, in UNOC or UNOY text. */
+const richInterchangeArb: fc.Arbitrary<Interchange> = fc
+  .constantFrom(["UNOC", LATIN1_TEXT] as const, ["UNOY", UTF8_TEXT] as const)
+  .chain(([identifier, chars]) => {
+    const messages = fc.uniqueArray(richMessageArb([...chars]), {
+      minLength: 1,
+      maxLength: 3,
+      selector: (m) => m.ref,
+    });
+    const group = fc.record({
+      ref: alnum(1, 14),
+      groupId: fc.constant("ORDERS"),
+      sender: fc.record({ id: alnum(1, 35), qualifier: alnum(1, 4) }),
+      recipient: fc.record({ id: alnum(1, 35) }),
+      // Syntax 4: UNG 0017 is CCYYMMDD, as in UNB.
+      date: fc.constant("20240315"),
+      time: fc.constant("1200"),
+      agency: fc.constant("UN"),
+      messageVersion: fc.constant({ version: "D", release: "96A" }),
+      messages,
+    });
+    return fc.record({
+      syntax: fc.constant({ identifier, version: 4 }),
+      sender: fc.record({ id: alnum(1, 35), qualifier: alnum(1, 4) }),
+      recipient: fc.record({ id: alnum(1, 35) }),
+      date: fc.constant("20240315"),
+      time: fc.constant("1200"),
+      controlRef: alnum(1, 14),
+      body: fc.oneof(
+        messages.map((m) => ({ messages: m })),
+        fc.uniqueArray(group, { minLength: 1, maxLength: 2, selector: (g) => g.ref }).map((groups) => ({
+          messages: [],
+          groups,
+        })),
+      ),
+    });
+  })
+  .map(({ body, ...header }): Interchange => ({ ...header, ...body }));
+
 describe("properties", () => {
+  it("syntax 4 repetitions, functional groups and non-ASCII text (UNOC, UNOY) round-trip", () => {
+    fc.assert(
+      fc.property(richInterchangeArb, (ic) => {
+        const parsed = parseInterchange(serializeInterchange(ic));
+        expect(parsed.issues).toEqual([]);
+        expect(toInterchange(parsed.interchange)).toEqual({ ...ic, separators: defaultSeparators(4) });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("generated interchanges round-trip: parse(serialize(x)) equals x", () => {
     fc.assert(
       fc.property(interchangeArb, (ic) => {
