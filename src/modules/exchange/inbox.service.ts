@@ -221,7 +221,7 @@ export function createInboxService(
     connectionId: string,
     keyHash: Buffer,
     blobId: string,
-    stored: StoredBlob,
+    stored: Pick<StoredBlob, "byteCount" | "sha256">,
     interchangeId: string | undefined,
   ): repo.AcceptedUpload {
     const id = deps.newId();
@@ -338,7 +338,7 @@ export function createInboxService(
         throw error;
       }
       const hash = keyHash(id, key);
-      const stored = { id: "", byteCount: bytes.length, sha256: sha256(bytes) };
+      const stored = { byteCount: bytes.length, sha256: sha256(bytes) };
       return exclusively(`${id}:${hash.toString("hex")}`, async () => {
         const upload = newUpload(id, hash, deps.newId(), stored, interchangeId);
         const check = credential.statementCheck(null, repo.checkedUploadCheckFirst);

@@ -77,6 +77,17 @@ function admitPartner(principal: Principal | null, auth: PartnerRequirement): Pr
   return principal;
 }
 
+/** A partner route's one scope as a list, made once per route (the check caches by identity). */
+const partnerScopeLists = new WeakMap<PartnerRequirement, readonly PartnerRequirement["scope"][]>();
+function partnerScopes(auth: PartnerRequirement): readonly PartnerRequirement["scope"][] {
+  let scopes = partnerScopeLists.get(auth);
+  if (!scopes) {
+    scopes = [auth.scope];
+    partnerScopeLists.set(auth, scopes);
+  }
+  return scopes;
+}
+
 function deferredCredential(
   authenticator: Authenticator,
   request: FastifyRequest,
@@ -86,7 +97,7 @@ function deferredCredential(
   const admit = (principal: Principal | null): Principal =>
     (request.principal =
       auth.kind === "partner" ? admitPartner(principal, auth) : admitSession(principal, auth));
-  const scopes = auth.kind === "partner" ? [auth.scope] : (auth.allScopes ?? noScopes);
+  const scopes = auth.kind === "partner" ? partnerScopes(auth) : (auth.allScopes ?? noScopes);
   const partner = auth.kind === "partner";
   return {
     statementCheck: (tenantId, first) =>
