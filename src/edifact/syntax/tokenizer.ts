@@ -511,7 +511,10 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
       const bad = findInvalidUtf8(bytes, from, n);
       if (bad < 0) break;
       const seg = segmentAt(segStart, sc, bad);
-      report(state, ErrorCode.invalidCharacter, bad, seg, 0, 0, 0, "Malformed UTF-8 sequence");
+      // The token holding the byte gives the element and component, as for any invalid character.
+      const tok = tokenAt(tokStart, segToken[seg] as number, (segToken[seg + 1] as number) - 1, bad);
+      const at = tok < 0 ? 0 : (tokInfo[tok] as number) & COORD_MASK;
+      reportAt(state, ErrorCode.invalidCharacter, bad, seg, at, "Malformed UTF-8 sequence");
       from = bad + 1;
     }
   }
@@ -547,6 +550,19 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     tokInfo: tokInfo.subarray(0, tc),
     issues,
   };
+}
+
+/** The last token of [first, last] starting at or before `offset`, or -1 when there is none. */
+function tokenAt(tokStart: Int32Array, first: number, last: number, offset: number): number {
+  let lo = first;
+  let hi = last;
+  if (hi < lo || (tokStart[lo] as number) > offset) return -1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if ((tokStart[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** Index of the segment containing a byte offset (binary search over segment starts). */

@@ -256,6 +256,23 @@ describe("character issues belong to the message, group or interchange holding t
     expect(levels(text)).toEqual([[21, "group", "UNG", undefined, 1, undefined]]);
   });
 
+  it("malformed UTF-8 (UNOY) is placed at its element and component, like any invalid character", () => {
+    const text = Buffer.concat([
+      Buffer.from("UNB+UNOY:4+S:14+R:14+20240315:1200+IC1'UNH+1+ORDERS:D:96A:UN'BGM+220+P"),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from("+9'UNT+3+1'UNZ+1+IC1'"),
+    ]);
+    const found = parseInterchange(text).issues.map((i) => [
+      i.code,
+      i.level,
+      i.scope,
+      i.tag,
+      i.element,
+      i.component,
+    ]);
+    expect(found).toEqual([[21, "message", "element", "BGM", 2, 1]]);
+  });
+
   it("in the interchange header: the interchange", () => {
     const text = `UNB+UNOA:3+x:14+R:14+240315:1200+IC1'${message("1", "PO1")}UNZ+1+IC1'`;
     expect(levels(text)).toEqual([[21, "interchange", "UNB", undefined, undefined, undefined]]);
