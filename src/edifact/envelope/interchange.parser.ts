@@ -2,13 +2,13 @@ import { MAX_REPORTED_ISSUES, tooManyIssues, type EdifactIssue, type IssueLevel 
 import { isSyntaxIdentifier } from "../syntax/charset.js";
 import { ErrorCode } from "../syntax/error-codes.js";
 import * as tags from "../syntax/tag-id.js";
-import { tokenize, type TokenTable } from "../syntax/tokenizer.js";
+import { tokComp, tokElem, tokenize, tokenText, tokRep, type TokenTable } from "../syntax/tokenizer.js";
 import {
   checkSegmentElements,
   type ElementCheckContext,
   type ElementProblem,
 } from "../validation/element.validator.js";
-import { quickContext, segmentLooksValid } from "../validation/segment.precheck.js";
+import { quickContext, segmentLooksValid, type QuickContext } from "../validation/segment.precheck.js";
 import { compileSegment } from "../validation/segment.program.js";
 import type {
   GroupEnvelope,
@@ -50,39 +50,64 @@ function optional<K extends string>(key: K, value: string): Partial<Record<K, st
   return value === "" ? {} : ({ [key]: value } as Record<K, string>);
 }
 
-function party(t: TokenTable, seg: number, element: number): PartyId {
+/** Components kept per element by `firstOccurrences` (UNB's composites have at most 6). */
+const COMPONENTS = 8;
+
+/**
+ * The values of the segment's first occurrences, element e component c at e * COMPONENTS + c,
+ * read in one pass (the header asks for twenty of them; `valueAt` would scan for each).
+ */
+function firstOccurrences(t: TokenTable, seg: number, elements: number): string[] {
+  const values = new Array<string>((elements + 1) * COMPONENTS).fill("");
+  const end = t.segToken[seg + 1] as number;
+  for (let k = (t.segToken[seg] as number) + 1; k < end; k++) {
+    const e = tokElem(t, k);
+    if (e > elements) break;
+    const c = tokComp(t, k);
+    if (tokRep(t, k) === 0 && c < COMPONENTS) values[e * COMPONENTS + c] = tokenText(t, k);
+  }
+  return values;
+}
+
+/** A value read by `firstOccurrences`. */
+function value(v: readonly string[], element: number, component = 0): string {
+  return v[element * COMPONENTS + component] as string;
+}
+
+function party(v: readonly string[], element: number): PartyId {
   return {
-    id: valueAt(t, seg, element, 0),
-    ...optional("qualifier", valueAt(t, seg, element, 1)),
-    ...optional("internalId", valueAt(t, seg, element, 2)),
-    ...optional("internalSubId", valueAt(t, seg, element, 3)),
+    id: value(v, element),
+    ...optional("qualifier", value(v, element, 1)),
+    ...optional("internalId", value(v, element, 2)),
+    ...optional("internalSubId", value(v, element, 3)),
   };
 }
 
 function readHeader(t: TokenTable, seg: number): InterchangeHeader {
-  const versionText = valueAt(t, seg, 1, 1);
-  const password = valueAt(t, seg, 6, 0);
-  const passwordQualifier = valueAt(t, seg, 6, 1);
+  const v = firstOccurrences(t, seg, 11);
+  const versionText = value(v, 1, 1);
+  const password = value(v, 6);
+  const passwordQualifier = value(v, 6, 1);
   return {
     syntax: {
-      identifier: valueAt(t, seg, 1, 0),
+      identifier: value(v, 1),
       version: /^\d$/.test(versionText) ? Number(versionText) : 0,
-      ...optional("serviceCodeListVersion", valueAt(t, seg, 1, 2)),
-      ...optional("characterEncoding", valueAt(t, seg, 1, 3)),
+      ...optional("serviceCodeListVersion", value(v, 1, 2)),
+      ...optional("characterEncoding", value(v, 1, 3)),
     },
-    sender: party(t, seg, 2),
-    recipient: party(t, seg, 3),
-    date: valueAt(t, seg, 4, 0),
-    time: valueAt(t, seg, 4, 1),
-    controlRef: valueAt(t, seg, 5),
+    sender: party(v, 2),
+    recipient: party(v, 3),
+    date: value(v, 4),
+    time: value(v, 4, 1),
+    controlRef: value(v, 5),
     ...(password !== ""
       ? { recipientReference: { password, ...optional("qualifier", passwordQualifier) } }
       : {}),
-    ...optional("applicationRef", valueAt(t, seg, 7)),
-    ...optional("priority", valueAt(t, seg, 8)),
-    ...(valueAt(t, seg, 9) === "1" ? { ackRequested: true } : {}),
-    ...optional("agreementId", valueAt(t, seg, 10)),
-    ...(valueAt(t, seg, 11) === "1" ? { test: true } : {}),
+    ...optional("applicationRef", value(v, 7)),
+    ...optional("priority", value(v, 8)),
+    ...(value(v, 9) === "1" ? { ackRequested: true } : {}),
+    ...optional("agreementId", value(v, 10)),
+    ...(value(v, 11) === "1" ? { test: true } : {}),
   };
 }
 
@@ -125,56 +150,60 @@ function rangeHolding<T extends { readonly firstSegment: number; readonly lastSe
   return undefined;
 }
 
+type NewIssue = Omit<EdifactIssue, "offset"> & { offset?: number };
+
 /**
- * Parses exactly one interchange: tokenizes, reads UNA/UNB/UNG/UNH/UNT/UNE/UNZ and checks
- * their counts, references and element layout. Never throws; problems are issues.
+ * The state of one envelope walk. A class rather than closures inside `parseInterchange`: the
+ * helpers are made once, not per call (under tsx each closure also costs a `__name` property
+ * definition, a fifth of parsing a small interchange).
  */
-export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}): ParseResult {
-  const t = tokenize(bytes, options.syntaxIdentifier ? { syntaxIdentifier: options.syntaxIdentifier } : {});
-  const issues: EdifactIssue[] = [];
-  const messages: MessageEnvelope[] = [];
-  const groups: GroupEnvelope[] = [];
-  const n = t.segmentCount;
+class EnvelopeWalk {
+  readonly issues: EdifactIssue[] = [];
+  readonly messages: MessageEnvelope[] = [];
+  readonly groups: GroupEnvelope[] = [];
+  readonly n: number;
+  truncated = false;
+  version: number;
+  ctx: ElementCheckContext;
+  quick: QuickContext;
+  openMessage: OpenMessage | undefined;
+  openGroup: OpenGroup | undefined;
+  outsideReported = false;
 
-  const at = (seg: number): number => (seg >= 0 && seg < n ? (t.segStart[seg] as number) : t.bytes.length);
-  // An object: the closure's assignment must be visible to the check at the end.
-  const overflow = { truncated: false };
-  const add = (issue: Omit<EdifactIssue, "offset"> & { offset?: number }): void => {
-    if (issues.length < MAX_REPORTED_ISSUES) issues.push({ offset: at(issue.segmentIndex), ...issue });
-    else overflow.truncated = true;
-  };
-
-  let headerSegment: number | undefined;
-  let header: InterchangeHeader | undefined;
-  let version = t.syntaxVersion ?? 3;
-  if (n > 0 && tagOf(t, 0) === "UNB") {
-    headerSegment = 0;
-    header = readHeader(t, 0);
-    if (header.syntax.version >= 1 && header.syntax.version <= 4) version = header.syntax.version;
-  } else {
-    add({
-      code: ErrorCode.missing,
-      level: "interchange",
-      scope: "envelope",
-      tag: "UNB",
-      segmentIndex: n > 0 ? 0 : -1,
-      text:
-        n === 0
-          ? "The input holds no interchange: no segments were found"
-          : `The input does not start with an interchange header UNB (found "${tagOf(t, 0)}")`,
-    });
+  constructor(readonly t: TokenTable) {
+    this.n = t.segmentCount;
+    this.version = t.syntaxVersion ?? 3;
+    this.ctx = elementContext(t, this.version);
+    this.quick = quickContext(this.ctx);
   }
-  const ctx = elementContext(t, version);
-  const quick = quickContext(ctx);
 
-  const checkService = (seg: number, tag: string, level: IssueLevel, extra: Partial<EdifactIssue>): void => {
-    const def = serviceSegment(tag, version);
+  /** Syntax version from UNB: the element rules of the service segments follow it. */
+  useVersion(version: number): void {
+    if (version === this.version) return;
+    this.version = version;
+    this.ctx = elementContext(this.t, version);
+    this.quick = quickContext(this.ctx);
+  }
+
+  add(issue: NewIssue): void {
+    const t = this.t;
+    const seg = issue.segmentIndex;
+    if (this.issues.length < MAX_REPORTED_ISSUES)
+      this.issues.push({
+        offset: seg >= 0 && seg < this.n ? (t.segStart[seg] as number) : t.bytes.length,
+        ...issue,
+      });
+    else this.truncated = true;
+  }
+
+  checkService(seg: number, tag: string, level: IssueLevel, extra: Partial<EdifactIssue>): void {
+    const def = serviceSegment(tag, this.version);
     // The allocation-free quick check clears the usual, valid service segment at once.
-    if (!def || segmentLooksValid(quick, compileSegment(def), seg)) return;
+    if (!def || segmentLooksValid(this.quick, compileSegment(def), seg)) return;
     const problems: ElementProblem[] = [];
-    checkSegmentElements(ctx, seg, def, problems);
+    checkSegmentElements(this.ctx, seg, def, problems);
     for (const p of problems) {
-      add({
+      this.add({
         code: p.code,
         level,
         scope: "envelope",
@@ -188,68 +217,40 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         offset: p.offset,
       });
     }
-  };
-
-  if (header && headerSegment !== undefined) {
-    checkService(headerSegment, "UNB", "interchange", {});
-    if (!isSyntaxIdentifier(header.syntax.identifier)) {
-      add({
-        code: ErrorCode.syntaxVersionNotSupported,
-        level: "interchange",
-        scope: "envelope",
-        tag: "UNB",
-        segmentIndex: 0,
-        element: 1,
-        component: 1,
-        text: `Syntax identifier "${header.syntax.identifier}" is not supported (UNOA, UNOB, UNOC, UNOD, UNOE, UNOF, UNOW, UNOY are)`,
-      });
-    }
-    if (valueAt(t, 0, 1, 1) !== "" && (header.syntax.version < 1 || header.syntax.version > 4)) {
-      add({
-        code: ErrorCode.syntaxVersionNotSupported,
-        level: "interchange",
-        scope: "envelope",
-        tag: "UNB",
-        segmentIndex: 0,
-        element: 1,
-        component: 2,
-        text: `Syntax version "${valueAt(t, 0, 1, 1)}" is not supported (1 to 4 are)`,
-      });
-    }
-    const expectedDate = version >= 4 ? 8 : 6;
-    if (
-      header.date.length === expectedDate &&
-      header.time.length === 4 &&
-      !validDate(header.date, header.time)
-    ) {
-      add({
-        code: ErrorCode.invalidValue,
-        level: "interchange",
-        scope: "envelope",
-        tag: "UNB",
-        segmentIndex: 0,
-        element: 4,
-        component: 1,
-        text: `UNB date/time ${header.date}:${header.time} is not a calendar date and time`,
-      });
-    }
   }
 
-  let openMessage: OpenMessage | undefined;
-  let openGroup: OpenGroup | undefined;
-  let trailerSegment: number | undefined;
-  let interchangeCount = header ? 1 : 0;
-  let ended = false;
-  let outsideReported = false;
-  let ungSeen = false;
-  let loneMessageSeen = false;
-  const refsSeen = new Map<string, Set<string>>();
-  const groupRefs = new Set<string>();
+  /** An issue in UNB (segment 0), element and component 1-based. */
+  headerIssue(code: number, element: number, component: number, text: string): void {
+    this.add({
+      code,
+      level: "interchange",
+      scope: "envelope",
+      tag: "UNB",
+      segmentIndex: 0,
+      element,
+      component,
+      text,
+    });
+  }
 
-  const closeMessage = (last: number, trailer: number | undefined): void => {
-    if (!openMessage) return;
-    const m = openMessage;
-    openMessage = undefined;
+  reportOutside(s: number, text: string): void {
+    if (this.outsideReported) return;
+    this.outsideReported = true;
+    this.add({
+      code: ErrorCode.invalidOccurrenceOutside,
+      level: "interchange",
+      scope: "envelope",
+      tag: tagOf(this.t, s),
+      segmentIndex: s,
+      text,
+    });
+  }
+
+  closeMessage(last: number, trailer: number | undefined): void {
+    const m = this.openMessage;
+    if (!m) return;
+    const t = this.t;
+    this.openMessage = undefined;
     const identifier = {
       type: valueAt(t, m.first, 2, 0),
       version: valueAt(t, m.first, 2, 1),
@@ -259,8 +260,8 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       ...optional("codeListVersion", valueAt(t, m.first, 2, 5)),
       ...optional("subFunction", valueAt(t, m.first, 2, 6)),
     };
-    const groupIndex = openGroup?.index;
-    messages.push({
+    const groupIndex = this.openGroup?.index;
+    this.messages.push({
       index: m.index,
       ref: m.ref,
       identifier,
@@ -271,7 +272,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       ...(groupIndex !== undefined ? { groupIndex } : {}),
     });
     if (trailer === undefined) {
-      add({
+      this.add({
         code: ErrorCode.missing,
         level: "message",
         scope: "envelope",
@@ -283,11 +284,11 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       });
       return;
     }
-    checkService(trailer, "UNT", "message", { messageIndex: m.index });
+    this.checkService(trailer, "UNT", "message", { messageIndex: m.index });
     const count = valueAt(t, trailer, 1);
     const actual = trailer - m.first + 1;
     if (/^\d+$/.test(count) && Number(count) !== actual) {
-      add({
+      this.add({
         code: ErrorCode.controlCountMismatch,
         level: "message",
         scope: "envelope",
@@ -300,7 +301,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     }
     const ref = valueAt(t, trailer, 2);
     if (ref !== "" && ref !== m.ref) {
-      add({
+      this.add({
         code: ErrorCode.referencesDoNotMatch,
         level: "message",
         scope: "envelope",
@@ -311,13 +312,14 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         text: `UNT reference "${ref}" does not match UNH reference "${m.ref}"`,
       });
     }
-  };
+  }
 
-  const closeGroup = (last: number, trailer: number | undefined): void => {
-    if (!openGroup) return;
-    const g = openGroup;
-    openGroup = undefined;
-    groups.push({
+  closeGroup(last: number, trailer: number | undefined): void {
+    const g = this.openGroup;
+    if (!g) return;
+    const t = this.t;
+    this.openGroup = undefined;
+    this.groups.push({
       index: g.index,
       ref: g.ref,
       firstSegment: g.first,
@@ -326,7 +328,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       messageIndexes: g.messages,
     });
     if (trailer === undefined) {
-      add({
+      this.add({
         code: ErrorCode.missing,
         level: "group",
         scope: "envelope",
@@ -338,9 +340,9 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       });
       return;
     }
-    checkService(trailer, "UNE", "group", { groupIndex: g.index });
+    this.checkService(trailer, "UNE", "group", { groupIndex: g.index });
     if (g.messages.length === 0) {
-      add({
+      this.add({
         code: ErrorCode.lowerLevelEmpty,
         level: "group",
         scope: "envelope",
@@ -352,7 +354,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     }
     const count = valueAt(t, trailer, 1);
     if (/^\d+$/.test(count) && Number(count) !== g.messages.length) {
-      add({
+      this.add({
         code: ErrorCode.controlCountMismatch,
         level: "group",
         scope: "envelope",
@@ -365,7 +367,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     }
     const ref = valueAt(t, trailer, 2);
     if (ref !== "" && ref !== g.ref) {
-      add({
+      this.add({
         code: ErrorCode.referencesDoNotMatch,
         level: "group",
         scope: "envelope",
@@ -376,7 +378,80 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         text: `UNE reference "${ref}" does not match UNG reference "${g.ref}"`,
       });
     }
-  };
+  }
+}
+
+/**
+ * Parses exactly one interchange: tokenizes, reads UNA/UNB/UNG/UNH/UNT/UNE/UNZ and checks
+ * their counts, references and element layout. Never throws; problems are issues.
+ */
+export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}): ParseResult {
+  const t = tokenize(bytes, options.syntaxIdentifier ? { syntaxIdentifier: options.syntaxIdentifier } : {});
+  const walk = new EnvelopeWalk(t);
+  const { issues, messages, groups } = walk;
+  const n = walk.n;
+  let headerSegment: number | undefined;
+  let header: InterchangeHeader | undefined;
+  let version = t.syntaxVersion ?? 3;
+  if (n > 0 && tagOf(t, 0) === "UNB") {
+    headerSegment = 0;
+    header = readHeader(t, 0);
+    if (header.syntax.version >= 1 && header.syntax.version <= 4) version = header.syntax.version;
+  } else {
+    walk.add({
+      code: ErrorCode.missing,
+      level: "interchange",
+      scope: "envelope",
+      tag: "UNB",
+      segmentIndex: n > 0 ? 0 : -1,
+      text:
+        n === 0
+          ? "The input holds no interchange: no segments were found"
+          : `The input does not start with an interchange header UNB (found "${tagOf(t, 0)}")`,
+    });
+  }
+  walk.useVersion(version);
+
+  if (header && headerSegment !== undefined) {
+    walk.checkService(headerSegment, "UNB", "interchange", {});
+    if (!isSyntaxIdentifier(header.syntax.identifier)) {
+      walk.headerIssue(
+        ErrorCode.syntaxVersionNotSupported,
+        1,
+        1,
+        `Syntax identifier "${header.syntax.identifier}" is not supported (UNOA, UNOB, UNOC, UNOD, UNOE, UNOF, UNOW, UNOY are)`,
+      );
+    }
+    if (valueAt(t, 0, 1, 1) !== "" && (header.syntax.version < 1 || header.syntax.version > 4)) {
+      walk.headerIssue(
+        ErrorCode.syntaxVersionNotSupported,
+        1,
+        2,
+        `Syntax version "${valueAt(t, 0, 1, 1)}" is not supported (1 to 4 are)`,
+      );
+    }
+    const expectedDate = version >= 4 ? 8 : 6;
+    if (
+      header.date.length === expectedDate &&
+      header.time.length === 4 &&
+      !validDate(header.date, header.time)
+    ) {
+      walk.headerIssue(
+        ErrorCode.invalidValue,
+        4,
+        1,
+        `UNB date/time ${header.date}:${header.time} is not a calendar date and time`,
+      );
+    }
+  }
+
+  let trailerSegment: number | undefined;
+  let interchangeCount = header ? 1 : 0;
+  let ended = false;
+  let ungSeen = false;
+  let loneMessageSeen = false;
+  const refsSeen = new Map<string, Set<string>>();
+  const groupRefs = new Set<string>();
 
   const segStart = t.segStart;
   const release = t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0);
@@ -385,7 +460,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     // cannot decode to a service tag: only an open message matters for it.
     const first = bytes[segStart[s] as number];
     if (first !== 0x55 && first !== release && !ended) {
-      if (!openMessage) reportOutside(s, `Segment ${tagOf(t, s)} outside a message`);
+      if (!walk.openMessage) walk.reportOutside(s, `Segment ${tagOf(t, s)} outside a message`);
       continue;
     }
     // Numeric tag ids: decoding each tag would dominate the loop.
@@ -394,27 +469,27 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       if (tag === TAG_UNB || tag === TAG_UNA) interchangeCount++;
       // Data after the trailer belongs to no interchange: never silently dropped.
       else if (interchangeCount <= 1)
-        reportOutside(s, `Segment ${tagOf(t, s)} after the interchange trailer`);
+        walk.reportOutside(s, `Segment ${tagOf(t, s)} after the interchange trailer`);
       continue;
     }
     switch (tag) {
       case TAG_UNB:
       case TAG_UNA:
         interchangeCount++;
-        closeMessage(s - 1, undefined);
-        closeGroup(s - 1, undefined);
+        walk.closeMessage(s - 1, undefined);
+        walk.closeGroup(s - 1, undefined);
         ended = true;
         break;
       case TAG_UNG: {
-        closeMessage(s - 1, undefined);
-        closeGroup(s - 1, undefined);
+        walk.closeMessage(s - 1, undefined);
+        walk.closeGroup(s - 1, undefined);
         ungSeen = true;
         const ref = valueAt(t, s, 5);
         const index = groups.length;
-        openGroup = { index, first: s, ref, messages: [] };
-        checkService(s, "UNG", "group", { groupIndex: index });
+        walk.openGroup = { index, first: s, ref, messages: [] };
+        walk.checkService(s, "UNG", "group", { groupIndex: index });
         if (groupRefs.has(ref)) {
-          add({
+          walk.add({
             code: ErrorCode.duplicateDetected,
             level: "group",
             scope: "envelope",
@@ -429,23 +504,23 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         break;
       }
       case TAG_UNE:
-        closeMessage(s - 1, undefined);
-        if (openGroup) closeGroup(s, s);
-        else reportOutside(s, "UNE without UNG");
+        walk.closeMessage(s - 1, undefined);
+        if (walk.openGroup) walk.closeGroup(s, s);
+        else walk.reportOutside(s, "UNE without UNG");
         break;
       case TAG_UNH: {
-        closeMessage(s - 1, undefined);
+        walk.closeMessage(s - 1, undefined);
         const index = messages.length;
         const ref = valueAt(t, s, 1);
-        openMessage = { index, first: s, ref };
-        if (openGroup) openGroup.messages.push(index);
+        walk.openMessage = { index, first: s, ref };
+        if (walk.openGroup) walk.openGroup.messages.push(index);
         else loneMessageSeen = true;
-        checkService(s, "UNH", "message", { messageIndex: index });
-        const scope = openGroup ? `g${openGroup.ref}` : "";
+        walk.checkService(s, "UNH", "message", { messageIndex: index });
+        const scope = walk.openGroup ? `g${walk.openGroup.ref}` : "";
         const seen = refsSeen.get(scope) ?? new Set<string>();
         refsSeen.set(scope, seen);
         if (seen.has(ref)) {
-          add({
+          walk.add({
             code: ErrorCode.duplicateDetected,
             level: "message",
             scope: "envelope",
@@ -460,41 +535,28 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         break;
       }
       case TAG_UNT:
-        if (openMessage) closeMessage(s, s);
-        else reportOutside(s, "UNT without UNH");
+        if (walk.openMessage) walk.closeMessage(s, s);
+        else walk.reportOutside(s, "UNT without UNH");
         break;
       case TAG_UNZ:
-        closeMessage(s - 1, undefined);
-        closeGroup(s - 1, undefined);
+        walk.closeMessage(s - 1, undefined);
+        walk.closeGroup(s - 1, undefined);
         trailerSegment = s;
         ended = true;
         break;
       default:
-        if (!openMessage) reportOutside(s, `Segment ${tagOf(t, s)} outside a message`);
+        if (!walk.openMessage) walk.reportOutside(s, `Segment ${tagOf(t, s)} outside a message`);
     }
   }
   if (!ended) {
-    closeMessage(n - 1, undefined);
-    closeGroup(n - 1, undefined);
-  }
-
-  function reportOutside(s: number, text: string): void {
-    if (outsideReported) return;
-    outsideReported = true;
-    add({
-      code: ErrorCode.invalidOccurrenceOutside,
-      level: "interchange",
-      scope: "envelope",
-      tag: tagOf(t, s),
-      segmentIndex: s,
-      text,
-    });
+    walk.closeMessage(n - 1, undefined);
+    walk.closeGroup(n - 1, undefined);
   }
 
   let trailer: ParsedInterchange["trailer"];
   if (trailerSegment === undefined) {
     if (header) {
-      add({
+      walk.add({
         code: ErrorCode.missing,
         level: "interchange",
         scope: "envelope",
@@ -505,10 +567,10 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       });
     }
   } else {
-    checkService(trailerSegment, "UNZ", "interchange", {});
+    walk.checkService(trailerSegment, "UNZ", "interchange", {});
     trailer = { count: valueAt(t, trailerSegment, 1), controlRef: valueAt(t, trailerSegment, 2) };
     if (header && messages.length === 0 && groups.length === 0) {
-      add({
+      walk.add({
         code: ErrorCode.lowerLevelEmpty,
         level: "interchange",
         scope: "envelope",
@@ -519,7 +581,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     }
     const expected = groups.length > 0 ? groups.length : messages.length;
     if (/^\d+$/.test(trailer.count) && Number(trailer.count) !== expected) {
-      add({
+      walk.add({
         code: ErrorCode.controlCountMismatch,
         level: "interchange",
         scope: "envelope",
@@ -530,7 +592,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       });
     }
     if (header && trailer.controlRef !== "" && trailer.controlRef !== header.controlRef) {
-      add({
+      walk.add({
         code: ErrorCode.referencesDoNotMatch,
         level: "interchange",
         scope: "envelope",
@@ -542,7 +604,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     }
   }
   if (ungSeen && loneMessageSeen) {
-    add({
+    walk.add({
       code: ErrorCode.groupsAndMessagesMixed,
       level: "interchange",
       scope: "envelope",
@@ -551,7 +613,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
     });
   }
   if (interchangeCount > 1) {
-    add({
+    walk.add({
       code: ErrorCode.invalidOccurrenceOutside,
       level: "interchange",
       scope: "envelope",
@@ -589,7 +651,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       ...(groupIndex >= 0 && !message ? { groupIndex } : {}),
     });
   }
-  if (overflow.truncated) issues.push(tooManyIssues(t.bytes.length));
+  if (walk.truncated) issues.push(tooManyIssues(t.bytes.length));
   issues.sort((a, b) => a.offset - b.offset);
 
   messages.sort((a, b) => a.index - b.index);

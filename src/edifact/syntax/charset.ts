@@ -75,6 +75,13 @@ export function decoderFor(id: string): Decoder {
         source = bytes;
         view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       }
+      // Short values (codes, references, dates) are built directly: cheaper than the
+      // native call, and V8 keeps strings under 13 characters flat.
+      if (end - start <= 12) {
+        let text = "";
+        for (let i = start; i < end; i++) text += String.fromCharCode(bytes[i] as number);
+        return text;
+      }
       return (view as Buffer).toString("latin1", start, end);
     };
   }

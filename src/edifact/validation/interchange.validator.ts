@@ -4,6 +4,7 @@ import type { MessageEnvelope, ParsedInterchange, ParseResult } from "../envelop
 import { tagOf } from "../envelope/segment.reader.js";
 import { MAX_REPORTED_ISSUES, tooManyIssues, type EdifactIssue } from "../issue.types.js";
 import { ErrorCode } from "../syntax/error-codes.js";
+import type { TokenTable } from "../syntax/tokenizer.js";
 import * as tags from "../syntax/tag-id.js";
 import { directoryProgram, nodeSegments } from "./directory.program.js";
 import { checkSegmentElements, type ElementCheckContext, type ElementProblem } from "./element.validator.js";
@@ -63,6 +64,28 @@ class IssueList {
   }
 }
 
+/** A UNH message identifier this directory cannot judge (S009 component `component`). */
+function unhIssue(
+  out: IssueList,
+  t: TokenTable,
+  message: MessageEnvelope,
+  component: number,
+  text: string,
+): void {
+  out.push({
+    level: "message",
+    messageIndex: message.index,
+    code: ErrorCode.valueNotSupportedInPosition,
+    scope: "envelope",
+    tag: "UNH",
+    segmentIndex: message.firstSegment,
+    offset: t.segStart[message.firstSegment] as number,
+    element: 2,
+    component,
+    text,
+  });
+}
+
 function validateMessage(
   parsed: ParsedInterchange,
   message: MessageEnvelope,
@@ -74,35 +97,40 @@ function validateMessage(
   const dir = options.directory;
   const id = message.identifier;
   const base = { level: "message" as const, messageIndex: message.index };
-  const unh = (component: number, text: string): void => {
-    out.push({
-      ...base,
-      code: ErrorCode.valueNotSupportedInPosition,
-      scope: "envelope",
-      tag: "UNH",
-      segmentIndex: message.firstSegment,
-      offset: t.segStart[message.firstSegment] as number,
-      element: 2,
-      component,
-      text,
-    });
-  };
   const def = dir.messages.get(id.type);
   if (!def || (options.messageTypes !== undefined && !options.messageTypes.includes(id.type))) {
     const allowed = options.messageTypes ?? [...dir.messages.keys()];
-    unh(1, `Message type "${id.type}" is not supported here (${allowed.join(", ")} of ${dir.id} are)`);
+    unhIssue(
+      out,
+      t,
+      message,
+      1,
+      `Message type "${id.type}" is not supported here (${allowed.join(", ")} of ${dir.id} are)`,
+    );
     return;
   }
   // A message of another release is not judged by this directory's layout: one issue, not fifty.
   if (id.version !== dir.version) {
-    unh(2, `Message version "${id.version}" does not match directory ${dir.id} (${dir.version})`);
+    unhIssue(
+      out,
+      t,
+      message,
+      2,
+      `Message version "${id.version}" does not match directory ${dir.id} (${dir.version})`,
+    );
     return;
   }
   if (id.release !== dir.release) {
-    unh(3, `Message release "${id.release}" does not match directory ${dir.id} (${dir.release})`);
+    unhIssue(
+      out,
+      t,
+      message,
+      3,
+      `Message release "${id.release}" does not match directory ${dir.id} (${dir.release})`,
+    );
     return;
   }
-  if (id.agency !== "UN") unh(4, `Controlling agency "${id.agency}" is not UN`);
+  if (id.agency !== "UN") unhIssue(out, t, message, 4, `Controlling agency "${id.agency}" is not UN`);
 
   const checkCodes = options.codeLists === "strict" || id.association === undefined;
   const elementCtx: ElementCheckContext = { ...ctx, checkCodes };
