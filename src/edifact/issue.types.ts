@@ -40,6 +40,22 @@ export interface EdifactIssue {
  */
 export const MAX_REPORTED_ISSUES = 10_000;
 
+/** Keeps at most MAX_REPORTED_ISSUES entries, and notes whether more were offered. */
+export class CappedList<T> {
+  readonly items: T[];
+  /** More entries were offered than are kept. */
+  truncated = false;
+
+  constructor(initial: readonly T[] = []) {
+    this.items = [...initial];
+  }
+
+  push(item: T): void {
+    if (this.items.length < MAX_REPORTED_ISSUES) this.items.push(item);
+    else this.truncated = true;
+  }
+}
+
 /** The issue that ends a truncated list: the interchange is rejected as a whole. */
 export const tooManyIssues = (offset: number): EdifactIssue => ({
   code: 18,

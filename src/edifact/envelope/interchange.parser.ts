@@ -1,4 +1,4 @@
-import { MAX_REPORTED_ISSUES, tooManyIssues, type EdifactIssue, type IssueLevel } from "../issue.types.js";
+import { CappedList, tooManyIssues, type EdifactIssue, type IssueLevel } from "../issue.types.js";
 import { isSyntaxIdentifier } from "../syntax/charset.js";
 import { ErrorCode } from "../syntax/error-codes.js";
 import * as tags from "../syntax/tag-id.js";
@@ -158,11 +158,10 @@ type NewIssue = Omit<EdifactIssue, "offset"> & { offset?: number };
  * definition, a fifth of parsing a small interchange).
  */
 class EnvelopeWalk {
-  readonly issues: EdifactIssue[] = [];
+  readonly issues = new CappedList<EdifactIssue>();
   readonly messages: MessageEnvelope[] = [];
   readonly groups: GroupEnvelope[] = [];
   readonly n: number;
-  truncated = false;
   version: number;
   ctx: ElementCheckContext;
   quick: QuickContext;
@@ -188,12 +187,10 @@ class EnvelopeWalk {
   add(issue: NewIssue): void {
     const t = this.t;
     const seg = issue.segmentIndex;
-    if (this.issues.length < MAX_REPORTED_ISSUES)
-      this.issues.push({
-        offset: seg >= 0 && seg < this.n ? (t.segStart[seg] as number) : t.bytes.length,
-        ...issue,
-      });
-    else this.truncated = true;
+    this.issues.push({
+      offset: seg >= 0 && seg < this.n ? (t.segStart[seg] as number) : t.bytes.length,
+      ...issue,
+    });
   }
 
   checkService(seg: number, tag: string, level: IssueLevel, extra: Partial<EdifactIssue>): void {
@@ -388,7 +385,8 @@ class EnvelopeWalk {
 export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}): ParseResult {
   const t = tokenize(bytes, options.syntaxIdentifier ? { syntaxIdentifier: options.syntaxIdentifier } : {});
   const walk = new EnvelopeWalk(t);
-  const { issues, messages, groups } = walk;
+  const { messages, groups } = walk;
+  const issues = walk.issues.items;
   const n = walk.n;
   let headerSegment: number | undefined;
   let header: InterchangeHeader | undefined;
@@ -651,7 +649,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
       ...(groupIndex >= 0 && !message ? { groupIndex } : {}),
     });
   }
-  if (walk.truncated) issues.push(tooManyIssues(t.bytes.length));
+  if (walk.issues.truncated) issues.push(tooManyIssues(t.bytes.length));
   issues.sort((a, b) => a.offset - b.offset);
 
   messages.sort((a, b) => a.index - b.index);

@@ -2,7 +2,7 @@ import type { Directory } from "../directories/directory.types.js";
 import { elementContext } from "../envelope/interchange.parser.js";
 import type { MessageEnvelope, ParsedInterchange, ParseResult } from "../envelope/interchange.types.js";
 import { tagOf } from "../envelope/segment.reader.js";
-import { MAX_REPORTED_ISSUES, tooManyIssues, type EdifactIssue } from "../issue.types.js";
+import { CappedList, tooManyIssues, type EdifactIssue } from "../issue.types.js";
 import { ErrorCode } from "../syntax/error-codes.js";
 import type { TokenTable } from "../syntax/tokenizer.js";
 import * as tags from "../syntax/tag-id.js";
@@ -51,22 +51,9 @@ export interface ValidationReport {
   readonly groupsAccepted: readonly boolean[];
 }
 
-/** Issues of the whole interchange, at most MAX_REPORTED_ISSUES of them. */
-class IssueList {
-  readonly items: EdifactIssue[];
-  truncated = false;
-  constructor(initial: readonly EdifactIssue[]) {
-    this.items = [...initial];
-  }
-  push(issue: EdifactIssue): void {
-    if (this.items.length < MAX_REPORTED_ISSUES) this.items.push(issue);
-    else this.truncated = true;
-  }
-}
-
 /** A UNH message identifier this directory cannot judge (S009 component `component`). */
 function unhIssue(
-  out: IssueList,
+  out: CappedList<EdifactIssue>,
   t: TokenTable,
   message: MessageEnvelope,
   component: number,
@@ -91,7 +78,7 @@ function validateMessage(
   message: MessageEnvelope,
   options: ValidateOptions,
   ctx: ElementCheckContext,
-  out: IssueList,
+  out: CappedList<EdifactIssue>,
 ): void {
   const t = parsed.tokens;
   const dir = options.directory;
@@ -167,8 +154,8 @@ function validateMessage(
     }
   }
   walker.finish(message.lastSegment, message.hasTrailer ? undefined : "UNT");
-  if (walker.truncated) out.truncated = true;
-  for (const p of walker.problems) {
+  if (walker.problems.truncated) out.truncated = true;
+  for (const p of walker.problems.items) {
     out.push({
       ...base,
       code: p.code,
@@ -188,7 +175,7 @@ function validateMessage(
  */
 export function validateInterchange(result: ParseResult, options: ValidateOptions): ValidationReport {
   const parsed = result.interchange;
-  const list = new IssueList(result.issues);
+  const list = new CappedList(result.issues);
   const ctx = elementContext(
     parsed.tokens,
     parsed.header?.syntax.version ?? parsed.tokens.syntaxVersion ?? 3,

@@ -1,4 +1,4 @@
-import { MAX_REPORTED_ISSUES } from "../issue.types.js";
+import { CappedList } from "../issue.types.js";
 import type { MessageDef, SegmentNode, StructureNode } from "../directories/directory.types.js";
 import { ErrorCode } from "../syntax/error-codes.js";
 import { tagIdOf } from "../syntax/tag-id.js";
@@ -53,9 +53,8 @@ export class StructureWalker {
    * frameList, frameIdx and depth are then stale. -1 when the frames are authoritative.
    */
   private state: number;
-  readonly problems: StructureProblem[] = [];
-  /** More problems were found than are kept (MAX_REPORTED_ISSUES). */
-  truncated = false;
+  /** What the walk found, at most MAX_REPORTED_ISSUES of it: hostile input must not grow it without end. */
+  readonly problems = new CappedList<StructureProblem>();
 
   constructor(message: MessageDef) {
     this.program = compileStructure(message);
@@ -154,15 +153,9 @@ export class StructureWalker {
     return NOT_ACCEPTED;
   }
 
-  /** Keeps a problem while fewer than MAX_REPORTED_ISSUES are kept: hostile input must not grow the list without end. */
-  private record(problem: StructureProblem): void {
-    if (this.problems.length < MAX_REPORTED_ISSUES) this.problems.push(problem);
-    else this.truncated = true;
-  }
-
   /** Records that `tag` fits nowhere at `segment` (after acceptId returned NOT_ACCEPTED). */
   unexpected(tag: string, segment: number): void {
-    this.record({
+    this.problems.push({
       code: ErrorCode.notSupportedInPosition,
       segment,
       text: /^[A-Z0-9]{3}$/.test(tag)
@@ -220,7 +213,7 @@ export class StructureWalker {
 
   private tooMany(index: number, segment: number): void {
     const node = this.program.node[index] as StructureNode;
-    this.record({
+    this.problems.push({
       code: node.kind === "segment" ? ErrorCode.tooManySegmentRepetitions : ErrorCode.tooManyGroupRepetitions,
       segment,
       text: `${describe(node)} may occur at most ${node.max} time(s) here`,
@@ -244,7 +237,7 @@ export class StructureWalker {
       if (p.mandatory[start + k] === 0) continue;
       const node = p.node[start + k] as StructureNode;
       if (node.kind === "segment" && node.tag === skipTag) continue;
-      this.record({
+      this.problems.push({
         code: ErrorCode.missing,
         segment,
         text: `Mandatory ${describe(node)}${group ? ` in ${group.name}` : ""} is missing`,

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import {
   BlobTooLargeError,
@@ -45,6 +44,7 @@ export interface UploadOutcome {
 
 const invalid = (detail: string, pointer: string) =>
   new AppError("ERR_B2B_EXCHANGE_INVALID_REQUEST", detail, { errors: [{ pointer, message: detail }] });
+const tooLarge = () => new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
 
 const toBuffer = (part: Uint8Array | string): Buffer =>
   typeof part === "string"
@@ -60,8 +60,7 @@ async function readAll(body: AsyncIterable<Uint8Array | string>, maxBytes: numbe
   for await (const part of body) {
     const bytes = toBuffer(part);
     total += bytes.length;
-    if (total > maxBytes)
-      throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+    if (total > maxBytes) throw tooLarge();
     parts.push(bytes);
   }
   return parts.length === 1 && parts[0] ? parts[0] : Buffer.concat(parts, total);
@@ -166,7 +165,7 @@ export function createInboxService(
     if (ended) {
       small = Buffer.concat(head, headBytes);
       scanner.push(small);
-      stored = { id: blobId, byteCount: small.length, sha256: createHash("sha256").update(small).digest() };
+      stored = { id: blobId, byteCount: small.length, sha256: sha256(small) };
     } else {
       const known = await repo.findUploadByKey(db, tenantId, connection.id, hash);
       const rest: AsyncIterable<Uint8Array | string> = { [Symbol.asyncIterator]: () => iterator };
@@ -189,7 +188,7 @@ export function createInboxService(
         });
       } catch (error) {
         if (error instanceof BlobTooLargeError) {
-          throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+          throw tooLarge();
         }
         throw error;
       }
@@ -287,7 +286,7 @@ export function createInboxService(
       );
     }
     if (headers.contentLength !== undefined && Number(headers.contentLength) > deps.maxPayloadBytes) {
-      throw new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+      throw tooLarge();
     }
     return key;
   }

@@ -14,6 +14,12 @@ export function connectionIdOf(connectionId: string): string {
   return connectionId.toLowerCase();
 }
 
+/** Whether the key itself may name the connection: a partner key, restricted or not to it. */
+function keyMayName(principal: Principal, id: string): boolean {
+  if (principal.kind !== "api_key" || !principal.partnerId) return false;
+  return !principal.connectionIds || principal.connectionIds.includes(id);
+}
+
 /**
  * Whether a partner key may use a connection (CONTRACT §4): of its tenant and its partner, among
  * the key's connections when it is restricted, and active. The accept statement of a small upload
@@ -24,24 +30,22 @@ export function mayUseConnection(
   id: string,
   connection: { tenant_id: string | null; partner_id: string | null; status: string | null } | undefined,
 ): boolean {
-  if (principal.kind !== "api_key" || !principal.partnerId) return false;
-  if (principal.connectionIds && !principal.connectionIds.includes(id)) return false;
   return (
+    keyMayName(principal, id) &&
     connection?.tenant_id === principal.tenant.id &&
     connection.partner_id === principal.partnerId &&
     connection.status === "active"
   );
 }
 
-/** The connection a partner key may use; anything else is the same 404. */
+/** The connection a partner key may use; anything else is the same 404 (no query when the key cannot name it). */
 export async function requirePartnerConnection(
   database: Database<ExchangeTables>,
   principal: Principal,
   connectionId: string,
 ) {
   const id = connectionIdOf(connectionId);
-  if (principal.kind !== "api_key" || !principal.partnerId) throw hiddenConnection();
-  if (principal.connectionIds && !principal.connectionIds.includes(id)) throw hiddenConnection();
+  if (!keyMayName(principal, id)) throw hiddenConnection();
   const connection = await repo.findConnectionPrepared(database, principal.tenant.id, id);
   if (!connection || !mayUseConnection(principal, id, connection)) throw hiddenConnection();
   return connection;
