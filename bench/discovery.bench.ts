@@ -10,6 +10,7 @@ import { loadConfig } from "../src/config/index.js";
 import { createContainer } from "../src/container.js";
 import { createLogger } from "../src/platform/logging/logger.js";
 import { benchDatabases } from "./support/databases.js";
+import { perRequest } from "./support/cpu.js";
 import { load, table, type LoadResult } from "./support/load.js";
 
 const token = "bench-bootstrap-token-0123456789abcdefghijkl";
@@ -71,7 +72,17 @@ export async function run(): Promise<void> {
       "GET /api/v1/profile/whoami": "select",
     };
     const results = targets.map(([name]) => [name, median(name), against[name] ?? null] as const);
-    const rows: (string | number)[][] = [["endpoint", "req/s", "p99 ms", "ratio", "goal", "non-2xx"]];
+    const rows: (string | number)[][] = [
+      [
+        "endpoint",
+        "req/s",
+        "p99 ms",
+        "ratio",
+        "goal",
+        "non-2xx",
+        "CPU µs per request: server (kernel) / database / load",
+      ],
+    ];
     for (const [name, result, against] of results) {
       const baseline = against === "constant" ? constant : against === "select" ? select : null;
       const ratio = baseline ? result.requestsPerSecond / baseline.requestsPerSecond : null;
@@ -83,6 +94,7 @@ export async function run(): Promise<void> {
         ratio === null ? "baseline" : `${(ratio * 100).toFixed(0)} %`,
         goal === null ? "" : `≥ ${goal * 100} % ${ratio !== null && ratio >= goal ? "met" : "MISSED"}`,
         result.non2xx,
+        perRequest(result.cpu, result.requests),
       ]);
     }
     process.stdout.write(

@@ -16,6 +16,7 @@ import { uuidv7 } from "../src/platform/crypto/index.js";
 import { createWorker } from "../src/platform/jobs/index.js";
 import { createLogger } from "../src/platform/logging/logger.js";
 import { benchDatabases } from "./support/databases.js";
+import { perRequest } from "./support/cpu.js";
 import { load, table, type LoadResult } from "./support/load.js";
 
 const token = "bench-bootstrap-token-0123456789abcdefghijkl";
@@ -201,12 +202,21 @@ export async function run(): Promise<void> {
     );
     process.stdout.write(
       `${table([
-        ["route", "req/s", "p99 ms", "non-2xx", "vs baseline", "goal"],
+        [
+          "route",
+          "req/s",
+          "p99 ms",
+          "non-2xx",
+          "CPU µs per request: server (kernel) / database / load",
+          "vs baseline",
+          "goal",
+        ],
         [
           "bare POST inserting one row",
           Math.round(insert.requestsPerSecond),
           insert.p99Ms,
           insert.non2xx,
+          perRequest(insert.cpu, insert.requests),
           "baseline",
           "",
         ],
@@ -215,6 +225,7 @@ export async function run(): Promise<void> {
           Math.round(acceptedLoad.requestsPerSecond),
           acceptedLoad.p99Ms,
           acceptedLoad.non2xx,
+          perRequest(acceptedLoad.cpu, acceptedLoad.requests),
           ...ratio(acceptedLoad, insert, 0.45),
         ],
         [
@@ -222,6 +233,7 @@ export async function run(): Promise<void> {
           Math.round(select.requestsPerSecond),
           select.p99Ms,
           select.non2xx,
+          perRequest(select.cpu, select.requests),
           "baseline",
           "",
         ],
@@ -230,6 +242,7 @@ export async function run(): Promise<void> {
           Math.round(replay.requestsPerSecond),
           replay.p99Ms,
           replay.non2xx,
+          perRequest(replay.cpu, replay.requests),
           ...ratio(replay, select, 0.6),
         ],
       ])}\n\n`,

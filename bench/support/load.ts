@@ -1,11 +1,16 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { cpuSince, cpuSnapshot, type CpuSpent } from "./cpu.js";
 
 export interface LoadResult {
   requestsPerSecond: number;
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** Requests answered in the run. */
+  requests: number;
+  /** CPU spent during the run by the server process, the database and the load generator. */
+  cpu: CpuSpent;
 }
 
 const require = createRequire(import.meta.url);
@@ -40,15 +45,17 @@ export async function load(url: string, options: LoadOptions = {}): Promise<Load
     ...(options.body !== undefined ? { body: options.body } : {}),
     idReplacement: true,
   };
+  const before = cpuSnapshot();
   const child = spawn(process.execPath, ["-e", script, JSON.stringify(settings)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const cpu = cpuSince(before);
   if (code !== 0) throw new Error(`autocannon exited with ${String(code)}`);
   const result = JSON.parse(out) as {
-    requests: { average: number };
+    requests: { average: number; total: number };
     latency: { p99: number };
     non2xx: number;
     errors: number;
@@ -58,6 +65,8 @@ export async function load(url: string, options: LoadOptions = {}): Promise<Load
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    requests: result.requests.total,
+    cpu,
   };
 }
 

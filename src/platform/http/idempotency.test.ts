@@ -52,6 +52,16 @@ describe("idempotency: recent completed records", () => {
     expect((error as AppError).code).toBe("ERR_IDEMPOTENCY_MISMATCH");
   });
 
+  it("holds at most 10,000 records: the latest 5,000 always, none beyond the latest 10,000", () => {
+    idempotency.remember(record("oldest", "a"));
+    for (let i = 0; i < 4_999; i++) idempotency.remember(record(`filler-${i}`, "a"));
+    // 5,000 remembered: "oldest" is among the latest 5,000 still.
+    expect(idempotency.recentReplay(record("oldest", "a"))?.replay).toBe(true);
+    for (let i = 4_999; i < 10_000; i++) idempotency.remember(record(`filler-${i}`, "a"));
+    expect(idempotency.recentReplay(record("oldest", "a"))).toBeUndefined();
+    expect(idempotency.recentReplay(record("filler-9999", "a"))?.replay).toBe(true);
+  });
+
   it("keys are scoped by tenant and endpoint", () => {
     idempotency.remember(record("k3", "a"));
     const other = idempotency.completedRecord(

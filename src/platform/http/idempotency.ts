@@ -96,13 +96,16 @@ const retentionMs = 30 * 24 * 3600 * 1000;
 const referenceOfHash = (keyHash: Buffer): string => `idem_${keyHash.subarray(0, 8).toString("hex")}`;
 
 /**
- * Completed records this process stored or read in the last minute, at most 10,000, oldest
- * first. A completed record never changes until it expires (30 days), so a retry within the
- * minute is answered from memory byte for byte, as the database would; an entry outlives
- * neither its minute nor the record.
+ * Completed records this process stored or read in the last minute, at most 10,000. A completed
+ * record never changes until it expires (30 days), so a retry within the minute is answered from
+ * memory byte for byte, as the database would; an entry outlives neither its minute nor the
+ * record. Two generations of at most 5,000 each: when the young one is full it becomes the old
+ * one and the old one is dropped, which costs nothing per call (evicting the oldest entry of one
+ * Map walks over the holes its deletions leave: about 6 µs a call at 10,000 entries).
  */
 class RecentRecords {
-  private readonly entries = new Map<string, { record: StoredRecord; until: number }>();
+  private young = new Map<string, { record: StoredRecord; until: number }>();
+  private old = new Map<string, { record: StoredRecord; until: number }>();
 
   constructor(
     private readonly clock: Clock,
@@ -111,26 +114,25 @@ class RecentRecords {
   ) {}
 
   static key(tenantId: string, endpoint: string, keyHash: Uint8Array): string {
-    return `${tenantId}\n${endpoint}\n${Buffer.from(keyHash).toString("base64")}`;
+    const hash = Buffer.isBuffer(keyHash) ? keyHash : Buffer.from(keyHash);
+    return `${tenantId}\n${endpoint}\n${hash.toString("base64")}`;
   }
 
   get(key: string): StoredRecord | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.young.get(key) ?? this.old.get(key);
     if (!entry) return undefined;
     if (entry.until > this.clock.now().getTime()) return entry.record;
-    this.entries.delete(key);
+    this.young.delete(key);
+    this.old.delete(key);
     return undefined;
   }
 
   set(key: string, record: StoredRecord): void {
-    this.entries.delete(key);
-    this.entries.set(key, { record, until: this.clock.now().getTime() + this.ttlMs });
-    if (this.entries.size > this.limit) {
-      for (const oldest of this.entries.keys()) {
-        this.entries.delete(oldest);
-        break;
-      }
+    if (this.young.size >= this.limit / 2) {
+      this.old = this.young;
+      this.young = new Map();
     }
+    this.young.set(key, { record, until: this.clock.now().getTime() + this.ttlMs });
   }
 }
 
