@@ -814,6 +814,34 @@ describe("the credential checked by the accept statement (one round trip)", () =
     expect(await counts()).toEqual(before);
   });
 
+  it("an expired access token is 401 on a new key and creates nothing; one still valid is accepted", async () => {
+    const entity = await createEntity();
+    const body = { entity: "product", entityId: entity.id, transition: "submit" };
+    const expiring = await issueToken(["workflows:transition"]);
+    const valid = await issueToken(["workflows:transition"]);
+    await sql`UPDATE credentials SET expires_at = now() - interval '1 second' WHERE id = ${expiring.id}`.execute(
+      db,
+    );
+    await sql`UPDATE credentials SET expires_at = now() + interval '1 hour' WHERE id = ${valid.id}`.execute(
+      db,
+    );
+    const before = await counts();
+    const expired = await requestTransition(body, undefined, {
+      ...bearer(expiring.token),
+      "x-tenant-id": tenant.id,
+      "x-idempotency-key": newKey("expired"),
+    });
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json<{ code: string }>().code).toBe("ERR_UNAUTHENTICATED");
+    expect(await counts()).toEqual(before);
+    const accepted = await requestTransition(body, undefined, {
+      ...bearer(valid.token),
+      "x-tenant-id": tenant.id,
+      "x-idempotency-key": newKey("not-expired"),
+    });
+    expect(accepted.statusCode).toBe(202);
+  });
+
   it("a token of another tenant naming this tenant is 403 and creates nothing, even with a key this tenant used", async () => {
     const entity = await createEntity();
     const body = { entity: "product", entityId: entity.id, transition: "submit" };

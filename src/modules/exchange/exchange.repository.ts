@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from "kysely";
+import type { StatementCredentialCheck } from "../../platform/auth/index.js";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import type { ConnectionsTable, ExchangeTables, UploadStatus } from "./exchange.tables.js";
@@ -282,7 +283,7 @@ const checkedTarget = (check: string) => `${check}, connection AS (
     AND (credential.connection_ids IS NULL OR $1::uuid = ANY (credential.connection_ids))
 )`;
 
-const acceptUploadSql = (target: string, data: string | undefined, checked: boolean) => `
+const acceptUploadSql = (target: string, data: string | undefined, returning: string | undefined) => `
 WITH ${target}, existing AS (
   SELECT id, sha256, interchange_id, status FROM exchange_uploads
   WHERE tenant_id = (SELECT tenant_id FROM target) AND connection_id = $1::uuid AND key_hash = $2::bytea
@@ -315,9 +316,9 @@ WITH ${target}, existing AS (
 SELECT (SELECT count(*) FROM upload)::integer AS inserted,
   existing.id AS existing_id, existing.sha256 AS existing_sha256,
   existing.interchange_id AS existing_interchange_id, existing.status AS existing_status${
-    checked
+    returning !== undefined
       ? `,
-  credential.*, connection.tenant_id AS connection_tenant_id,
+  ${returning}, connection.tenant_id AS connection_tenant_id,
   connection.partner_id AS connection_partner_id, connection.status AS connection_status,
   connection.active_revision AS connection_revision
 FROM (VALUES (1)) AS one LEFT JOIN existing ON true LEFT JOIN credential ON true
@@ -327,8 +328,8 @@ FROM (VALUES (1)) AS one LEFT JOIN existing ON true`
   }`;
 
 const acceptUploadStatements = {
-  stored: acceptUploadSql(givenTarget, undefined, false),
-  withBytes: acceptUploadSql(givenTarget, "$17::bytea", false),
+  stored: acceptUploadSql(givenTarget, undefined, undefined),
+  withBytes: acceptUploadSql(givenTarget, "$17::bytea", undefined),
 };
 /** The checked statement's text, made once for the check's text (it depends on `first` only). */
 let checkedStatement = { check: "", text: "" };
@@ -447,14 +448,14 @@ export async function acceptUpload(
  */
 export async function acceptCheckedUpload(
   database: Database<ExchangeTables>,
-  check: { sql: string; parameters: readonly unknown[] },
+  check: Pick<StatementCredentialCheck, "sql" | "returning" | "parameters">,
   upload: AcceptedUpload,
   bytes: Buffer,
 ): Promise<{ result: AcceptResult; row: Record<string, unknown> & Partial<CheckedConnection> }> {
   if (checkedStatement.check !== check.sql) {
     checkedStatement = {
       check: check.sql,
-      text: acceptUploadSql(checkedTarget(check.sql), "$14::bytea", true),
+      text: acceptUploadSql(checkedTarget(check.sql), "$14::bytea", check.returning),
     };
   }
   const rows = await database.prepared<AcceptRow & Record<string, unknown>>(

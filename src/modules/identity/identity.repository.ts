@@ -36,6 +36,34 @@ function credentialWithTenantQuery(db: Db, id: string) {
 export type CredentialWithTenant = InferResult<ReturnType<typeof credentialWithTenantQuery>>[number];
 
 /**
+ * The credential row as the database returns it to a hot path: ONE json column (`credential`)
+ * rather than thirteen. The drivers build a parser and an object field per returned column on
+ * every execution; one JSON text parsed natively cost 9 µs less per request in the process
+ * (measured on PostgreSQL, docs/decisions.md). `credentialFromJson` gives the row its types back.
+ */
+export const credentialJsonColumn = "to_json(credential) AS credential";
+
+type CredentialJson = Omit<CredentialWithTenant, "secret_hash" | "expires_at" | "revoked_at"> & {
+  secret_hash: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+};
+
+/** The typed row from the `credential` column of a result row; undefined when it is null. */
+export function credentialFromJson(value: unknown): CredentialWithTenant | undefined {
+  if (value === null || value === undefined) return undefined;
+  const json = (typeof value === "string" ? JSON.parse(value) : value) as CredentialJson;
+  if (!json.id) return undefined;
+  return {
+    ...json,
+    // bytea in JSON is its hex form, `\x…`.
+    secret_hash: Buffer.from(json.secret_hash.slice(2), "hex"),
+    expires_at: json.expires_at === null ? null : new Date(json.expires_at),
+    revoked_at: json.revoked_at === null ? null : new Date(json.revoked_at),
+  };
+}
+
+/**
  * One query per authenticated request: the credential and its tenant's current type. It runs on
  * every request, so it is compiled once and only its parameter changes.
  */
@@ -43,8 +71,11 @@ export function createCredentialLookup(
   database: Database<IdentityTables>,
 ): (id: string) => Promise<CredentialWithTenant | undefined> {
   const { sql } = credentialWithTenantQuery(database.db, "00000000-0000-0000-0000-000000000000").compile();
-  return async (id) =>
-    (await database.prepared<CredentialWithTenant>("hanse_credential_lookup", sql, [id]))[0];
+  const text = `SELECT ${credentialJsonColumn} FROM (${sql}) AS credential`;
+  return async (id) => {
+    const [row] = await database.prepared<{ credential: unknown }>("hanse_credential_json", text, [id]);
+    return credentialFromJson(row?.credential);
+  };
 }
 
 const checkTexts = new Map<string, string>();

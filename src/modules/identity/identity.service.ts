@@ -150,6 +150,7 @@ export function createIdentityService(deps: IdentityDeps) {
       const kinds = (partner ? partnerKindsFor : sessionKindsFor)[parsed.kind];
       return {
         sql: repo.credentialCheckSql(first, tenantId !== null),
+        returning: repo.credentialJsonColumn,
         parameters: [
           parsed.id,
           presented,
@@ -158,7 +159,7 @@ export function createIdentityService(deps: IdentityDeps) {
           scopesLiteral(scopes),
           ...(tenantId === null ? [] : [tenantId]),
         ],
-        principalOf: (row) => principalOf(parsed, presented, row as repo.CredentialWithTenant, now),
+        principalOf: (row) => principalOf(parsed, presented, repo.credentialFromJson(row.credential), now),
       };
     },
     claimedCredentialId: (token) => parseBearer(token).id,

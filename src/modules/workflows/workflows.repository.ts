@@ -138,8 +138,8 @@ export async function updateEntityState(
  * Idle workers are woken by the caller after the commit (see `createJobNotifier`).
  */
 export const acceptParameterCount = 22;
-const acceptSql = (credentialCheck: string) => `
-WITH ${credentialCheck}, claim AS (
+const acceptSql = (check: Pick<StatementCredentialCheck, "sql" | "returning">) => `
+WITH ${check.sql}, claim AS (
   INSERT INTO idempotency_records
     (tenant_id, endpoint, key_hash, fingerprint, status_code, response_body, response_headers,
      created_at, expires_at)
@@ -163,7 +163,7 @@ WITH ${credentialCheck}, claim AS (
   FROM request
   RETURNING id
 )
-SELECT credential.*, (SELECT count(*) FROM job)::integer AS claimed
+SELECT ${check.returning}, (SELECT count(*) FROM job)::integer AS claimed
 FROM (SELECT 1) AS one LEFT JOIN credential ON true`;
 
 /** A new request row (of the idempotency record's tenant). */
@@ -190,7 +190,7 @@ export async function acceptRequest(
   job: NewJobRow,
 ): Promise<{ claimed: boolean; credentialRow: Record<string, unknown> }> {
   // The check's text is the same on every call (it depends on its first parameter number only).
-  if (accept.check !== check.sql) accept = { check: check.sql, text: acceptSql(check.sql) };
+  if (accept.check !== check.sql) accept = { check: check.sql, text: acceptSql(check) };
   const rows = await database.prepared<Record<string, unknown>>("hanse_workflow_accept", accept.text, [
     record.tenantId,
     record.endpoint,

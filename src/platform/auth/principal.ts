@@ -23,11 +23,13 @@ export interface Principal {
  * credential's row with its tenant (no row when the id is unknown), and `authorized`, one row only
  * when that credential is valid, is of a kind the route admits (a session credential, or a partner
  * API key on partner routes), holds every required scope and — when a tenant was named — belongs
- * to it. The statement writes only from `authorized` and returns the `credential` row (its columns
- * as they are, LEFT JOINed so that the row always comes back).
+ * to it. The statement writes only from `authorized` and returns the `credential` row through
+ * `returning`, an item of its final select list (LEFT JOINed so that the row always comes back).
  */
 export interface StatementCredentialCheck {
   readonly sql: string;
+  /** The select-list item that returns the credential row; `principalOf` reads it. */
+  readonly returning: string;
   /** Parameter values, numbered from the `first` the check was made for. */
   readonly parameters: readonly unknown[];
   /** The principal the returned row describes (null: unauthenticated), decided as `authenticateBearer` would. */

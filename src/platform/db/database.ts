@@ -73,6 +73,13 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   });
 }
 
+/**
+ * A Date parameter as ISO 8601 text (UTC). node-postgres formats dates in local time field by
+ * field, about 1 µs each, and a hot statement binds up to five; every timestamp column is
+ * `timestamptz`, so both forms mean the same instant.
+ */
+const isoDates = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
+
 function openPostgres(url: string, max: number): Database {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
@@ -80,7 +87,7 @@ function openPostgres(url: string, max: number): Database {
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   return wrap("postgres", db, {
     prepared: async <R>(name: string, text: string, parameters: readonly unknown[]) =>
-      (await pool.query<R & pg.QueryResultRow>({ name, text, values: [...parameters] })).rows,
+      (await pool.query<R & pg.QueryResultRow>({ name, text, values: parameters.map(isoDates) })).rows,
     listen: async (channel, onNotify) => {
       const client = new pg.Client({ connectionString: url });
       client.on("error", () => undefined);
