@@ -1,5 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
-import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely";
+import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
 import { createPglitePrepared } from "./pglite-prepared.js";
 import { makeDirectory } from "../../sdk/local-files.js";
@@ -17,6 +17,13 @@ export interface Database<T = unknown> {
   transaction<R>(fn: (trx: Transaction<T>) => Promise<R>): Promise<R>;
   /** Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Notifies `channel`'s listeners, outside any transaction (after the caller's commit): a NOTIFY
+   * on PostgreSQL, which reaches every process; on PGlite, whose only process is this one, a call
+   * of this instance's listeners without a statement (a NOTIFY there is a transaction of its own,
+   * committed on the single connection every request waits for).
+   */
+  notify(channel: string, payload: string): Promise<void>;
   /**
    * Runs a hot statement outside any transaction (never call it inside `transaction`). It is
    * prepared once under `name` — per pooled connection on PostgreSQL, per instance on PGlite
@@ -64,11 +71,27 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     parsers: { 20: (v: string) => Number(v) },
   });
   const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) });
+  const local = new Map<string, Set<(payload: string) => void>>();
   return wrap("pglite", db, {
     prepared: createPglitePrepared(pglite),
     listen: async (channel, onNotify) => {
+      // NOTIFY in SQL (inside a transaction, say) arrives through PGlite; `notify` calls directly.
       const unsubscribe = await pglite.listen(channel, onNotify);
-      return unsubscribe;
+      let listeners = local.get(channel);
+      if (!listeners) local.set(channel, (listeners = new Set()));
+      const own = (payload: string): void => {
+        onNotify(payload);
+      };
+      listeners.add(own);
+      return async () => {
+        listeners.delete(own);
+        await unsubscribe();
+      };
+    },
+    notify: async (channel, payload) => {
+      // As NOTIFY delivers: later, never inside the caller's own call.
+      await Promise.resolve();
+      for (const onNotify of local.get(channel) ?? []) onNotify(payload);
     },
   });
 }
@@ -85,9 +108,13 @@ function openPostgres(url: string, max: number): Database {
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const prepared = async <R>(name: string, text: string, parameters: readonly unknown[]) =>
+    (await pool.query<R & pg.QueryResultRow>({ name, text, values: parameters.map(isoDates) })).rows;
   return wrap("postgres", db, {
-    prepared: async <R>(name: string, text: string, parameters: readonly unknown[]) =>
-      (await pool.query<R & pg.QueryResultRow>({ name, text, values: parameters.map(isoDates) })).rows,
+    prepared,
+    notify: async (channel, payload) => {
+      await prepared("hanse_notify", "SELECT pg_notify($1, $2)", [channel, payload]);
+    },
     listen: async (channel, onNotify) => {
       const client = new pg.Client({ connectionString: url });
       client.on("error", () => undefined);
@@ -106,17 +133,15 @@ function openPostgres(url: string, max: number): Database {
 function wrap(
   kind: DatabaseKind,
   db: Kysely<unknown>,
-  edge: Pick<Database, "listen"> & { prepared?: Database["prepared"] },
+  edge: Pick<Database, "listen" | "notify" | "prepared">,
 ): Database {
   const handle: Database = {
     kind,
     db,
     transaction: (fn) => db.transaction().execute(fn),
     listen: edge.listen,
-    prepared:
-      edge.prepared ??
-      (async <R>(_name: string, text: string, parameters: readonly unknown[]) =>
-        (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows),
+    notify: edge.notify,
+    prepared: edge.prepared,
     ping: async () => {
       await db.selectNoFrom((eb) => eb.val(1).as("one")).execute();
     },

@@ -42,20 +42,20 @@ export interface JobQueue {
 }
 
 /**
- * Wakes idle workers (NOTIFY on `jobsChannel`) after the caller's commit, from outside its
- * transaction: for hot write paths that insert a `NewJobRow` themselves. On PostgreSQL a NOTIFY
+ * Wakes idle workers (`Database.notify` on `jobsChannel`) after the caller's commit, from outside
+ * its transaction: for hot write paths that insert a `NewJobRow` themselves. On PostgreSQL a NOTIFY
  * inside a transaction takes a database-wide lock at commit and holds it through the WAL flush,
  * so notifying transactions commit one after another (one fsync each) instead of in groups.
  * Calls while a NOTIFY is in flight are coalesced into one more; a lost NOTIFY (crash, error)
  * only delays the job until the workers' next poll.
  */
-export function createJobNotifier(database: Pick<Database, "prepared">): () => void {
+export function createJobNotifier(database: Pick<Database, "notify">): () => void {
   let inFlight = false;
   let again = false;
   const send = (): void => {
     inFlight = true;
     again = false;
-    database.prepared("hanse_jobs_wake", "SELECT pg_notify($1, 'wake')", [jobsChannel]).then(done, done);
+    database.notify(jobsChannel, "wake").then(done, done);
   };
   const done = (): void => {
     inFlight = false;
