@@ -420,12 +420,13 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
         `Syntax identifier "${header.syntax.identifier}" is not supported (UNOA, UNOB, UNOC, UNOD, UNOE, UNOF, UNOW, UNOY are)`,
       );
     }
-    if (valueAt(t, 0, 1, 1) !== "" && (header.syntax.version < 1 || header.syntax.version > 4)) {
+    const versionText = valueAt(t, 0, 1, 1);
+    if (versionText !== "" && (header.syntax.version < 1 || header.syntax.version > 4)) {
       walk.headerIssue(
         ErrorCode.syntaxVersionNotSupported,
         1,
         2,
-        `Syntax version "${valueAt(t, 0, 1, 1)}" is not supported (1 to 4 are)`,
+        `Syntax version "${versionText}" is not supported (1 to 4 are)`,
       );
     }
     const expectedDate = version >= 4 ? 8 : 6;

@@ -89,13 +89,11 @@ export function buildContrl(
   const header = parsed.header;
   if (!header) throw new EdifactBuildError("A CONTRL needs the received UNB; the input has none");
   const v = env.syntaxVersion;
+  const uci = (action: string, ...errors: string[][]): Segment =>
+    seg("UCI", header.controlRef, party(header.sender), party(header.recipient), action, ...errors);
   if (options.receiptOnly)
     return wrapMessage(env, { identifier: contrlIdentifier(v), segments: [uci(ContrlAction.received)] });
   const interchangeIssue = report.issues.find((i) => i.level === "interchange");
-  function uci(action: string, ...errors: string[][]): Segment {
-    if (!header) throw new EdifactBuildError("A CONTRL needs the received UNB; the input has none");
-    return seg("UCI", header.controlRef, party(header.sender), party(header.recipient), action, ...errors);
-  }
   const segments: Segment[] = [
     uci(
       report.interchangeAccepted ? ContrlAction.acknowledged : ContrlAction.rejected,

@@ -45,6 +45,9 @@ export interface UploadOutcome {
 const invalid = (detail: string, pointer: string) =>
   new AppError("ERR_B2B_EXCHANGE_INVALID_REQUEST", detail, { errors: [{ pointer, message: detail }] });
 const tooLarge = () => new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
+/** The synchronous check's refusal: the body is not exactly one interchange. */
+const notOneInterchange = (reason: string | undefined) =>
+  invalid(reason ?? "The body is not exactly one interchange.", "/body");
 
 const toBuffer = (part: Uint8Array | string): Buffer =>
   typeof part === "string"
@@ -197,7 +200,7 @@ export function createInboxService(
     const scan = scanner.finish();
     if (!scan.ok) {
       if (!small) await deleteBlob(db, tenantId, blobId);
-      throw invalid(scan.reason ?? "The body is not exactly one interchange.", "/body");
+      throw notOneInterchange(scan.reason);
     }
     const upload = newUpload(connection.id, hash, blobId, stored, scan.interchangeId);
     const result = await repo
@@ -328,7 +331,7 @@ export function createInboxService(
         const scanner = new InterchangeScanner();
         scanner.push(bytes);
         const scan = scanner.finish();
-        if (!scan.ok) throw invalid(scan.reason ?? "The body is not exactly one interchange.", "/body");
+        if (!scan.ok) throw notOneInterchange(scan.reason);
         interchangeId = scan.interchangeId;
       } catch (error) {
         const principal = await credential.authenticate();
