@@ -191,7 +191,7 @@ describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
     expect(await blobState(fresh)).toBe("pending");
     expect(await chunkCount(fresh)).toBe(3);
     expect(await blobState(completeId)).toBe("complete");
-    expect(await readBlobBytes(db(), tenant.id, completeId)).toEqual(completeBytes);
+    expect(await readBlobBytes(t.container.database, tenant.id, completeId)).toEqual(completeBytes);
 
     const lines = t.logs.slice(logsBefore).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toContainEqual(

@@ -258,7 +258,7 @@ export function createMailboxService(
           let complete = false;
           let clientGone = false;
           try {
-            for await (const chunk of readBlob(db, tenantId, row.blob_id)) {
+            for await (const chunk of readBlob(database, tenantId, row.blob_id)) {
               hash.update(chunk);
               sent += chunk.length;
               if (!(await sink.write(chunk))) {

@@ -32,7 +32,7 @@ export function createProcessingService(deps: ExchangeDeps) {
       const revision = await repo.findRevision(db, tenantId, upload.connection_id, upload.profile_revision);
       if (!revision) throw new Error("profile revision of the upload is missing");
       const profile = revision.profile;
-      const bytes = await readBlobBytes(db, tenantId, upload.blob_id);
+      const bytes = await readBlobBytes(database, tenantId, upload.blob_id);
       const analysis = analyseInterchange(bytes, profile);
       const catalog: Catalog =
         profile.orderValidation === "catalog" && !analysis.rejected

@@ -2,11 +2,14 @@ import { createHash } from "node:crypto";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { Database } from "../db/database.js";
+import { sqlLiteral } from "../db/sql-literal.js";
 import type { BlobTables } from "./blobs.tables.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Executor = Kysely<any>;
 const tables = (db: Executor) => db as Kysely<BlobTables>;
+/** What reading a blob needs of the database handle. */
+export type BlobReader = Pick<Database, "copyRows" | "kind">;
 
 /** Chunk size of stored blobs: bounds the memory a stream holds at once. */
 export const defaultChunkBytes = 1024 * 1024;
@@ -284,50 +287,41 @@ export async function writeBlob(
 }
 
 /**
- * Streams a blob's chunks in order, `batch` chunks per statement, so memory stays bounded
- * whatever its size. The next batch is fetched while the caller consumes the current one (at most
- * two batches in memory). The caller hashes what it receives: a damaged chunk shows as a hash
- * mismatch. Chunks travel as base64 text on both databases: both drivers read result columns as
- * text only, and bytea's own text form (hex) is half again as large to send and to decode.
+ * Streams a blob's chunks in order through binary COPY (`Database.copyRows`): raw bytes from the
+ * database, where a result column would bring them as base64 or hex text, encoded by the server
+ * and decoded here (that text round trip held a 16 MiB read to ~190 MB/s; binary COPY reads the
+ * same blob at 570–860 MB/s). Memory stays bounded whatever the size: PostgreSQL streams one
+ * statement with backpressure; PGlite, which answers a statement whole, reads `batch` chunks per
+ * statement. The caller hashes what it receives: a damaged chunk shows as a hash mismatch, a
+ * missing one as an error.
  */
 export async function* readBlob(
-  db: Executor,
+  database: BlobReader,
   tenantId: string,
   id: string,
   options: { batch?: number } = {},
 ): AsyncGenerator<Buffer> {
-  const batch = options.batch ?? 2;
-  const fetch = (from: number) =>
-    sql<{ seq: number; data: string }>`SELECT seq, encode(data, 'base64') AS data FROM blob_chunks
-      WHERE tenant_id = ${tenantId}::uuid AND blob_id = ${id}::uuid AND seq >= ${from}::integer
-      ORDER BY seq LIMIT ${batch}::integer`.execute(db);
+  const batch = options.batch ?? (database.kind === "pglite" ? 4 : Number.POSITIVE_INFINITY);
+  const blob = `tenant_id = ${sqlLiteral.uuid(tenantId)} AND blob_id = ${sqlLiteral.uuid(id)}`;
   let next = 0;
-  let pending = fetch(0);
-  try {
-    for (;;) {
-      const { rows } = await pending;
-      if (rows.length === batch) {
-        pending = fetch(next + batch);
-        pending.catch(() => undefined);
-      }
-      for (const row of rows) {
-        if (row.seq !== next) throw new Error("blob chunk missing");
-        next++;
-        // PostgreSQL breaks base64 lines every 76 characters; the decoder skips the breaks.
-        yield Buffer.from(row.data, "base64");
-      }
-      if (rows.length < batch) return;
+  for (;;) {
+    const from = next;
+    const upTo = Number.isFinite(batch) ? ` AND seq < ${sqlLiteral.integer(from + batch)}` : "";
+    const select = `SELECT seq, data FROM blob_chunks
+      WHERE ${blob} AND seq >= ${sqlLiteral.integer(from)}${upTo} ORDER BY seq`;
+    for await (const [seq, data] of database.copyRows(select)) {
+      if (!seq || !data || seq.readInt32BE(0) !== next) throw new Error("blob chunk missing");
+      next++;
+      yield data;
     }
-  } finally {
-    // A consumer that stops early must not leave a query running against a closed handle.
-    await pending.catch(() => undefined);
+    if (next - from < batch) return;
   }
 }
 
 /** The whole blob in one buffer (bounded by the write limit; the EDIFACT engine takes bytes). */
-export async function readBlobBytes(db: Executor, tenantId: string, id: string): Promise<Buffer> {
+export async function readBlobBytes(database: BlobReader, tenantId: string, id: string): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const chunk of readBlob(db, tenantId, id, { batch: 16 })) parts.push(chunk);
+  for await (const chunk of readBlob(database, tenantId, id)) parts.push(chunk);
   if (parts.length === 1) return parts[0] as Buffer;
   return Buffer.concat(parts);
 }

@@ -1,6 +1,8 @@
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely";
 import pg from "pg";
+import { BinaryCopyParser, type CopyRow } from "./binary-copy.js";
+import { pgCopyRows } from "./pg-copy-out.js";
 import { createPglitePrepared } from "./pglite-prepared.js";
 import { makeDirectory } from "../../sdk/local-files.js";
 
@@ -31,6 +33,15 @@ export interface Database<T = unknown> {
    * `name` must always go with the same `sql`.
    */
   readonly prepared: <R>(name: string, sql: string, parameters: readonly unknown[]) => Promise<R[]>;
+  /**
+   * The tuples of `select` through `COPY … TO … (FORMAT binary)`: every field as its raw bytes (a
+   * bytea value as itself, an integer big-endian; binary-copy.ts), where any other read brings
+   * bytea through text. COPY takes no parameters, so `select` must be built from values that
+   * cannot carry SQL (`sqlLiteral`). PostgreSQL streams the tuples from a pooled connection with
+   * backpressure; PGlite answers the whole result at once, so keep results small (a batch of
+   * chunks). Outside any transaction, like `prepared`.
+   */
+  copyRows(select: string): AsyncIterable<CopyRow>;
   /** Fails when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -74,6 +85,14 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   const local = new Map<string, Set<(payload: string) => void>>();
   return wrap("pglite", db, {
     prepared: createPglitePrepared(pglite),
+    copyRows: async function* (select) {
+      const result = await pglite.query(`COPY (${select}) TO '/dev/blob' (FORMAT binary)`);
+      const blob = result.blob;
+      if (!blob) throw new Error("PGlite answered COPY TO '/dev/blob' without a blob");
+      const parser = new BinaryCopyParser();
+      yield* parser.push(Buffer.from(await blob.arrayBuffer()));
+      if (!parser.complete) throw new Error("binary COPY ended early");
+    },
     listen: async (channel, onNotify) => {
       // NOTIFY in SQL (inside a transaction, say) arrives through PGlite; `notify` calls directly.
       const unsubscribe = await pglite.listen(channel, onNotify);
@@ -112,6 +131,7 @@ function openPostgres(url: string, max: number): Database {
     (await pool.query<R & pg.QueryResultRow>({ name, text, values: parameters.map(isoDates) })).rows;
   return wrap("postgres", db, {
     prepared,
+    copyRows: (select) => pgCopyRows(pool, select),
     notify: async (channel, payload) => {
       await prepared("hanse_notify", "SELECT pg_notify($1, $2)", [channel, payload]);
     },
@@ -133,7 +153,7 @@ function openPostgres(url: string, max: number): Database {
 function wrap(
   kind: DatabaseKind,
   db: Kysely<unknown>,
-  edge: Pick<Database, "listen" | "notify" | "prepared">,
+  edge: Pick<Database, "listen" | "notify" | "prepared" | "copyRows">,
 ): Database {
   const handle: Database = {
     kind,
@@ -142,6 +162,7 @@ function wrap(
     listen: edge.listen,
     notify: edge.notify,
     prepared: edge.prepared,
+    copyRows: edge.copyRows,
     ping: async () => {
       await db.selectNoFrom((eb) => eb.val(1).as("one")).execute();
     },
