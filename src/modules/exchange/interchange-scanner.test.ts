@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { InterchangeScanner, scanInterchange, type ScanResult } from "./interchange-scanner.js";
 import { validOrders } from "./testing/exchange.fixtures.js";
 
@@ -94,9 +95,14 @@ describe("the rules hold wherever the chunks are cut", () => {
       { ok: false, reason: moreThanOne },
     ],
     [
-      "a tag is read past release pairs: U?'NB is a UNB",
+      "a release character ends a tag: U?'NB is no UNB",
       withData("Q4", "PO'U?'NB+X"),
-      { ok: false, reason: moreThanOne },
+      { ok: true, interchangeId: "Q4" },
+    ],
+    [
+      "a release character ends a tag: a last segment ?'UNZ is no UNZ",
+      `${validOrders("A").replace(/UNZ\+1\+A'$/, "")}?'UNZ+1+A'`,
+      { ok: false, reason: noUnz },
     ],
     [
       "a segment with a shorter tag keeps the last tag",
@@ -104,6 +110,11 @@ describe("the rules hold wherever the chunks are cut", () => {
       { ok: false, reason: noUnz },
     ],
     ["a line feed can be the terminator", lfUna, { ok: true, interchangeId: "LF1" }],
+    [
+      "a space as UNA's release character means none: a space before a terminator releases nothing",
+      "UNA:+. *'UNB+UNOC:4+S+R+1+SP1'UNH+1+ORDERS:D:96A:UN'FTX+AAI+++TEXT 'UNT+3+1 'UNZ+1+SP1'",
+      { ok: true, interchangeId: "SP1" },
+    ],
     [
       "a release character that is the terminator never ends a segment",
       "UNA:+.' 'UNB+UNOC:3+S+R+1+X'UNZ+1+X'",
@@ -147,5 +158,60 @@ describe("the rules hold wherever the chunks are cut", () => {
     const scanner = new InterchangeScanner();
     for (let i = 0; i < bytes.length; i += 5) scanner.push(new Uint8Array(bytes.subarray(i, i + 5)));
     expect(scanner.finish()).toEqual({ ok: true, interchangeId: "U1" });
+  });
+});
+
+describe("the verdict does not depend on how the upload is cut (property)", () => {
+  // Fragments that meet every path of the scanner: tags the fast path searches for, release
+  // characters before terminators and inside tags, line breaks, separators, plain segments.
+  const fragments = [
+    "UNB+UNOC:3+S+R+1+R1'",
+    "UNZ+1+R1'",
+    "UNH+1+ORDERS:D:96A:UN'",
+    "FTX+AAI+++TEXT'",
+    "'",
+    "?",
+    "??",
+    "?'",
+    "\r\n",
+    "\n",
+    "UN",
+    "U",
+    "B",
+    "Z",
+    "+",
+    ":",
+    "U?'NB",
+    "UNZ",
+    "UNB",
+    "X",
+  ];
+  const prefixes = ["", "UNA:+.? '", "UNA:+.? \n", "UNA:+. *'", "\ufeff"];
+  const inputs = fc
+    .tuple(
+      fc.constantFrom(...prefixes),
+      fc.array(fc.constantFrom(...fragments), { maxLength: 40 }),
+      fc.boolean(),
+    )
+    .map(([prefix, parts, typical]) =>
+      Buffer.from(prefix + (typical ? "UNB+UNOC:3+S+R+1+R1'" : "") + parts.join(""), "utf8"),
+    );
+
+  it("one piece, random pieces and single bytes give the same verdict", () => {
+    fc.assert(
+      fc.property(inputs, fc.array(fc.nat(), { maxLength: 6 }), (bytes, rawCuts) => {
+        const whole = scanInterchange(bytes);
+        const cuts = [...new Set(rawCuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const pieces = new InterchangeScanner();
+        let from = 0;
+        for (const cut of [...cuts, bytes.length]) {
+          pieces.push(bytes.subarray(from, cut));
+          from = cut;
+        }
+        expect(pieces.finish()).toEqual(whole);
+        expect(scanInPieces(bytes, 1)).toEqual(whole);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

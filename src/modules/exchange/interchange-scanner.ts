@@ -19,6 +19,10 @@ const maxHeaderBytes = 2048;
 /** Segment tags as three bytes packed into an integer: no string per segment. */
 const TAG_UNB = 0x554e42;
 const TAG_UNZ = 0x554e5a;
+/** The tags fastForward() searches for, and their letters. */
+const UNB = Buffer.from("UNB");
+const UNZ = Buffer.from("UNZ");
+const tagLetters = [0x55, 0x4e, 0x42, 0x5a];
 
 /** How many release characters directly precede `end`, looking back no further than `from`. */
 function releaseRun(bytes: Uint8Array, from: number, end: number, release: number): number {
@@ -39,6 +43,7 @@ export class InterchangeScanner {
   private started = false;
   private failed: string | undefined;
   private terminator = 0x27; // '
+  /** -1: none (a space in UNA). */
   private release = 0x3f; // ?
   private elementSep = 0x2b; // +
   private componentSep = 0x3a; // :
@@ -56,6 +61,8 @@ export class InterchangeScanner {
   private total = 0;
   /** See tagByteTable(); built once the separators are known. */
   private tagBytes: Uint8Array | undefined;
+  /** See tagSearch(); decided once the separators are known. */
+  private canSearchTags: boolean | undefined;
 
   push(chunk: Uint8Array): void {
     // A Buffer view (no copy): its indexOf is a native byte search, Uint8Array's a slow loop.
@@ -105,19 +112,21 @@ export class InterchangeScanner {
       this.elementSep,
       this.componentSep,
     ]));
+    // Most segments cannot matter: jump to the terminator before the first UNB or UNZ, or to the
+    // chunk's last segment boundary, and read segments one by one from there.
+    let t = this.lastTag !== TAG_UNZ && this.tagSearch() ? this.fastForward(bytes, i) : i - 1;
     for (;;) {
       // In data only the release character and the terminator matter: jump to the next
       // terminator. It is released when an odd run of release characters precedes it (a run
       // starts unreleased: at i, or after a byte that is not a release character).
-      let t = i - 1;
-      do {
+      while (t < i || releaseRun(bytes, i, t, release) % 2 === 1) {
         t = bytes.indexOf(terminator, t + 1);
         if (t === -1) {
           // The chunk may end between a release character and the byte it releases.
           this.released = releaseRun(bytes, i, n, release) % 2 === 1;
           return n;
         }
-      } while (releaseRun(bytes, i, t, release) % 2 === 1);
+      }
       // The segment ends; line breaks before the next one are skipped.
       i = t + 1;
       while (i < n && (bytes[i] === CR || bytes[i] === LF)) i++;
@@ -131,10 +140,55 @@ export class InterchangeScanner {
       // The tag is read: tagLength stays 3 and the loop goes on in the new segment's data.
       this.lastTag = tag;
       i += 3;
+      t = i - 1;
     }
     // Before the next segment's first byte: step() reads what comes next.
     this.endSegment();
     return i;
+  }
+
+  /**
+   * Whether segments may be skipped by searching for `UN` tags: not when a service character is
+   * one of the letters searched for, or a line break (which the search takes as layout).
+   */
+  private tagSearch(): boolean {
+    return (this.canSearchTags ??= [this.terminator, this.release, this.elementSep, this.componentSep].every(
+      (c, k) => !tagLetters.includes(c) && (k === 0 || (c !== CR && c !== LF)),
+    ));
+  }
+
+  /**
+   * From inside a segment's data at `i`: the unreleased terminator that ends the segment before the
+   * first segment of the chunk whose tag is UNB or UNZ, else the chunk's last unreleased
+   * terminator, else i - 1 (none). Only those two tags change the verdict, and `lastTag` only
+   * counts at the end of the input, whose last segment the caller still reads; a segment's tag is
+   * the three bytes after its terminator and any line breaks.
+   */
+  private fastForward(bytes: Buffer, i: number): number {
+    const n = bytes.length;
+    // Found tags that start no segment (text such as "UNBOXED") are checked here; past one per
+    // 64 bytes the chunk is read segment by segment instead, as without the search.
+    let misses = 1 + ((n - i) >> 6);
+    let nextB = bytes.indexOf(UNB, i);
+    let nextZ = bytes.indexOf(UNZ, i);
+    while (nextB !== -1 || nextZ !== -1) {
+      const h = nextZ === -1 || (nextB !== -1 && nextB < nextZ) ? nextB : nextZ;
+      let k = h - 1;
+      while (k >= i && bytes[k] !== this.terminator && (bytes[k] === CR || bytes[k] === LF)) k--;
+      if (k >= i && bytes[k] === this.terminator && releaseRun(bytes, i, k, this.release) % 2 === 0) return k;
+      if (--misses < 0) return i - 1;
+      if (h === nextB) nextB = bytes.indexOf(UNB, h + 1);
+      else nextZ = bytes.indexOf(UNZ, h + 1);
+    }
+    for (
+      let t = bytes.lastIndexOf(this.terminator, n - 1);
+      t >= i;
+      t = bytes.lastIndexOf(this.terminator, t - 1)
+    ) {
+      if (releaseRun(bytes, i, t, this.release) % 2 === 0) return t;
+      if (t === 0) break;
+    }
+    return i - 1;
   }
 
   private begin(): void {
@@ -152,7 +206,8 @@ export class InterchangeScanner {
       if (head.length < 9) return;
       this.componentSep = head[3] as number;
       this.elementSep = head[4] as number;
-      this.release = head[6] as number;
+      // A space advises no release character (ISO 9735): no byte releases another.
+      this.release = head[6] === 0x20 ? -1 : (head[6] as number);
       this.terminator = head[8] as number;
       this.started = true;
       this.atSegmentStart = true;
@@ -184,6 +239,9 @@ export class InterchangeScanner {
       return;
     }
     if (b === this.release) {
+      // A release character ends a tag, as a separator does: a segment's tag is the bytes right
+      // after its start, none of them released (so U?'NB is no UNB), as the hot path reads it.
+      if (this.tagLength < 3) this.shortTag();
       this.released = true;
       this.atSegmentStart = false;
       return;
@@ -195,15 +253,17 @@ export class InterchangeScanner {
     if (this.tagLength < 3 && b !== this.elementSep && b !== this.componentSep) {
       this.tagCode = (this.tagCode << 8) | b;
       if (++this.tagLength === 3) this.onTag(this.tagCode);
-    } else if (this.tagLength < 3) {
-      // A tag shorter than three characters, padded with spaces.
-      while (this.tagLength < 3) {
-        this.tagCode = (this.tagCode << 8) | 0x20;
-        this.tagLength++;
-      }
-      this.onTag(this.tagCode);
-    }
+    } else if (this.tagLength < 3) this.shortTag();
     this.atSegmentStart = false;
+  }
+
+  /** A tag shorter than three characters, padded with spaces. */
+  private shortTag(): void {
+    while (this.tagLength < 3) {
+      this.tagCode = (this.tagCode << 8) | 0x20;
+      this.tagLength++;
+    }
+    this.onTag(this.tagCode);
   }
 
   private onTag(tag: number): void {
