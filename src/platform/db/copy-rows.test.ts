@@ -1,3 +1,4 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, onPostgres, type TestDatabase } from "../../../test/support/test-database.js";
@@ -97,3 +98,61 @@ describe("sqlLiteral", () => {
     for (const bad of [1.5, Number.NaN, 2 ** 53]) expect(() => sqlLiteral.integer(bad)).toThrow(TypeError);
   });
 });
+
+describe.skipIf(!onPostgres)("Database.copyRows when the connection is lost mid-COPY (PostgreSQL)", () => {
+  let test: TestDatabase;
+  let proxy: Server;
+  const sockets = new Set<Socket>();
+  beforeAll(async () => {
+    let upstream = { host: "127.0.0.1", port: 5432 };
+    proxy = createServer((client) => {
+      const server = connect(upstream.port, upstream.host);
+      for (const socket of [client, server]) {
+        sockets.add(socket);
+        socket.on("error", () => undefined);
+        socket.on("close", () => sockets.delete(socket));
+      }
+      client.pipe(server).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const address = proxy.address();
+    if (typeof address !== "object" || address === null) throw new Error("proxy has no port");
+    test = await createTestDatabase({
+      connectVia: (url) => {
+        const target = new URL(url);
+        upstream = { host: target.hostname, port: Number(target.port || 5432) };
+        target.hostname = "127.0.0.1";
+        target.port = String(address.port);
+        return target.toString();
+      },
+    });
+  });
+  afterAll(async () => {
+    proxy.close();
+    for (const socket of sockets) socket.destroy();
+    await test.drop().catch(() => undefined);
+  });
+
+  it("rejects the reader instead of hanging or ending the process, and the pool recovers", async () => {
+    // 32 rows of 1 MiB, made by the database; the reader takes one and then the network fails.
+    const select = `SELECT id, decode(repeat('ab', 1024 * 1024), 'hex') FROM generate_series(1, 32) AS id`;
+    const reading = (async () => {
+      let rows = 0;
+      for await (const row of test.database.copyRows(select)) {
+        expect(row[1]?.length).toBe(1024 * 1024);
+        if (++rows === 1) for (const socket of sockets) socket.destroy();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return rows;
+    })();
+    await expect(reading).rejects.toThrow();
+    // New connections go through the proxy again: the pool replaced the lost ones.
+    expect(await collectIds(test, "SELECT 7")).toEqual([7]);
+  });
+});
+
+async function collectIds(test: TestDatabase, select: string): Promise<number[]> {
+  const ids: number[] = [];
+  for await (const [id] of test.database.copyRows(select)) if (id) ids.push(id.readInt32BE(0));
+  return ids;
+}
