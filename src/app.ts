@@ -62,7 +62,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         title: "Hanse",
         version: serverVersion,
         description:
-          "Partner exchange (UN/EDIFACT), discovery, system tenants, entitlements and workflow transitions. " +
+          "Partner exchange (UN/EDIFACT), discovery, system tenants and workflow transitions (the entitlement " +
+          "area is not built yet). " +
           "Errors are RFC 9457 problem details with a stable `code`.",
       },
       components: {
