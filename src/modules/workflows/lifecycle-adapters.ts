@@ -6,7 +6,7 @@ import type { Selectable } from "kysely";
 import type { Config } from "../../config/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
-import { sha256, type IdGenerator } from "../../platform/crypto/index.js";
+import { isUuid, sha256, type IdGenerator } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { instanceSecret } from "../../platform/db/instance-settings.js";
@@ -38,8 +38,6 @@ const toAdapter = (row: Selectable<WorkflowLifecycleAdaptersTable>) => ({
   maxAttempts: row.max_attempts,
   createdAt: row.created_at.toISOString(),
 });
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
   const db = deps.database.as<WorkflowTables>().db;
@@ -196,9 +194,7 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
     },
 
     async get(principal: Principal, id: string) {
-      const row = uuidPattern.test(id)
-        ? await repo.findAdapter(db, principal.tenant.id, id.toLowerCase())
-        : undefined;
+      const row = isUuid(id) ? await repo.findAdapter(db, principal.tenant.id, id.toLowerCase()) : undefined;
       if (!row) throw new AppError("ERR_NOT_FOUND", "No such lifecycle adapter.");
       return toAdapter(row);
     },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { headers } from "../../protocol/headers.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
+import { isUuid } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
 import { requireIdempotencyKey, type IdempotencyKeyRule } from "../../platform/http/idempotency-key.js";
@@ -28,7 +29,6 @@ export const transitionBodyLimit = 1024 * 1024;
 /** Spec D limits: non-empty, at most 255 characters, of any kind. */
 const keyRule: IdempotencyKeyRule = { header: "X-Idempotency-Key", characters: "any" };
 const tenantHeaderName = "X-Tenant-ID";
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * `X-Tenant-ID` names the credential's tenant: missing (where required) or malformed → 400
@@ -43,7 +43,7 @@ function tenantHeader(request: FastifyRequest, required: boolean): string | unde
       errors: [{ pointer, message: "required header is missing" }],
     });
   }
-  if (Array.isArray(value) || !uuidPattern.test(value)) {
+  if (Array.isArray(value) || !isUuid(value)) {
     throw new AppError("ERR_VALIDATION", `The ${tenantHeaderName} header must be one tenant UUID.`, {
       errors: [{ pointer, message: "a tenant UUID" }],
     });

@@ -1,5 +1,6 @@
 import type { Selectable, Transaction } from "kysely";
 import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
+import { isUuid } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
@@ -75,8 +76,6 @@ export function requireTenant(principal: Principal, tenantId: string): void {
     throw new AppError("ERR_FORBIDDEN", "The X-Tenant-ID header does not name the credential's tenant.");
   }
 }
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createWorkflowsService(deps: WorkflowsDeps) {
   const database = deps.database.as<WorkflowTables>();
@@ -160,9 +159,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     },
 
     async getEntity(principal: Principal, id: string) {
-      const row = uuidPattern.test(id)
-        ? await repo.findEntity(db, principal.tenant.id, id.toLowerCase())
-        : undefined;
+      const row = isUuid(id) ? await repo.findEntity(db, principal.tenant.id, id.toLowerCase()) : undefined;
       if (!row) throw new AppError("ERR_NOT_FOUND", "No such entity.");
       return toEntity(row);
     },
@@ -277,7 +274,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
 
     /** The status document; another tenant's request is indistinguishable from none. */
     async getTransitionRequest(principal: Principal, requestId: string) {
-      const row = uuidPattern.test(requestId)
+      const row = isUuid(requestId)
         ? await repo.findRequest(db, principal.tenant.id, requestId.toLowerCase())
         : undefined;
       if (!row) throw new AppError("ERR_NOT_FOUND", "No such transition request.");

@@ -1,4 +1,4 @@
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from "../crypto/ids.js";
 
 /**
  * SQL literals for the statements that take no parameters (COPY, see `Database.copyRows`): only
@@ -6,7 +6,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  */
 export const sqlLiteral = {
   uuid(value: string): string {
-    if (!uuidPattern.test(value)) throw new TypeError("not a UUID");
+    if (!isUuid(value)) throw new TypeError("not a UUID");
     return `'${value}'::uuid`;
   },
   integer(value: number): string {
