@@ -1,5 +1,5 @@
-import { createServer, connect, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCuttableProxy } from "../support/cuttable-proxy.js";
 import { provisionTenant } from "../support/fixtures.js";
 import { onPostgres } from "../support/test-database.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
@@ -20,34 +20,11 @@ if (!onPostgres) console.warn("exchange-unavailable.test.ts: skipped — needs D
 describe.skipIf(!onPostgres)("spec A errors row: 503 ERR_B2B_EXCHANGE_UNAVAILABLE", () => {
   let t: TestApp;
   let p: PartnerSetup;
-  let proxy: Server;
-  let port = 0;
-  const sockets = new Set<Socket>();
+  let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
 
   beforeAll(async () => {
-    let upstream = { host: "127.0.0.1", port: 5432 };
-    proxy = createServer((client) => {
-      const server = connect(upstream.port, upstream.host);
-      for (const socket of [client, server]) {
-        sockets.add(socket);
-        socket.on("error", () => undefined);
-        socket.on("close", () => sockets.delete(socket));
-      }
-      client.pipe(server).pipe(client);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const address = proxy.address();
-    if (typeof address !== "object" || address === null) throw new Error("proxy has no port");
-    port = address.port;
-    t = await createTestApp({
-      connectVia: (url) => {
-        const target = new URL(url);
-        upstream = { host: target.hostname, port: Number(target.port || 5432) };
-        target.hostname = "127.0.0.1";
-        target.port = String(port);
-        return target.toString();
-      },
-    });
+    proxy = await startCuttableProxy();
+    t = await createTestApp({ connectVia: proxy.connectVia });
     const tenant = await provisionTenant(t);
     p = await setupPartner(t, tenant.token);
   });
@@ -58,12 +35,7 @@ describe.skipIf(!onPostgres)("spec A errors row: 503 ERR_B2B_EXCHANGE_UNAVAILABL
   it("a partner request while the database is unreachable is 503 with Retry-After and a stable code; it recovers", async () => {
     expect((await upload(t, p, validOrders("UP1"), "before")).statusCode).toBe(202);
     // Cut: no new connections, every open one reset.
-    await new Promise<void>((resolve) => {
-      proxy.close(() => {
-        resolve();
-      });
-      for (const socket of sockets) socket.destroy();
-    });
+    await proxy.close();
     for (const request of [
       () =>
         t.inject({
@@ -81,7 +53,7 @@ describe.skipIf(!onPostgres)("spec A errors row: 503 ERR_B2B_EXCHANGE_UNAVAILABL
       expect(r.body).not.toMatch(/ECONN|127\.0\.0\.1|5432|connect/i);
     }
     // The database back: the same server answers again.
-    await new Promise<void>((resolve) => proxy.listen(port, "127.0.0.1", resolve));
+    await proxy.reopen();
     expect((await listMailbox(t, p)).items).toBeDefined();
   });
 });

@@ -1,6 +1,6 @@
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCuttableProxy } from "../../../test/support/cuttable-proxy.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "../../../test/support/test-database.js";
 import { sqlLiteral } from "./sql-literal.js";
 
@@ -101,35 +101,13 @@ describe("sqlLiteral", () => {
 
 describe.skipIf(!onPostgres)("Database.copyRows when the connection is lost mid-COPY (PostgreSQL)", () => {
   let test: TestDatabase;
-  let proxy: Server;
-  const sockets = new Set<Socket>();
+  let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
   beforeAll(async () => {
-    let upstream = { host: "127.0.0.1", port: 5432 };
-    proxy = createServer((client) => {
-      const server = connect(upstream.port, upstream.host);
-      for (const socket of [client, server]) {
-        sockets.add(socket);
-        socket.on("error", () => undefined);
-        socket.on("close", () => sockets.delete(socket));
-      }
-      client.pipe(server).pipe(client);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const address = proxy.address();
-    if (typeof address !== "object" || address === null) throw new Error("proxy has no port");
-    test = await createTestDatabase({
-      connectVia: (url) => {
-        const target = new URL(url);
-        upstream = { host: target.hostname, port: Number(target.port || 5432) };
-        target.hostname = "127.0.0.1";
-        target.port = String(address.port);
-        return target.toString();
-      },
-    });
+    proxy = await startCuttableProxy();
+    test = await createTestDatabase({ connectVia: proxy.connectVia });
   });
   afterAll(async () => {
-    proxy.close();
-    for (const socket of sockets) socket.destroy();
+    await proxy.close();
     await test.drop().catch(() => undefined);
   });
 
@@ -140,7 +118,7 @@ describe.skipIf(!onPostgres)("Database.copyRows when the connection is lost mid-
       let rows = 0;
       for await (const row of test.database.copyRows(select)) {
         expect(row[1]?.length).toBe(1024 * 1024);
-        if (++rows === 1) for (const socket of sockets) socket.destroy();
+        if (++rows === 1) proxy.cutConnections();
         await new Promise((r) => setTimeout(r, 5));
       }
       return rows;
