@@ -215,3 +215,17 @@ describe("the verdict does not depend on how the upload is cut (property)", () =
     );
   });
 });
+
+describe("the check stays linear on hostile input", () => {
+  it("text dense in UNB that starts no segment, between segments that start oddly, is searched once per piece", () => {
+    // Each segment starts with a separator (read byte by byte), then holds tags that start no
+    // segment: searching again after every such segment made one 1 MiB piece cost minutes.
+    const segment = `+${"UNB".repeat(6)}'`;
+    const body = Buffer.from(
+      `UNB+UNOC:3+S+R+1+R1'${segment.repeat((1 << 20) / segment.length)}UNZ+1+R1'`,
+      "latin1",
+    );
+    expect(scanInterchange(body)).toEqual({ ok: true, interchangeId: "R1" });
+    expect(scanInPieces(body, 65536)).toEqual({ ok: true, interchangeId: "R1" });
+  });
+});

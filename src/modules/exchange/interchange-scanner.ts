@@ -63,12 +63,15 @@ export class InterchangeScanner {
   private tagBytes: Uint8Array | undefined;
   /** See tagSearch(); decided once the separators are known. */
   private canSearchTags: boolean | undefined;
+  /** fastForward() ran out of misses in the current piece: not searched again until the next. */
+  private searchSpent = false;
 
   push(chunk: Uint8Array): void {
     // A Buffer view (no copy): its indexOf is a native byte search, Uint8Array's a slow loop.
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     const n = bytes.length;
     this.total += n;
+    this.searchSpent = false;
     let i = 0;
     // Until UNA or UNB is recognised, bytes are collected one by one (a dozen at most).
     while (!this.started) {
@@ -114,7 +117,8 @@ export class InterchangeScanner {
     ]));
     // Most segments cannot matter: jump to the terminator before the first UNB or UNZ, or to the
     // chunk's last segment boundary, and read segments one by one from there.
-    let t = this.lastTag !== TAG_UNZ && this.tagSearch() ? this.fastForward(bytes, i) : i - 1;
+    let t =
+      this.lastTag !== TAG_UNZ && !this.searchSpent && this.tagSearch() ? this.fastForward(bytes, i) : i - 1;
     for (;;) {
       // In data only the release character and the terminator matter: jump to the next
       // terminator. It is released when an odd run of release characters precedes it (a run
@@ -167,7 +171,8 @@ export class InterchangeScanner {
   private fastForward(bytes: Buffer, i: number): number {
     const n = bytes.length;
     // Found tags that start no segment (text such as "UNBOXED") are checked here; past one per
-    // 64 bytes the chunk is read segment by segment instead, as without the search.
+    // 64 bytes the rest of the piece is read segment by segment instead, as without the search,
+    // and not searched again: every re-entry after an odd segment would search the same text.
     let misses = 1 + ((n - i) >> 6);
     let nextB = bytes.indexOf(UNB, i);
     let nextZ = bytes.indexOf(UNZ, i);
@@ -176,7 +181,10 @@ export class InterchangeScanner {
       let k = h - 1;
       while (k >= i && bytes[k] !== this.terminator && (bytes[k] === CR || bytes[k] === LF)) k--;
       if (k >= i && bytes[k] === this.terminator && releaseRun(bytes, i, k, this.release) % 2 === 0) return k;
-      if (--misses < 0) return i - 1;
+      if (--misses < 0) {
+        this.searchSpent = true;
+        return i - 1;
+      }
       if (h === nextB) nextB = bytes.indexOf(UNB, h + 1);
       else nextZ = bytes.indexOf(UNZ, h + 1);
     }
