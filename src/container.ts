@@ -11,6 +11,7 @@ import type { Authenticator } from "./platform/auth/index.js";
 import { systemClock, type Clock } from "./platform/clock/clock.js";
 import { sha256, uuidv7, type IdGenerator } from "./platform/crypto/index.js";
 import { openDatabase, type Database } from "./platform/db/database.js";
+import { choreStatement, type MaintenanceReport } from "./platform/db/pglite-maintenance.js";
 import { instanceSecret } from "./platform/db/instance-settings.js";
 import { migrateToLatest, migrationsApplied } from "./platform/db/migrate.js";
 import { createCursorCodec } from "./platform/http/cursor.js";
@@ -46,7 +47,14 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const clock = options.clock ?? systemClock;
   const newId = options.newId ?? (() => uuidv7(clock.now().getTime()));
   const database =
-    options.database ?? (await openDatabase({ url: config.DATABASE_URL, dataDir: config.HANSE_DATA_DIR }));
+    options.database ??
+    (await openDatabase({
+      url: config.DATABASE_URL,
+      dataDir: config.HANSE_DATA_DIR,
+      onMaintenance: (report) => {
+        logMaintenance(options.logger, report);
+      },
+    }));
   await migrateToLatest(database.db);
 
   const macKey = config.HANSE_SECRET_KEY
@@ -109,4 +117,16 @@ export async function createContainer(config: Config, options: ContainerOptions)
     close: () => database.close(),
     ...(bootstrap.generatedToken ? { generatedBootstrapToken: bootstrap.generatedToken } : {}),
   };
+}
+
+/** The embedded database's VACUUM and ANALYZE rounds (PostgreSQL's autovacuum logs its own). */
+function logMaintenance(logger: Logger, report: MaintenanceReport): void {
+  if ("error" in report) {
+    logger.warn({ err: report.error }, "embedded database maintenance failed");
+  } else if (report.chores.length > 0) {
+    logger.info(
+      { tables: report.chores.map(choreStatement), ms: Math.round(report.ms) },
+      "embedded database maintenance",
+    );
+  }
 }

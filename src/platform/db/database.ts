@@ -4,6 +4,7 @@ import pg from "pg";
 import { BinaryCopyParser, type CopyRow } from "./binary-copy.js";
 import { pgCopyRows } from "./pg-copy-out.js";
 import { createPglitePrepared } from "./pglite-prepared.js";
+import { maintainPglite, scheduleMaintenance, type MaintenanceReport } from "./pglite-maintenance.js";
 import { makeDirectory } from "../../sdk/local-files.js";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -56,6 +57,13 @@ export interface DatabaseOptions {
   memory?: boolean;
   /** Seeds a PGlite instance from a data-directory dump (test templates). */
   loadDataDir?: Blob;
+  /**
+   * PGlite only: how often to run the VACUUM and ANALYZE its tables need, as autovacuum would on
+   * PostgreSQL (pglite-maintenance.ts); 0 turns it off. Default 10 s.
+   */
+  maintenanceIntervalMs?: number;
+  /** PGlite only: each maintenance round's outcome (for the log). */
+  onMaintenance?: (report: MaintenanceReport) => void;
   poolSize?: number;
 }
 
@@ -67,6 +75,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.url) return openPostgres(options.url, options.poolSize ?? 10);
   return openPglite(options);
 }
+
+const defaultMaintenanceIntervalMs = 10_000;
 
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   let dataDir: string | undefined;
@@ -83,7 +93,17 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   });
   const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) });
   const local = new Map<string, Set<(payload: string) => void>>();
+  const intervalMs = options.maintenanceIntervalMs ?? defaultMaintenanceIntervalMs;
+  const maintenance =
+    intervalMs > 0
+      ? scheduleMaintenance(
+          () => maintainPglite(pglite),
+          intervalMs,
+          options.onMaintenance ?? (() => undefined),
+        )
+      : undefined;
   return wrap("pglite", db, {
+    beforeClose: () => maintenance?.stop(),
     prepared: createPglitePrepared(pglite),
     copyRows: async function* (select) {
       const result = await pglite.query(`COPY (${select}) TO '/dev/blob' (FORMAT binary)`);
@@ -153,7 +173,9 @@ function openPostgres(url: string, max: number): Database {
 function wrap(
   kind: DatabaseKind,
   db: Kysely<unknown>,
-  edge: Pick<Database, "listen" | "notify" | "prepared" | "copyRows">,
+  edge: Pick<Database, "listen" | "notify" | "prepared" | "copyRows"> & {
+    beforeClose?: () => Promise<void> | undefined;
+  },
 ): Database {
   const handle: Database = {
     kind,
@@ -166,7 +188,10 @@ function wrap(
     ping: async () => {
       await db.selectNoFrom((eb) => eb.val(1).as("one")).execute();
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await edge.beforeClose?.();
+      await db.destroy();
+    },
     as: <U>() => handle as unknown as Database<U>,
   };
   return handle;

@@ -1,0 +1,150 @@
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "./database.js";
+import {
+  choreFor,
+  choreStatement,
+  maintainPglite,
+  type MaintenanceReport,
+  type TableActivity,
+} from "./pglite-maintenance.js";
+
+const idle: TableActivity = {
+  table: "public.t",
+  reltuples: 1000,
+  deadTuples: 0,
+  modifiedSinceAnalyze: 0,
+  insertedSinceVacuum: 0,
+};
+
+describe("embedded database maintenance: autovacuum's rules", () => {
+  it("does nothing for a table without activity", () => {
+    expect(choreFor(idle)).toBeUndefined();
+  });
+
+  it("analyzes once more than 50 rows plus 10 % of the table changed", () => {
+    expect(choreFor({ ...idle, modifiedSinceAnalyze: 150 })).toBeUndefined();
+    expect(choreFor({ ...idle, modifiedSinceAnalyze: 151 })).toEqual({
+      table: "public.t",
+      vacuum: false,
+      analyze: true,
+    });
+  });
+
+  it("vacuums once more than 50 rows plus 20 % of the table are dead", () => {
+    expect(choreFor({ ...idle, deadTuples: 250 })).toBeUndefined();
+    expect(choreFor({ ...idle, deadTuples: 251 })).toMatchObject({ vacuum: true, analyze: false });
+  });
+
+  it("vacuums an insert-only table after 1,000 rows plus 20 % were inserted", () => {
+    expect(choreFor({ ...idle, insertedSinceVacuum: 1200 })).toBeUndefined();
+    expect(choreFor({ ...idle, insertedSinceVacuum: 1201 })).toMatchObject({ vacuum: true });
+  });
+
+  it("counts a table never vacuumed nor analyzed (reltuples -1) as empty", () => {
+    expect(choreFor({ ...idle, reltuples: -1, modifiedSinceAnalyze: 51 })).toMatchObject({ analyze: true });
+  });
+
+  it("vacuums and analyzes in one statement when both are due", () => {
+    expect(choreStatement({ table: "public.t", vacuum: true, analyze: true })).toBe(
+      "VACUUM (ANALYZE) public.t",
+    );
+    expect(choreStatement({ table: "public.t", vacuum: true, analyze: false })).toBe("VACUUM public.t");
+    expect(choreStatement({ table: "public.t", vacuum: false, analyze: true })).toBe("ANALYZE public.t");
+  });
+});
+
+/** PostgreSQL publishes a backend's activity counters at most once a second. */
+async function countersPublished(query: (text: string) => Promise<number>, table: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const inserted = await query(
+      `SELECT n_tup_ins::integer AS n FROM pg_stat_user_tables WHERE relname = '${table}'`,
+    );
+    if (inserted > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error("activity counters were not published within 10 s");
+}
+
+describe("embedded database maintenance on PGlite", () => {
+  let pglite: PGlite | undefined;
+  let database: Database | undefined;
+  afterEach(async () => {
+    await pglite?.close();
+    await database?.close();
+    pglite = undefined;
+    database = undefined;
+  });
+
+  it("vacuums and analyzes a table that changed, and then leaves it alone", async () => {
+    pglite = await PGlite.create();
+    const db = pglite;
+    const one = async (text: string) => (await db.query<{ n: number }>(text)).rows[0]?.n ?? 0;
+    await db.exec(`
+      CREATE TABLE busy (id integer PRIMARY KEY, v text NOT NULL);
+      INSERT INTO busy SELECT g, 'new' FROM generate_series(1, 2000) AS g;
+      UPDATE busy SET v = 'changed' WHERE id <= 500;`);
+    await countersPublished(one, "busy");
+
+    expect(await maintainPglite(db)).toEqual([{ table: "public.busy", vacuum: true, analyze: true }]);
+    expect(await one("SELECT reltuples::integer AS n FROM pg_class WHERE relname = 'busy'")).toBe(2000);
+    expect(await one("SELECT n_dead_tup::integer AS n FROM pg_stat_user_tables WHERE relname = 'busy'")).toBe(
+      0,
+    );
+    expect(
+      await one(
+        "SELECT count(*)::integer AS n FROM pg_stat_user_tables WHERE relname = 'busy' AND last_vacuum IS NOT NULL AND last_analyze IS NOT NULL",
+      ),
+    ).toBe(1);
+    expect(await maintainPglite(db)).toEqual([]);
+  });
+
+  it("runs by itself on an embedded database handle, reports each round and stops at close", async () => {
+    const reports: MaintenanceReport[] = [];
+    database = await openDatabase({
+      memory: true,
+      maintenanceIntervalMs: 100,
+      onMaintenance: (report) => reports.push(report),
+    });
+    const handle = database;
+    const one = async (text: string) =>
+      (await sql.raw<{ n: number }>(text).execute(handle.db)).rows[0]?.n ?? 0;
+    await sql`CREATE TABLE grows (id integer PRIMARY KEY)`.execute(handle.db);
+    await sql`INSERT INTO grows SELECT g FROM generate_series(1, 3000) AS g`.execute(handle.db);
+    await countersPublished(one, "grows");
+
+    const deadline = Date.now() + 10_000;
+    while (
+      Date.now() < deadline &&
+      (await one("SELECT reltuples::integer AS n FROM pg_class WHERE relname = 'grows'")) !== 3000
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await one("SELECT reltuples::integer AS n FROM pg_class WHERE relname = 'grows'")).toBe(3000);
+    expect(reports).toContainEqual({
+      chores: [{ table: "public.grows", vacuum: true, analyze: true }],
+      ms: expect.any(Number) as number,
+    });
+
+    await handle.close();
+    database = undefined;
+    const after = reports.length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reports).toHaveLength(after);
+  });
+
+  it("is off with an interval of 0", async () => {
+    const reports: MaintenanceReport[] = [];
+    database = await openDatabase({
+      memory: true,
+      maintenanceIntervalMs: 0,
+      onMaintenance: (r) => reports.push(r),
+    });
+    await sql`CREATE TABLE quiet (id integer PRIMARY KEY)`.execute(database.db);
+    await sql`INSERT INTO quiet SELECT g FROM generate_series(1, 3000) AS g`.execute(database.db);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(reports).toEqual([]);
+  });
+});
