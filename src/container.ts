@@ -11,7 +11,7 @@ import type { Authenticator } from "./platform/auth/index.js";
 import { systemClock, type Clock } from "./platform/clock/clock.js";
 import { sha256, uuidv7, type IdGenerator } from "./platform/crypto/index.js";
 import { openDatabase, type Database } from "./platform/db/database.js";
-import { choreStatement, type MaintenanceReport } from "./platform/db/pglite-maintenance.js";
+import { choreStatement, type MaintenanceReport } from "./platform/db/maintenance.js";
 import { instanceSecret } from "./platform/db/instance-settings.js";
 import { migrateToLatest, migrationsApplied } from "./platform/db/migrate.js";
 import { createCursorCodec } from "./platform/http/cursor.js";
@@ -119,14 +119,14 @@ export async function createContainer(config: Config, options: ContainerOptions)
   };
 }
 
-/** The embedded database's VACUUM and ANALYZE rounds (PostgreSQL's autovacuum logs its own). */
+/** VACUUM and ANALYZE rounds where no autovacuum runs (the embedded database; PostgreSQL with it off). */
 function logMaintenance(logger: Logger, report: MaintenanceReport): void {
   if ("error" in report) {
-    logger.warn({ err: report.error }, "embedded database maintenance failed");
+    logger.warn({ err: report.error }, "database maintenance failed");
   } else if (report.chores.length > 0) {
     logger.info(
       { tables: report.chores.map(choreStatement), ms: Math.round(report.ms) },
-      "embedded database maintenance",
+      "database maintenance",
     );
   }
 }

@@ -4,7 +4,13 @@ import pg from "pg";
 import { BinaryCopyParser, type CopyRow } from "./binary-copy.js";
 import { pgCopyRows } from "./pg-copy-out.js";
 import { createPglitePrepared } from "./pglite-prepared.js";
-import { maintainPglite, scheduleMaintenance, type MaintenanceReport } from "./pglite-maintenance.js";
+import {
+  maintainPglite,
+  maintainPostgres,
+  scheduleMaintenance,
+  type MaintenanceReport,
+  type TableChore,
+} from "./maintenance.js";
 import { makeDirectory } from "../../sdk/local-files.js";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -58,11 +64,11 @@ export interface DatabaseOptions {
   /** Seeds a PGlite instance from a data-directory dump (test templates). */
   loadDataDir?: Blob;
   /**
-   * PGlite only: how often to run the VACUUM and ANALYZE its tables need, as autovacuum would on
-   * PostgreSQL (pglite-maintenance.ts); 0 turns it off. Default 10 s.
+   * How often to run the VACUUM and ANALYZE the tables need where no autovacuum does (PGlite
+   * always; PostgreSQL while its `autovacuum` is off; maintenance.ts); 0 turns it off. Default 10 s.
    */
   maintenanceIntervalMs?: number;
-  /** PGlite only: each maintenance round's outcome (for the log). */
+  /** Each maintenance round's outcome (for the log). */
   onMaintenance?: (report: MaintenanceReport) => void;
   poolSize?: number;
 }
@@ -72,11 +78,17 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => new Date(v));
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.poolSize ?? 10);
+  if (options.url) return openPostgres(options.url, options.poolSize ?? 10, options);
   return openPglite(options);
 }
 
 const defaultMaintenanceIntervalMs = 10_000;
+
+function maintain(round: () => Promise<TableChore[]>, options: DatabaseOptions) {
+  const intervalMs = options.maintenanceIntervalMs ?? defaultMaintenanceIntervalMs;
+  if (intervalMs <= 0) return undefined;
+  return scheduleMaintenance(round, intervalMs, options.onMaintenance ?? (() => undefined));
+}
 
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   let dataDir: string | undefined;
@@ -93,15 +105,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   });
   const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) });
   const local = new Map<string, Set<(payload: string) => void>>();
-  const intervalMs = options.maintenanceIntervalMs ?? defaultMaintenanceIntervalMs;
-  const maintenance =
-    intervalMs > 0
-      ? scheduleMaintenance(
-          () => maintainPglite(pglite),
-          intervalMs,
-          options.onMaintenance ?? (() => undefined),
-        )
-      : undefined;
+  const maintenance = maintain(() => maintainPglite(pglite), options);
   return wrap("pglite", db, {
     beforeClose: () => maintenance?.stop(),
     prepared: createPglitePrepared(pglite),
@@ -142,14 +146,16 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
  */
 const isoDates = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
 
-function openPostgres(url: string, max: number): Database {
+function openPostgres(url: string, max: number, options: DatabaseOptions): Database {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
+  const maintenance = maintain(() => maintainPostgres(pool), options);
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   const prepared = async <R>(name: string, text: string, parameters: readonly unknown[]) =>
     (await pool.query<R & pg.QueryResultRow>({ name, text, values: parameters.map(isoDates) })).rows;
   return wrap("postgres", db, {
+    beforeClose: () => maintenance?.stop(),
     prepared,
     copyRows: (select) => pgCopyRows(pool, select),
     notify: async (channel, payload) => {

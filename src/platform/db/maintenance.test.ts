@@ -1,14 +1,18 @@
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "kysely";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
+import { createTestDatabase, onPostgres } from "../../../test/support/test-database.js";
 import { openDatabase, type Database } from "./database.js";
 import {
   choreFor,
   choreStatement,
   maintainPglite,
+  maintainPostgres,
+  maintenanceLock,
   type MaintenanceReport,
   type TableActivity,
-} from "./pglite-maintenance.js";
+} from "./maintenance.js";
 
 const idle: TableActivity = {
   table: "public.t",
@@ -146,5 +150,53 @@ describe("embedded database maintenance on PGlite", () => {
     await sql`INSERT INTO quiet SELECT g FROM generate_series(1, 3000) AS g`.execute(database.db);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(reports).toEqual([]);
+  });
+});
+
+describe.runIf(onPostgres)("database maintenance on PostgreSQL", () => {
+  it("stands in for autovacuum only while the server's is off, one process at a time", async () => {
+    const t = await createTestDatabase();
+    const pool = new pg.Pool({ connectionString: t.url, max: 2 });
+    const other = new pg.Client({ connectionString: t.url });
+    try {
+      await other.connect();
+      const one = async (text: string) => (await pool.query<{ n: number }>(text)).rows[0]?.n ?? 0;
+      await pool.query(`
+        CREATE TABLE busy (id integer PRIMARY KEY, v text NOT NULL);
+        INSERT INTO busy SELECT g, 'new' FROM generate_series(1, 2000) AS g;
+        UPDATE busy SET v = 'changed' WHERE id <= 500;`);
+      await countersPublished(one, "busy");
+      const autovacuumOn = (
+        await pool.query<{ on: boolean }>("SELECT current_setting('autovacuum') = 'on' AS on")
+      ).rows[0]?.on;
+
+      // Another process holds the maintenance lock: this one leaves the round to it.
+      await other.query("SELECT pg_advisory_lock($1)", [maintenanceLock]);
+      expect(await maintainPostgres(pool)).toEqual([]);
+      await other.query("SELECT pg_advisory_unlock($1)", [maintenanceLock]);
+
+      const chores = await maintainPostgres(pool);
+      if (autovacuumOn) {
+        expect(chores).toEqual([]);
+      } else {
+        expect(chores).toContainEqual({ table: "public.busy", vacuum: true, analyze: true });
+        expect(await one("SELECT reltuples::integer AS n FROM pg_class WHERE relname = 'busy'")).toBe(2000);
+        expect(
+          await one("SELECT n_dead_tup::integer AS n FROM pg_stat_user_tables WHERE relname = 'busy'"),
+        ).toBe(0);
+      }
+      // The lock was given back: another process can take it at once.
+      expect(
+        (
+          await other.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+            maintenanceLock,
+          ])
+        ).rows[0]?.locked,
+      ).toBe(true);
+    } finally {
+      await other.end();
+      await pool.end();
+      await t.drop();
+    }
   });
 });
