@@ -4,6 +4,7 @@ import pg from "pg";
 import { BinaryCopyParser, type CopyRow } from "./binary-copy.js";
 import { pgCopyRows } from "./pg-copy-out.js";
 import { createPglitePrepared } from "./pglite-prepared.js";
+import { takingTurns } from "./pglite-turns.js";
 import {
   maintainPglite,
   maintainPostgres,
@@ -103,7 +104,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     relaxedDurability: false,
     parsers: { 20: (v: string) => Number(v) },
   });
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite }) });
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: takingTurns(pglite) }) });
   const local = new Map<string, Set<(payload: string) => void>>();
   const maintenance = maintain(() => maintainPglite(pglite), options);
   return wrap("pglite", db, {

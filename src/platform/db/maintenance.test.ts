@@ -59,6 +59,12 @@ describe("embedded database maintenance: autovacuum's rules", () => {
   });
 });
 
+/** 2,000 rows, 500 of them changed once: VACUUM and ANALYZE are both due. */
+const busyTable = `
+  CREATE TABLE busy (id integer PRIMARY KEY, v text NOT NULL);
+  INSERT INTO busy SELECT g, 'new' FROM generate_series(1, 2000) AS g;
+  UPDATE busy SET v = 'changed' WHERE id <= 500;`;
+
 /** PostgreSQL publishes a backend's activity counters at most once a second. */
 async function countersPublished(query: (text: string) => Promise<number>, table: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -86,10 +92,7 @@ describe("embedded database maintenance on PGlite", () => {
     pglite = await PGlite.create();
     const db = pglite;
     const one = async (text: string) => (await db.query<{ n: number }>(text)).rows[0]?.n ?? 0;
-    await db.exec(`
-      CREATE TABLE busy (id integer PRIMARY KEY, v text NOT NULL);
-      INSERT INTO busy SELECT g, 'new' FROM generate_series(1, 2000) AS g;
-      UPDATE busy SET v = 'changed' WHERE id <= 500;`);
+    await db.exec(busyTable);
     await countersPublished(one, "busy");
 
     expect(await maintainPglite(db)).toEqual([{ table: "public.busy", vacuum: true, analyze: true }]);
@@ -161,10 +164,7 @@ describe.runIf(onPostgres)("database maintenance on PostgreSQL", () => {
     try {
       await other.connect();
       const one = async (text: string) => (await pool.query<{ n: number }>(text)).rows[0]?.n ?? 0;
-      await pool.query(`
-        CREATE TABLE busy (id integer PRIMARY KEY, v text NOT NULL);
-        INSERT INTO busy SELECT g, 'new' FROM generate_series(1, 2000) AS g;
-        UPDATE busy SET v = 'changed' WHERE id <= 500;`);
+      await pool.query(busyTable);
       await countersPublished(one, "busy");
       const autovacuumOn = (
         await pool.query<{ on: boolean }>("SELECT current_setting('autovacuum') = 'on' AS on")

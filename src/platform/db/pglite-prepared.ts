@@ -1,4 +1,5 @@
 import { Buffer } from "node:buffer";
+import { nextTurn } from "./pglite-turns.js";
 import { messages as backend, protocol, types, type ParserOptions, type PGlite } from "@electric-sql/pglite";
 
 type Field = InstanceType<typeof backend.Field>;
@@ -20,8 +21,10 @@ export function createPglitePrepared(pglite: PGlite) {
   const parsers = (pglite as unknown as { parsers: ParserOptions }).parsers;
   const batch = new BatchBuffer();
 
-  return async <R>(name: string, text: string, parameters: readonly unknown[]): Promise<R[]> =>
-    pglite._runExclusiveTransaction(() =>
+  return async <R>(name: string, text: string, parameters: readonly unknown[]): Promise<R[]> => {
+    // As every statement of the handle (pglite-turns.ts): the event loop gets its turn first.
+    await nextTurn();
+    return pglite._runExclusiveTransaction(() =>
       pglite._runExclusiveQuery(async () => {
         const parsing = !parsed.has(name);
         const message = batch.write(
@@ -39,6 +42,7 @@ export function createPglitePrepared(pglite: PGlite) {
         return rowsOf<R>(messages, parsers);
       }),
     );
+  };
 }
 
 /** Describe (portal ""), Execute (portal "", all rows) and Sync, as the protocol spells them. */

@@ -1,0 +1,47 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+import type { PGlite, Transaction } from "@electric-sql/pglite";
+
+export { nextTurn };
+
+/**
+ * PGlite answers a statement without any I/O: its promise resolves in a microtask. Code that runs
+ * statement after statement — a job, a sweep of old rows, a transaction of many statements — would
+ * then never give the event loop a turn, and the process answered no request and ran no timer until
+ * it was done (measured: `/healthz` waited 5.6 s behind 1,000 queued jobs). Through this handle
+ * every statement first waits for the next turn of the event loop, as a statement sent over a
+ * socket to PostgreSQL does. The statement itself still runs on the event loop's thread.
+ */
+export function takingTurns(pglite: PGlite): PGlite {
+  return new Proxy(pglite, {
+    get(target, property) {
+      if (property === "query") {
+        return async (...args: Parameters<PGlite["query"]>) => {
+          await nextTurn();
+          return target.query(...args);
+        };
+      }
+      if (property === "transaction") {
+        return <T>(run: (tx: Transaction) => Promise<T>) =>
+          target.transaction((tx) => run(transactionTakingTurns(tx)));
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      // PGlite's methods use private fields: they must run with the instance itself as `this`.
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+function transactionTakingTurns(tx: Transaction): Transaction {
+  return new Proxy(tx, {
+    get(target, property) {
+      if (property === "query") {
+        return async (...args: Parameters<Transaction["query"]>) => {
+          await nextTurn();
+          return target.query(...args);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
