@@ -12,36 +12,34 @@ export { nextTurn };
  * socket to PostgreSQL does. The statement itself still runs on the event loop's thread.
  */
 export function takingTurns(pglite: PGlite): PGlite {
-  return new Proxy(pglite, {
-    get(target, property) {
-      if (property === "query") {
-        return async (...args: Parameters<PGlite["query"]>) => {
-          await nextTurn();
-          return target.query(...args);
-        };
-      }
-      if (property === "transaction") {
-        return <T>(run: (tx: Transaction) => Promise<T>) =>
-          target.transaction((tx) => run(transactionTakingTurns(tx)));
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      // PGlite's methods use private fields: they must run with the instance itself as `this`.
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return queryTakingTurns(pglite, (property, target) =>
+    property === "transaction"
+      ? <T>(run: (tx: Transaction) => Promise<T>) =>
+          target.transaction((tx) => run(queryTakingTurns(tx, () => undefined)))
+      : undefined,
+  );
 }
 
-function transactionTakingTurns(tx: Transaction): Transaction {
-  return new Proxy(tx, {
-    get(target, property) {
+type Queryable = Pick<PGlite, "query">;
+
+/** `target` whose `query` waits for the next turn first; `extra` may replace other members. */
+function queryTakingTurns<T extends Queryable>(
+  target: T,
+  extra: (property: string | symbol, target: T) => unknown,
+): T {
+  return new Proxy(target, {
+    get(object, property) {
       if (property === "query") {
-        return async (...args: Parameters<Transaction["query"]>) => {
+        return async (...args: Parameters<Queryable["query"]>) => {
           await nextTurn();
-          return target.query(...args);
+          return object.query(...args);
         };
       }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      const replaced = extra(property, object);
+      if (replaced !== undefined) return replaced;
+      const value: unknown = Reflect.get(object, property, object);
+      // PGlite's methods use private fields: they must run with the instance itself as `this`.
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(object) : value;
     },
   });
 }
