@@ -104,14 +104,16 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     relaxedDurability: false,
     parsers: { 20: (v: string) => Number(v) },
   });
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: takingTurns(pglite) }) });
+  // Every statement but the prepared ones (which take their turn themselves) goes through `turns`.
+  const turns = takingTurns(pglite);
+  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: turns }) });
   const local = new Map<string, Set<(payload: string) => void>>();
-  const maintenance = maintain(() => maintainPglite(pglite), options);
+  const maintenance = maintain(() => maintainPglite(turns), options);
   return wrap("pglite", db, {
     beforeClose: () => maintenance?.stop(),
     prepared: createPglitePrepared(pglite),
     copyRows: async function* (select) {
-      const result = await pglite.query(`COPY (${select}) TO '/dev/blob' (FORMAT binary)`);
+      const result = await turns.query(`COPY (${select}) TO '/dev/blob' (FORMAT binary)`);
       const blob = result.blob;
       if (!blob) throw new Error("PGlite answered COPY TO '/dev/blob' without a blob");
       const parser = new BinaryCopyParser();

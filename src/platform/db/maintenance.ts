@@ -1,6 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
-import { nextTurn } from "./pglite-turns.js";
 
 /**
  * VACUUM and ANALYZE where nothing else runs them. PGlite runs PostgreSQL as a single backend
@@ -92,16 +91,14 @@ async function runChores(
 }
 
 /**
- * One round on PGlite (which runs no autovacuum, whatever its setting says). Each statement waits
- * for the event loop's next turn and for any open transaction, as every PGlite statement does. The
- * counters lag the writes by up to a second (PostgreSQL publishes them at most once a second).
+ * One round on PGlite (which runs no autovacuum, whatever its setting says), through the handle's
+ * turn-taking instance (pglite-turns.ts): each statement waits for the event loop's next turn and
+ * for any open transaction. The counters lag the writes by up to a second (PostgreSQL publishes
+ * them at most once a second).
  */
 export async function maintainPglite(pglite: PGlite): Promise<TableChore[]> {
   const { rows } = await pglite.query<ActivityRow>(activitySql(false));
-  return runChores(rows, async (statement) => {
-    await nextTurn();
-    await pglite.exec(statement);
-  });
+  return runChores(rows, (statement) => pglite.exec(statement));
 }
 
 /** An arbitrary constant: the advisory lock that lets one process at a time maintain the tables. */
