@@ -6,6 +6,7 @@ import { uuidv7 } from "../../src/platform/crypto/ids.js";
 import { systemClock } from "../../src/platform/clock/clock.js";
 import { createJobQueue, type JobTables } from "../../src/platform/jobs/index.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "../support/test-database.js";
+import { waitUntil } from "../support/wait-until.js";
 
 // Race tests need real PostgreSQL (several connections, several processes).
 describe.skipIf(!onPostgres)("job queue across processes (PostgreSQL)", () => {
@@ -44,13 +45,8 @@ describe.skipIf(!onPostgres)("job queue across processes (PostgreSQL)", () => {
       .execute(t.database.db)
       .then((r) => r.rows);
 
-  async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await predicate())) {
-      if (Date.now() > deadline) throw new Error("timed out");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const waitFor = (predicate: () => Promise<boolean>) =>
+    waitUntil(predicate, { what: "the workers' runs", timeoutMs: 60_000 });
 
   beforeAll(async () => {
     t = await createTestDatabase();

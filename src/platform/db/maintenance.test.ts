@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDatabase, onPostgres } from "../../../test/support/test-database.js";
+import { waitUntil } from "../../../test/support/wait-until.js";
 import { openDatabase, type Database } from "./database.js";
 import {
   choreFor,
@@ -66,16 +67,22 @@ const busyTable = `
   UPDATE busy SET v = 'changed' WHERE id <= 500;`;
 
 /** PostgreSQL publishes a backend's activity counters at most once a second. */
-async function countersPublished(query: (text: string) => Promise<number>, table: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const inserted = await query(
-      `SELECT n_tup_ins::integer AS n FROM pg_stat_user_tables WHERE relname = '${table}'`,
-    );
-    if (inserted > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error("activity counters were not published within 10 s");
+const countersPublished = (query: (text: string) => Promise<number>, table: string) =>
+  waitUntil(
+    async () =>
+      (await query(`SELECT n_tup_ins::integer AS n FROM pg_stat_user_tables WHERE relname = '${table}'`)) > 0,
+    { what: "activity counters published", intervalMs: 200 },
+  );
+
+/** An embedded database handle whose maintenance rounds are collected in `reports`. */
+async function reportingDatabase(maintenanceIntervalMs: number) {
+  const reports: MaintenanceReport[] = [];
+  const database = await openDatabase({
+    memory: true,
+    maintenanceIntervalMs,
+    onMaintenance: (report) => reports.push(report),
+  });
+  return { database, reports };
 }
 
 describe("embedded database maintenance on PGlite", () => {
@@ -109,12 +116,9 @@ describe("embedded database maintenance on PGlite", () => {
   });
 
   it("runs by itself on an embedded database handle, reports each round and stops at close", async () => {
-    const reports: MaintenanceReport[] = [];
-    database = await openDatabase({
-      memory: true,
-      maintenanceIntervalMs: 100,
-      onMaintenance: (report) => reports.push(report),
-    });
+    const opened = await reportingDatabase(100);
+    const { reports } = opened;
+    database = opened.database;
     const handle = database;
     const one = async (text: string) =>
       (await sql.raw<{ n: number }>(text).execute(handle.db)).rows[0]?.n ?? 0;
@@ -122,13 +126,11 @@ describe("embedded database maintenance on PGlite", () => {
     await sql`INSERT INTO grows SELECT g FROM generate_series(1, 3000) AS g`.execute(handle.db);
     await countersPublished(one, "grows");
 
-    const deadline = Date.now() + 10_000;
-    while (
-      Date.now() < deadline &&
-      (await one("SELECT reltuples::integer AS n FROM pg_class WHERE relname = 'grows'")) !== 3000
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil(
+      async () =>
+        (await one("SELECT reltuples::integer AS n FROM pg_class WHERE relname = 'grows'")) === 3000,
+      { what: "a maintenance round analyzed the table", intervalMs: 100 },
+    );
     expect(await one("SELECT reltuples::integer AS n FROM pg_class WHERE relname = 'grows'")).toBe(3000);
     expect(reports).toContainEqual({
       chores: [{ table: "public.grows", vacuum: true, analyze: true }],
@@ -143,12 +145,9 @@ describe("embedded database maintenance on PGlite", () => {
   });
 
   it("is off with an interval of 0", async () => {
-    const reports: MaintenanceReport[] = [];
-    database = await openDatabase({
-      memory: true,
-      maintenanceIntervalMs: 0,
-      onMaintenance: (r) => reports.push(r),
-    });
+    const opened = await reportingDatabase(0);
+    const { reports } = opened;
+    database = opened.database;
     await sql`CREATE TABLE quiet (id integer PRIMARY KEY)`.execute(database.db);
     await sql`INSERT INTO quiet SELECT g FROM generate_series(1, 3000) AS g`.execute(database.db);
     await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
+import { waitUntil } from "../../../test/support/wait-until.js";
 import { systemClock } from "../clock/clock.js";
 import { uuidv7 } from "../crypto/ids.js";
 import { createLogger } from "../logging/logger.js";
@@ -56,11 +57,11 @@ describe("job worker and the event loop", () => {
     // backlog is being worked off, not after it.
     await new Promise((resolve) => setTimeout(resolve, 1));
     const leftWhenTimerRan = await unfinished();
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && (await unfinished()) > 0) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await worker.stop(2000);
+    await waitUntil(async () => (await unfinished()) === 0, {
+      what: "the backlog worked off",
+      timeoutMs: 20_000,
+      intervalMs: 20,
+    }).finally(() => worker.stop(2000));
 
     expect(leftWhenTimerRan).toBeGreaterThan(0);
     expect(await unfinished()).toBe(0);
