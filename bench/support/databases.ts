@@ -1,10 +1,23 @@
+import { sql } from "kysely";
 import pg from "pg";
 import { openDatabase, type Database } from "../../src/platform/db/database.js";
 
 export interface BenchDatabase {
   label: string;
-  open(): Promise<Database>;
+  /**
+   * `settled`: no maintenance schedule; the bench runs `settle` between its load windows instead,
+   * so that no window pays for the VACUUM and ANALYZE of rows an earlier window wrote.
+   */
+  open(options?: { settled?: boolean }): Promise<Database>;
   cleanup(): Promise<void>;
+}
+
+const scheduleOf = (options?: { settled?: boolean }) =>
+  options?.settled ? { maintenanceIntervalMs: 0 } : {};
+
+/** VACUUM and ANALYZE of every table, outside any measured window (see `open`'s `settled`). */
+export async function settle(database: Database): Promise<void> {
+  await sql`VACUUM ANALYZE`.execute(database.db);
 }
 
 const defaultPostgres = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -26,7 +39,7 @@ async function availableDatabases(): Promise<BenchDatabase[]> {
   const out: BenchDatabase[] = [
     {
       label: "PGlite (embedded)",
-      open: () => openDatabase({ memory: true }),
+      open: (options) => openDatabase({ memory: true, ...scheduleOf(options) }),
       cleanup: async () => undefined,
     },
   ];
@@ -44,7 +57,7 @@ async function availableDatabases(): Promise<BenchDatabase[]> {
   url.pathname = `/${name}`;
   out.push({
     label: "PostgreSQL",
-    open: () => openDatabase({ url: url.toString(), poolSize: 20 }),
+    open: (options) => openDatabase({ url: url.toString(), poolSize: 20, ...scheduleOf(options) }),
     cleanup: async () => {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();

@@ -867,6 +867,48 @@ describe("the credential checked by the accept statement (one round trip)", () =
     expect(await counts()).toEqual(before);
   });
 
+  it("requests arriving together share accept statements, and each gets its own answer", async () => {
+    const entity = await createEntity();
+    const body = { entity: "product", entityId: entity.id, transition: "submit" };
+    const revoked = await issueToken(["workflows:transition"]);
+    await revoke(revoked.id);
+    const known = newKey("known");
+    expect((await requestTransition(body, known)).statusCode).toBe(202);
+    const before = await counts();
+    const twice = newKey("twice");
+    const fresh = Array.from({ length: 20 }, () => newKey("burst"));
+    const calls: [string, Promise<{ statusCode: number; body: string }>][] = [
+      ...fresh.map((key): [string, Promise<{ statusCode: number; body: string }>] => [
+        "202",
+        requestTransition(body, key),
+      ]),
+      ...Array.from({ length: 5 }, (): [string, Promise<{ statusCode: number; body: string }>] => [
+        "202 twice",
+        requestTransition(body, twice),
+      ]),
+      ["409", requestTransition({ ...body, transition: "approve" }, known)],
+      [
+        "401",
+        requestTransition(body, undefined, { ...headersFor(tenant, newKey()), ...bearer(revoked.token) }),
+      ],
+      [
+        "403",
+        requestTransition(body, undefined, { ...headersFor(other, newKey()), "x-tenant-id": tenant.id }),
+      ],
+    ];
+    const answers = await Promise.all(calls.map(async ([label, call]) => [label, await call] as const));
+    for (const [label, answer] of answers) expect(answer.statusCode, label).toBe(Number(label.slice(0, 3)));
+    const twiceBodies = answers.filter(([label]) => label === "202 twice").map(([, a]) => a.body);
+    expect(new Set(twiceBodies).size).toBe(1);
+    const ids = answers
+      .filter(([label]) => label.startsWith("202"))
+      .map(([, a]) => JSON.parse(a.body) as { requestId: string })
+      .map((a) => a.requestId);
+    expect(new Set(ids).size).toBe(21);
+    // 20 fresh keys and one for the key sent five times: a request, a queue event and a record each.
+    expect(await counts()).toEqual(before.map((n) => n + 21));
+  });
+
   it("an unauthenticated body over 1 MiB is 401, and the connection closes", async () => {
     const before = await counts();
     const response = await t.inject({

@@ -108,6 +108,32 @@ export function credentialCheckSql(first: number, bindTenant = true): string {
   return text;
 }
 
+let rowsCheck: { input: string; sql: string } | undefined;
+
+/**
+ * `credentialCheckSql` over the rows of `input` (`Authenticator.rowsCheckSql`): the same columns
+ * and conditions, one credential per input row, each row with its own bearer, kinds, time,
+ * scopes and tenant (a null tenant: any).
+ */
+export function credentialRowsCheckSql(input: string): string {
+  if (rowsCheck?.input === input) return rowsCheck.sql;
+  const sql = `credential AS (
+  SELECT i.ord, c.id, c.kind, c.principal_id, c.name, c.secret_hash, c.scopes, c.connection_ids,
+    c.expires_at, c.revoked_at, t.id AS tenant_id, t.slug AS tenant_slug, t.type AS tenant_type,
+    t.status AS tenant_status
+  FROM ${input} AS i
+  INNER JOIN credentials AS c ON c.id = i.credential_id
+  INNER JOIN tenants AS t ON t.id = c.tenant_id
+), authorized AS (
+  SELECT i.ord, c.tenant_id FROM credential AS c INNER JOIN ${input} AS i ON i.ord = c.ord
+  WHERE c.secret_hash = i.presented AND c.kind = ANY (i.kinds) AND c.revoked_at IS NULL
+    AND (c.expires_at IS NULL OR c.expires_at > i.now) AND c.tenant_status <> 'failed'
+    AND c.scopes @> i.scopes AND (i.tenant_id IS NULL OR c.tenant_id = i.tenant_id)
+)`;
+  rowsCheck = { input, sql };
+  return sql;
+}
+
 export function findUserName(db: Db, tenantId: string, userId: string) {
   return db
     .selectFrom("users")

@@ -67,6 +67,11 @@ const toAccessTokenView = (
 });
 
 /** A text[] parameter as its literal, which both drivers pass through unchanged. */
+const rowsSql = (input: string) => ({
+  sql: repo.credentialRowsCheckSql(input),
+  returning: repo.credentialJsonColumn,
+});
+
 const textArray = (values: readonly string[]): string =>
   `{${values.map((v) => `"${v.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`;
 
@@ -160,6 +165,23 @@ export function createIdentityService(deps: IdentityDeps) {
           ...(tenantId === null ? [] : [tenantId]),
         ],
         principalOf: (row) => principalOf(parsed, presented, repo.credentialFromJson(row.credential), now),
+      };
+    },
+    rowCheck(token, { scopes, tenantId, partner = false }) {
+      const parsed = parseBearer(token);
+      const presented = hashSecret(parsed.secret);
+      const now = deps.clock.now();
+      return {
+        values: {
+          credential_id: parsed.id,
+          presented: presented.toString("hex"),
+          kinds: (partner ? partnerKindsFor : sessionKindsFor)[parsed.kind],
+          now: now.toISOString(),
+          scopes: scopesLiteral(scopes),
+          tenant_id: tenantId,
+        },
+        principalOf: (row) => principalOf(parsed, presented, repo.credentialFromJson(row.credential), now),
+        rowsSql,
       };
     },
     claimedCredentialId: (token) => parseBearer(token).id,

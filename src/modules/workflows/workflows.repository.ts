@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
-import type { StatementCredentialCheck } from "../../platform/auth/index.js";
+import type { RowCredentialCheck } from "../../platform/auth/index.js";
 import type { Database } from "../../platform/db/database.js";
 import type { CompletedRecord } from "../../platform/http/idempotency.js";
 import type { NewJobRow } from "../../platform/jobs/index.js";
@@ -120,51 +120,13 @@ export async function updateEntityState(
 
 // ---- transition requests -----------------------------------------------------------------------
 
-/**
- * The accept of a transition request as ONE autocommit statement (one round trip, atomic):
- *
- * - `credential` and `authorized`: the caller's credential check (`StatementCredentialCheck`,
- *   parameters after the 22 of the accept); nothing below is written unless it authorizes;
- * - `claim`: the completed idempotency record (the first answer, precomputed in the process);
- *   the unique key (tenant, endpoint, key hash) makes concurrent first requests wait for each
- *   other, and all but one insert nothing;
- * - `request` and `job`: the request row and exactly one queue event, only if the claim inserted;
- * - the final SELECT returns the credential's row (for the process to decide 401/403 the same
- *   way) and whether the claim inserted.
- *
- * When it did not, the key is known: the caller reads the record in a NEW statement. (Under READ
- * COMMITTED a conflicting insert waits for the other transaction and then sees its row, but the
- * rest of this statement keeps its older snapshot, in which that row may not exist yet.)
- * Idle workers are woken by the caller after the commit (see `createJobNotifier`).
- */
-export const acceptParameterCount = 22;
-const acceptSql = (check: Pick<StatementCredentialCheck, "sql" | "returning">) => `
-WITH ${check.sql}, claim AS (
-  INSERT INTO idempotency_records
-    (tenant_id, endpoint, key_hash, fingerprint, status_code, response_body, response_headers,
-     created_at, expires_at)
-  SELECT $1::uuid, $2::text, $3::bytea, $4::bytea, $5::integer, $6::text, $7::jsonb,
-    $8::timestamptz, $9::timestamptz
-  FROM authorized
-  ON CONFLICT (tenant_id, endpoint, key_hash) DO NOTHING
-  RETURNING tenant_id
-), request AS (
-  INSERT INTO workflow_transition_requests
-    (tenant_id, id, entity_kind, entity_id, transition, payload, status, created_at, updated_at)
-  SELECT tenant_id, $10::uuid, $11::text, $12::uuid, $13::text, $14::jsonb, 'pending',
-    $8::timestamptz, $8::timestamptz
-  FROM claim
-  RETURNING tenant_id
-), job AS (
-  INSERT INTO jobs
-    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
-  SELECT $15::uuid, $16::uuid, $17::text, $18::text, $19::jsonb, 'queued', 0, $20::integer,
-    $21::timestamptz, $22::timestamptz, $22::timestamptz
-  FROM request
-  RETURNING id
-)
-SELECT ${check.returning}, (SELECT count(*) FROM job)::integer AS claimed
-FROM (SELECT 1) AS one LEFT JOIN credential ON true`;
+/** One transition request to accept: its credential check, idempotency record, row and job. */
+export interface AcceptItem {
+  check: RowCredentialCheck;
+  record: CompletedRecord;
+  request: NewTransitionRequest;
+  job: NewJobRow;
+}
 
 /** A new request row (of the idempotency record's tenant). */
 export interface NewTransitionRequest {
@@ -176,48 +138,151 @@ export interface NewTransitionRequest {
   payload: string;
 }
 
-let accept = { check: "", text: "" };
+/**
+ * `claimed` when the statement created the item's request; false when its key was known or its
+ * credential not authorized. `credentialRow` holds the credential row for `settle`.
+ */
+export interface AcceptOutcome {
+  claimed: boolean;
+  credentialRow: Record<string, unknown>;
+}
 
 /**
- * Runs the accept statement above, prepared once per connection: `claimed` when this call created
- * the request, false when the key was known or the credential not authorized.
+ * The accept of transition requests as ONE autocommit statement (one round trip, atomic) for any
+ * number of items, which come as one JSON parameter (`input`, numbered by `ord`):
+ *
+ * - `credential` and `authorized`: each item's credential check (`Authenticator.rowsCheckSql`);
+ *   nothing below is written for an item unless it authorizes;
+ * - `claim`: the completed idempotency records (each item's first answer, precomputed in the
+ *   process); the unique key (tenant, endpoint, key hash) makes concurrent first requests wait
+ *   for each other, and all but one insert nothing. Items are inserted in key order, so two
+ *   statements waiting for each other's keys cannot deadlock;
+ * - `request` and `job`: the request row and exactly one queue event, only for a claimed item;
+ * - the final SELECT returns, per item, the credential's row (for the process to decide 401/403
+ *   the same way) and whether its claim inserted.
+ *
+ * The keys of one statement must be distinct (see `acceptRequests`). When an item's claim did
+ * not insert, the key is known: the caller reads the record in a NEW statement. (Under READ
+ * COMMITTED a conflicting insert waits for the other transaction and then sees its row, but the
+ * rest of this statement keeps its older snapshot, in which that row may not exist yet.)
  */
-export async function acceptRequest(
+const acceptSql = (check: { sql: string; returning: string }) => `
+WITH input AS (
+  SELECT i.ord, i.credential_id, decode(i.presented, 'hex') AS presented, i.kinds::text[] AS kinds,
+    i.now, i.scopes::text[] AS scopes, i.tenant_id, i.endpoint, decode(i.key_hash, 'hex') AS key_hash,
+    i.fingerprint, i.status_code, i.response_body, i.response_headers, i.created_at, i.expires_at,
+    i.request_id, i.entity_kind, i.entity_id, i.transition, i.payload, i.job_id, i.job_tenant_id,
+    i.job_name, i.job_key, i.job_payload, i.max_attempts, i.run_at, i.job_created_at
+  FROM json_to_recordset($1::json) AS i (
+    ord integer, credential_id uuid, presented text, kinds text, now timestamptz, scopes text,
+    tenant_id uuid, endpoint text, key_hash text, fingerprint text, status_code integer,
+    response_body text, response_headers text, created_at timestamptz, expires_at timestamptz,
+    request_id uuid, entity_kind text, entity_id uuid, transition text, payload text,
+    job_id uuid, job_tenant_id uuid, job_name text, job_key text, job_payload text,
+    max_attempts integer, run_at timestamptz, job_created_at timestamptz)
+), ${check.sql}, claim AS (
+  INSERT INTO idempotency_records
+    (tenant_id, endpoint, key_hash, fingerprint, status_code, response_body, response_headers,
+     created_at, expires_at)
+  SELECT i.tenant_id, i.endpoint, i.key_hash, decode(i.fingerprint, 'hex'), i.status_code,
+    i.response_body, i.response_headers::jsonb, i.created_at, i.expires_at
+  FROM input AS i INNER JOIN authorized AS a ON a.ord = i.ord
+  ORDER BY i.tenant_id, i.endpoint, i.key_hash
+  ON CONFLICT (tenant_id, endpoint, key_hash) DO NOTHING
+  RETURNING tenant_id, endpoint, key_hash
+), request AS (
+  INSERT INTO workflow_transition_requests
+    (tenant_id, id, entity_kind, entity_id, transition, payload, status, created_at, updated_at)
+  SELECT i.tenant_id, i.request_id, i.entity_kind, i.entity_id, i.transition, i.payload::jsonb,
+    'pending', i.created_at, i.created_at
+  FROM claim AS c INNER JOIN input AS i
+    ON i.tenant_id = c.tenant_id AND i.endpoint = c.endpoint AND i.key_hash = c.key_hash
+  RETURNING tenant_id, id
+), job AS (
+  INSERT INTO jobs
+    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
+  SELECT i.job_id, i.job_tenant_id, i.job_name, i.job_key, i.job_payload::jsonb, 'queued', 0,
+    i.max_attempts, i.run_at, i.job_created_at, i.job_created_at
+  FROM request AS r INNER JOIN input AS i ON i.tenant_id = r.tenant_id AND i.request_id = r.id
+  RETURNING id
+)
+SELECT i.ord, ${check.returning}, i.job_id IN (SELECT id FROM job) AS claimed
+FROM input AS i LEFT JOIN credential ON credential.ord = i.ord
+ORDER BY i.ord`;
+
+let accept = { check: "", text: "" };
+
+const iso = (at: Date): string => at.toISOString();
+
+function inputRow(item: AcceptItem, ord: number) {
+  const { check, record, request, job } = item;
+  return {
+    ord,
+    ...check.values,
+    tenant_id: record.tenantId,
+    endpoint: record.endpoint,
+    key_hash: record.keyHash.toString("hex"),
+    fingerprint: record.fingerprint.toString("hex"),
+    status_code: record.statusCode,
+    response_body: record.responseBody,
+    response_headers: record.responseHeaders,
+    created_at: iso(record.createdAt),
+    expires_at: iso(record.expiresAt),
+    request_id: request.id,
+    entity_kind: request.entityKind,
+    entity_id: request.entityId,
+    transition: request.transition,
+    payload: request.payload,
+    job_id: job.id,
+    job_tenant_id: job.tenantId,
+    job_name: job.name,
+    job_key: job.key,
+    job_payload: job.payload,
+    max_attempts: job.maxAttempts,
+    run_at: iso(job.runAt),
+    job_created_at: iso(job.createdAt),
+  };
+}
+
+/**
+ * Accepts `items` with as few runs of the statement above (prepared once per connection) as their
+ * keys allow: an item whose key another item of the call already holds waits for a later run, in
+ * which it finds the record. Outcomes come in the items' order.
+ */
+export async function acceptRequests(
   database: Database,
-  check: StatementCredentialCheck,
-  record: CompletedRecord,
-  request: NewTransitionRequest,
-  job: NewJobRow,
-): Promise<{ claimed: boolean; credentialRow: Record<string, unknown> }> {
-  // The check's text is the same on every call (it depends on its first parameter number only).
-  if (accept.check !== check.sql) accept = { check: check.sql, text: acceptSql(check) };
-  const rows = await database.prepared<Record<string, unknown>>("hanse_workflow_accept", accept.text, [
-    record.tenantId,
-    record.endpoint,
-    record.keyHash,
-    record.fingerprint,
-    record.statusCode,
-    record.responseBody,
-    record.responseHeaders,
-    record.createdAt,
-    record.expiresAt,
-    request.id,
-    request.entityKind,
-    request.entityId,
-    request.transition,
-    request.payload,
-    job.id,
-    job.tenantId,
-    job.name,
-    job.key,
-    job.payload,
-    job.maxAttempts,
-    job.runAt,
-    job.createdAt,
-    ...check.parameters,
-  ]);
-  const row = rows[0] ?? {};
-  return { claimed: Number(row.claimed ?? 0) > 0, credentialRow: row };
+  items: readonly AcceptItem[],
+): Promise<AcceptOutcome[]> {
+  const first = items[0];
+  if (!first) return [];
+  const rowsCheck = first.check.rowsSql("input");
+  if (accept.check !== rowsCheck.sql) accept = { check: rowsCheck.sql, text: acceptSql(rowsCheck) };
+  const outcomes: AcceptOutcome[] = new Array<AcceptOutcome>(items.length);
+  let pending = items.map((item, index) => ({ item, index }));
+  while (pending.length > 0) {
+    const keys = new Set<string>();
+    const now: typeof pending = [];
+    const later: typeof pending = [];
+    for (const entry of pending) {
+      const { tenantId, endpoint, keyHash } = entry.item.record;
+      const key = `${tenantId}\n${endpoint}\n${keyHash.toString("hex")}`;
+      if (keys.has(key)) later.push(entry);
+      else {
+        keys.add(key);
+        now.push(entry);
+      }
+    }
+    const input = JSON.stringify(now.map((entry, ord) => inputRow(entry.item, ord)));
+    const rows = await database.prepared<Record<string, unknown>>("hanse_workflow_accept", accept.text, [
+      input,
+    ]);
+    for (const row of rows) {
+      const entry = now[Number(row.ord)];
+      if (entry) outcomes[entry.index] = { claimed: row.claimed === true, credentialRow: row };
+    }
+    pending = later;
+  }
+  return outcomes;
 }
 
 export async function insertRequest(

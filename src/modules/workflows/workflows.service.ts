@@ -2,6 +2,7 @@ import type { Selectable, Transaction } from "kysely";
 import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
+import { createStatementBatcher } from "../../platform/db/statement-batcher.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
 import { canonicalJson, type IdempotentOutcome } from "../../platform/http/idempotency.js";
@@ -77,10 +78,24 @@ export function requireTenant(principal: Principal, tenantId: string): void {
   }
 }
 
+/**
+ * Accept statements that may run at once. On PostgreSQL a few, so that requests arriving
+ * meanwhile share the next statement (its round trip, executor start and commit); PGlite runs
+ * one statement at a time anyway.
+ */
+const acceptLanes = { pglite: 1, postgres: 3 } as const;
+/** Requests one accept statement takes at most. */
+const acceptBatchItems = 64;
+
 export function createWorkflowsService(deps: WorkflowsDeps) {
   const database = deps.database.as<WorkflowTables>();
   const db = database.db;
   const wakeWorkers = createJobNotifier(database);
+  const accepts = createStatementBatcher<repo.AcceptItem, repo.AcceptOutcome>({
+    lanes: acceptLanes[database.kind],
+    maxItems: acceptBatchItems,
+    runItems: (items) => repo.acceptRequests(deps.database, items),
+  });
 
   return {
     /** Provisioning step: the default definitions of a new tenant (idempotent). */
@@ -202,7 +217,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         payload,
       });
       // Everything is decided in the process — ids, the answer — so the record, the request row
-      // and the queue event are written by one statement (see repo.acceptRequest). Whether the
+      // and the queue event are written by one statement (see repo.acceptRequests). Whether the
       // entity exists and the transition is allowed is the job's business: those are outcomes.
       const requestId = deps.newId();
       const statusUrl = statusUrlFor(requestId);
@@ -235,12 +250,12 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       const job = deps.jobs.newJobRow(transitionJobName, { tenantId, requestId }, { tenantId });
       // The statement checks the credential too: it writes only for a valid credential of this
       // tenant holding the scope, and returns the credential's row for the same decision here.
-      const check = credential.statementCheck(tenantId, repo.acceptParameterCount + 1);
-      const { claimed, credentialRow } = await repo.acceptRequest(
-        deps.database,
+      // Requests arriving together share one statement (see createStatementBatcher).
+      const check = credential.rowCheck(tenantId);
+      const { claimed, credentialRow } = await accepts.run({
         check,
         record,
-        {
+        request: {
           id: requestId,
           entityKind: body.entity,
           entityId,
@@ -248,7 +263,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
           payload: JSON.stringify(payload),
         },
         job,
-      );
+      });
       requireTenant(credential.settle(check, credentialRow), tenantId);
       if (!claimed) {
         const replay = await deps.idempotency.replayStored(record);

@@ -6,7 +6,9 @@ import {
   hasAnyScope,
   type AuthRequirement,
   type Authenticator,
+  type CredentialCheck,
   type Principal,
+  type RowCredentialCheck,
   type StatementCredentialCheck,
 } from "./principal.js";
 
@@ -35,12 +37,14 @@ export interface DeferredCredential {
    * partner routes: the statement ties the key to its connection itself).
    */
   statementCheck(tenantId: string | null, first: number): StatementCredentialCheck;
+  /** The same for one item of a statement over many (`Authenticator.rowsCheckSql`). */
+  rowCheck(tenantId: string | null): RowCredentialCheck;
   /**
    * The principal from the statement's returned row, refused exactly as the hook would refuse it
    * (401, then 403 — 404 on partner routes — for a missing scope). The caller compares the tenant
    * or resource it named.
    */
-  settle(check: StatementCredentialCheck, row: Readonly<Record<string, unknown>>): Principal;
+  settle(check: CredentialCheck, row: Readonly<Record<string, unknown>>): Principal;
   authenticate(): Promise<Principal>;
   /** The credential id the token names, not yet verified. */
   readonly claimedCredentialId: string;
@@ -102,6 +106,7 @@ function deferredCredential(
   return {
     statementCheck: (tenantId, first) =>
       authenticator.statementCheck(token, { scopes, tenantId, first, partner }),
+    rowCheck: (tenantId) => authenticator.rowCheck(token, { scopes, tenantId, partner }),
     // Cleared before deciding: a refusal must not be checked a second time by the error handler.
     settle(check, row) {
       request.deferredCredential = null;

@@ -26,14 +26,50 @@ export interface Principal {
  * to it. The statement writes only from `authorized` and returns the `credential` row through
  * `returning`, an item of its final select list (LEFT JOINed so that the row always comes back).
  */
-export interface StatementCredentialCheck {
+export interface StatementCredentialCheck extends CredentialCheck {
   readonly sql: string;
   /** The select-list item that returns the credential row; `principalOf` reads it. */
   readonly returning: string;
   /** Parameter values, numbered from the `first` the check was made for. */
   readonly parameters: readonly unknown[];
+}
+
+/** What every credential check decides from the credential row its statement returned. */
+export interface CredentialCheck {
   /** The principal the returned row describes (null: unauthenticated), decided as `authenticateBearer` would. */
   principalOf(row: Readonly<Record<string, unknown>>): Principal | null;
+}
+
+/**
+ * One item's credential check in a statement that serves many requests at once
+ * (`Authenticator.rowsCheckSql`): the values of its input row, as JSON.
+ */
+export interface RowCredentialCheck extends CredentialCheck {
+  readonly values: CredentialCheckValues;
+  /**
+   * The check over the rows of `input` (a relation with an integer `ord` and the columns of
+   * `CredentialCheckValues`, typed: uuid, bytea, text[], timestamptz, text[], uuid): CTEs
+   * `credential` (`ord` and the credential's row, none for an unknown id) and `authorized`
+   * (`ord` and `tenant_id` of every row whose credential passes), and the select-list item
+   * `returning` that returns the credential row of `credential`. The same for every item.
+   */
+  rowsSql(input: string): { sql: string; returning: string };
+}
+
+/** The columns `rowsCheckSql` reads from its input relation (besides `ord`), as JSON values. */
+export interface CredentialCheckValues {
+  /** The credential id the bearer names. */
+  readonly credential_id: string;
+  /** SHA-256 of the presented secret, hex. */
+  readonly presented: string;
+  /** Credential kinds the route admits for this bearer, a text[] literal. */
+  readonly kinds: string;
+  /** ISO time the expiry is judged at. */
+  readonly now: string;
+  /** Scopes the caller must hold, a text[] literal. */
+  readonly scopes: string;
+  /** The tenant the credential must belong to; null: any (the statement ties it itself). */
+  readonly tenant_id: string | null;
 }
 
 /** Resolves a bearer credential to a principal; null when unknown, revoked, expired or wrong. */
@@ -51,6 +87,11 @@ export interface Authenticator {
       partner?: boolean;
     },
   ): StatementCredentialCheck;
+  /** The same decision for one item of a statement over many items (`rowsCheckSql`). */
+  rowCheck(
+    token: string,
+    requirement: { scopes: readonly Scope[]; tenantId: string | null; partner?: boolean },
+  ): RowCredentialCheck;
   /** The credential id a bearer token names, unverified (e.g. to look up its rate-limit bucket). */
   claimedCredentialId(token: string): string;
 }

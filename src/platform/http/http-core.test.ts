@@ -239,6 +239,9 @@ describe("operations", () => {
         statementCheck: () => {
           throw new Error("not used by this test");
         },
+        rowCheck: () => {
+          throw new Error("not used by this test");
+        },
         claimedCredentialId: () => "",
       },
     });

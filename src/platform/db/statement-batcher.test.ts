@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { createStatementBatcher } from "./statement-batcher.js";
+
+/** A statement runner the test releases by hand, recording every statement's items. */
+function manualStatements(
+  answer: (items: readonly number[]) => readonly string[] = (items) => items.map(String),
+) {
+  const statements: { items: readonly number[]; release: (fail?: Error) => void }[] = [];
+  let running = 0;
+  let maxRunning = 0;
+  const runItems = (items: readonly number[]) =>
+    new Promise<readonly string[]>((resolve, reject) => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      statements.push({
+        items,
+        release: (fail) => {
+          running--;
+          if (fail) reject(fail);
+          else resolve(answer(items));
+        },
+      });
+    });
+  return { statements, runItems, maxRunning: () => maxRunning };
+}
+
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("statement batcher", () => {
+  it("runs a lone item at once, as a statement of its own", async () => {
+    const s = manualStatements();
+    const batcher = createStatementBatcher({ lanes: 2, maxItems: 10, runItems: s.runItems });
+    const result = batcher.run(7);
+    expect(s.statements.map((x) => x.items)).toEqual([[7]]);
+    s.statements[0]?.release();
+    await expect(result).resolves.toBe("7");
+  });
+
+  it("items arriving while every lane is busy share the next statement, in order, at most maxItems", async () => {
+    const s = manualStatements();
+    const batcher = createStatementBatcher({ lanes: 1, maxItems: 3, runItems: s.runItems });
+    const results = [1, 2, 3, 4, 5].map((n) => batcher.run(n));
+    expect(s.statements.map((x) => x.items)).toEqual([[1]]);
+    s.statements[0]?.release();
+    await settled();
+    expect(s.statements.map((x) => x.items)).toEqual([[1], [2, 3, 4]]);
+    s.statements[1]?.release();
+    await settled();
+    expect(s.statements.map((x) => x.items)).toEqual([[1], [2, 3, 4], [5]]);
+    s.statements[2]?.release();
+    expect(await Promise.all(results)).toEqual(["1", "2", "3", "4", "5"]);
+  });
+
+  it("never runs more than `lanes` statements at once", async () => {
+    const s = manualStatements();
+    const batcher = createStatementBatcher({ lanes: 2, maxItems: 2, runItems: s.runItems });
+    const results = Array.from({ length: 9 }, (_, n) => batcher.run(n));
+    for (let released = 0; released < 20 && s.statements.some((x) => x.items.length > 0); released++) {
+      const open = s.statements.shift();
+      open?.release();
+      await settled();
+    }
+    expect(await Promise.all(results)).toEqual(["0", "1", "2", "3", "4", "5", "6", "7", "8"]);
+    expect(s.maxRunning()).toBe(2);
+  });
+
+  it("a failed statement of several items runs each item alone: every caller gets its own outcome", async () => {
+    const poisoned = new Error("item 3 breaks the statement");
+    const seen: number[][] = [];
+    const batcher = createStatementBatcher<number, string>({
+      lanes: 1,
+      maxItems: 10,
+      runItems: async (items) => {
+        seen.push([...items]);
+        await settled();
+        if (items.includes(3)) throw poisoned;
+        return items.map((n) => `ok ${n}`);
+      },
+    });
+    const results = [1, 2, 3, 4].map((n) => batcher.run(n).catch((error: unknown) => error));
+    expect(await Promise.all(results)).toEqual(["ok 1", "ok 2", poisoned, "ok 4"]);
+    // 1 alone (the lane was free), then 2–4 together, which failed, then each of them alone.
+    expect(seen).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+  });
+
+  it("a statement that answers the wrong number of results fails each of its callers", async () => {
+    const batcher = createStatementBatcher<number, string>({
+      lanes: 1,
+      maxItems: 10,
+      runItems: async () => ["only one"],
+    });
+    const first = batcher.run(1);
+    const rest = [batcher.run(2), batcher.run(3)];
+    await expect(first).resolves.toBe("only one");
+    for (const r of rest) await expect(r).rejects.toThrow(/answered 1 results for 2 items/);
+  });
+});

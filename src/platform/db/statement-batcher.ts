@@ -1,0 +1,92 @@
+/**
+ * Runs the items of many concurrent callers as few statements (group commit in the process).
+ *
+ * `run(item)` starts a statement at once while fewer than `lanes` are running, so an idle
+ * service adds no latency; under load the items that arrive while every lane is busy wait for
+ * the next free lane and go together, up to `maxItems` a statement. A statement's per-call cost
+ * (round trip, executor start, commit) is then shared by its items.
+ *
+ * A failed statement of several items is run again item by item: every caller gets its own
+ * result or its own error, never a neighbour's. That is safe only for statements that are
+ * atomic (one autocommit statement or one transaction) and whose items are independent.
+ */
+export interface StatementBatcher<I, O> {
+  run(item: I): Promise<O>;
+}
+
+export interface StatementBatcherOptions<I, O> {
+  /** Statements that may run at once (at least 1). */
+  readonly lanes: number;
+  /** Items one statement takes at most (at least 1). */
+  readonly maxItems: number;
+  /** Runs one statement for `items`, answering one result per item, in their order. */
+  readonly runItems: (items: readonly I[]) => Promise<readonly O[]>;
+}
+
+interface Waiting<I, O> {
+  readonly item: I;
+  readonly resolve: (value: O) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export function createStatementBatcher<I, O>(options: StatementBatcherOptions<I, O>): StatementBatcher<I, O> {
+  const lanes = Math.max(1, Math.floor(options.lanes));
+  const maxItems = Math.max(1, Math.floor(options.maxItems));
+  let queue: Waiting<I, O>[] = [];
+  let running = 0;
+
+  async function runOne(waiting: Waiting<I, O>): Promise<void> {
+    try {
+      const [result] = await options.runItems([waiting.item]);
+      waiting.resolve(result as O);
+    } catch (error) {
+      waiting.reject(error);
+    }
+  }
+
+  async function runBatch(batch: Waiting<I, O>[]): Promise<void> {
+    let results: readonly O[];
+    try {
+      results = await options.runItems(batch.map((w) => w.item));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]?.reject(error);
+        return;
+      }
+      // Isolation: the statement rolled back as a whole; each item again on its own.
+      for (const waiting of batch) await runOne(waiting);
+      return;
+    }
+    if (results.length !== batch.length) {
+      const error = new Error(
+        `a batched statement answered ${results.length} results for ${batch.length} items`,
+      );
+      for (const waiting of batch) waiting.reject(error);
+      return;
+    }
+    batch.forEach((waiting, i) => {
+      waiting.resolve(results[i] as O);
+    });
+  }
+
+  function drain(): void {
+    while (running < lanes && queue.length > 0) {
+      const batch = queue.length <= maxItems ? queue : queue.slice(0, maxItems);
+      queue = batch === queue ? [] : queue.slice(maxItems);
+      running++;
+      void runBatch(batch).finally(() => {
+        running--;
+        drain();
+      });
+    }
+  }
+
+  return {
+    run(item) {
+      return new Promise<O>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        drain();
+      });
+    },
+  };
+}
