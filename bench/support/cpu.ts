@@ -12,7 +12,8 @@ const TICKS_PER_SECOND = 100;
 export interface CpuSnapshot {
   readonly server: number;
   readonly serverSystem: number;
-  readonly database: number;
+  /** Per PostgreSQL process id, its CPU milliseconds. */
+  readonly database: ReadonlyMap<string, number>;
   readonly children: number;
 }
 
@@ -39,21 +40,32 @@ function statMs(pid: string, children: boolean): number {
   }
 }
 
-function postgresMs(): number {
-  let total = 0;
+function postgresMs(): Map<string, number> {
+  const out = new Map<string, number>();
   let pids: string[];
   try {
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
   } catch {
-    return 0;
+    return out;
   }
   for (const pid of pids) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "latin1").trim() === "postgres") total += statMs(pid, false);
+      if (readFileSync(`/proc/${pid}/comm`, "latin1").trim() === "postgres") out.set(pid, statMs(pid, false));
     } catch {
       // The process ended while we listed them.
     }
   }
+  return out;
+}
+
+/**
+ * CPU the PostgreSQL processes spent between two snapshots: a process that started meanwhile counts
+ * whole, one that exited meanwhile (an idle pooled connection closing) is left out — summing totals
+ * instead made the figure negative when a busy backend exited.
+ */
+function databaseMsBetween(before: ReadonlyMap<string, number>, now: ReadonlyMap<string, number>): number {
+  let total = 0;
+  for (const [pid, ms] of now) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -72,7 +84,7 @@ export function cpuSince(before: CpuSnapshot): CpuSpent {
   return {
     serverMs: now.server - before.server,
     serverSystemMs: now.serverSystem - before.serverSystem,
-    databaseMs: now.database - before.database,
+    databaseMs: databaseMsBetween(before.database, now.database),
     loadMs: now.children - before.children,
   };
 }

@@ -1,6 +1,7 @@
-import type { InferResult, Insertable, Kysely } from "kysely";
+import type { Insertable, Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
+import { createStatementBatcher, statementLanes } from "../../platform/db/statement-batcher.js";
 import type {
   CredentialKind,
   CredentialsTable,
@@ -11,29 +12,27 @@ import type {
 
 type Db = Kysely<IdentityTables>;
 
-function credentialWithTenantQuery(db: Db, id: string) {
-  return db
-    .selectFrom("credentials as c")
-    .innerJoin("tenants as t", "t.id", "c.tenant_id")
-    .select([
-      "c.id",
-      "c.kind",
-      "c.principal_id",
-      "c.name",
-      "c.secret_hash",
-      "c.scopes",
-      "c.connection_ids",
-      "c.expires_at",
-      "c.revoked_at",
-      "t.id as tenant_id",
-      "t.slug as tenant_slug",
-      "t.type as tenant_type",
-      "t.status as tenant_status",
-    ])
-    .where("c.id", "=", id);
+/** A credential with its tenant's current columns, as every authentication reads it. */
+export interface CredentialWithTenant {
+  id: string;
+  kind: CredentialKind;
+  principal_id: string;
+  name: string;
+  secret_hash: Uint8Array;
+  scopes: CredentialsTable["scopes"];
+  connection_ids: string[] | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  tenant_id: string;
+  tenant_slug: string;
+  tenant_type: TenantsTable["type"];
+  tenant_status: TenantsTable["status"];
 }
 
-export type CredentialWithTenant = InferResult<ReturnType<typeof credentialWithTenantQuery>>[number];
+/** The columns of `CredentialWithTenant`, from `credentials AS c` and `tenants AS t`. */
+const credentialColumns = `c.id, c.kind, c.principal_id, c.name, c.secret_hash, c.scopes, c.connection_ids,
+    c.expires_at, c.revoked_at, t.id AS tenant_id, t.slug AS tenant_slug, t.type AS tenant_type,
+    t.status AS tenant_status`;
 
 /**
  * The credential row as the database returns it to a hot path: ONE json column (`credential`)
@@ -64,18 +63,31 @@ export function credentialFromJson(value: unknown): CredentialWithTenant | undef
 }
 
 /**
- * One query per authenticated request: the credential and its tenant's current type. It runs on
- * every request, so it is compiled once and only its parameter changes.
+ * The credential lookup of every authenticated request. Lookups that arrive together share one
+ * statement (`createStatementBatcher`: ids as one JSON parameter, a row per id in their order),
+ * so under load one round trip serves many requests.
  */
 export function createCredentialLookup(
   database: Database<IdentityTables>,
 ): (id: string) => Promise<CredentialWithTenant | undefined> {
-  const { sql } = credentialWithTenantQuery(database.db, "00000000-0000-0000-0000-000000000000").compile();
-  const text = `SELECT ${credentialJsonColumn} FROM (${sql}) AS credential`;
-  return async (id) => {
-    const [row] = await database.prepared<{ credential: unknown }>("hanse_credential_json", text, [id]);
-    return credentialFromJson(row?.credential);
-  };
+  const text = `SELECT i.ord, ${credentialJsonColumn}
+FROM json_array_elements_text($1::json) WITH ORDINALITY AS i (id, ord)
+LEFT JOIN (
+  SELECT ${credentialColumns}
+  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id
+) AS credential ON credential.id = i.id::uuid
+ORDER BY i.ord`;
+  const lookups = createStatementBatcher<string, CredentialWithTenant | undefined>({
+    lanes: statementLanes[database.kind],
+    maxItems: 64,
+    runItems: async (ids) => {
+      const rows = await database.prepared<{ credential: unknown }>("hanse_credential_lookup", text, [
+        JSON.stringify(ids),
+      ]);
+      return rows.map((row) => credentialFromJson(row.credential));
+    },
+  });
+  return (id) => lookups.run(id);
 }
 
 const checkTexts = new Map<string, string>();
@@ -93,9 +105,7 @@ export function credentialCheckSql(first: number, bindTenant = true): string {
   if (text) return text;
   const p = (k: number) => `$${String(first + k)}`;
   text = `credential AS (
-  SELECT c.id, c.kind, c.principal_id, c.name, c.secret_hash, c.scopes, c.connection_ids,
-    c.expires_at, c.revoked_at, t.id AS tenant_id, t.slug AS tenant_slug, t.type AS tenant_type,
-    t.status AS tenant_status
+  SELECT ${credentialColumns}
   FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id
   WHERE c.id = ${p(0)}::uuid
 ), authorized AS (
@@ -118,9 +128,7 @@ let rowsCheck: { input: string; sql: string } | undefined;
 export function credentialRowsCheckSql(input: string): string {
   if (rowsCheck?.input === input) return rowsCheck.sql;
   const sql = `credential AS (
-  SELECT i.ord, c.id, c.kind, c.principal_id, c.name, c.secret_hash, c.scopes, c.connection_ids,
-    c.expires_at, c.revoked_at, t.id AS tenant_id, t.slug AS tenant_slug, t.type AS tenant_type,
-    t.status AS tenant_status
+  SELECT i.ord, ${credentialColumns}
   FROM ${input} AS i
   INNER JOIN credentials AS c ON c.id = i.credential_id
   INNER JOIN tenants AS t ON t.id = c.tenant_id

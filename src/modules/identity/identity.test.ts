@@ -311,4 +311,43 @@ describe("credential handling", () => {
     const wrong = `${bootstrapToken.slice(0, -1)}${bootstrapToken.endsWith("p") ? "q" : "p"}`;
     expect((await whoami(bearer(wrong))).statusCode).toBe(401);
   });
+
+  it("lookups that arrive together share a statement, and each request is judged by its own credential", async () => {
+    const tokens = await Promise.all(
+      ["alpha", "beta", "revoked"].map(async (name) => {
+        const created = await t.inject({
+          method: "POST",
+          url: "/api/v1/admin/access-tokens",
+          headers: adminHeaders,
+          payload: { name: `together-${name}`, scopes: ["admin:read"] },
+        });
+        expect(created.statusCode).toBe(201);
+        return created.json<{ id: string; token: string }>();
+      }),
+    );
+    const [alpha, beta, revoked] = tokens as [(typeof tokens)[0], (typeof tokens)[0], (typeof tokens)[0]];
+    const revoke = await t.inject({
+      method: "POST",
+      url: `/api/v1/admin/access-tokens/${revoked.id}/revoke`,
+      headers: adminHeaders,
+    });
+    expect(revoke.statusCode).toBe(200);
+    const wrongSecret = `${alpha.token.slice(0, -1)}${alpha.token.endsWith("A") ? "B" : "A"}`;
+    const cases: [string, string, number, string | undefined][] = [];
+    for (let i = 0; i < 8; i++) {
+      cases.push(
+        ["alpha", alpha.token, 200, alpha.id],
+        ["beta", beta.token, 200, beta.id],
+        ["revoked", revoked.token, 401, undefined],
+        ["wrong secret", wrongSecret, 401, undefined],
+        ["unknown", `not-a-token-we-issued-${i}`, 401, undefined],
+      );
+    }
+    const answers = await Promise.all(cases.map(([, token]) => whoami(bearer(token))));
+    answers.forEach((answer, i) => {
+      const [label, , status, id] = cases[i] as (typeof cases)[0];
+      expect(answer.statusCode, label).toBe(status);
+      if (id) expect(answer.json<{ principal: { id: string } }>().principal.id, label).toBe(id);
+    });
+  });
 });

@@ -2,7 +2,7 @@ import type { Selectable, Transaction } from "kysely";
 import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
-import { createStatementBatcher } from "../../platform/db/statement-batcher.js";
+import { createStatementBatcher, statementLanes } from "../../platform/db/statement-batcher.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
 import { canonicalJson, type IdempotentOutcome } from "../../platform/http/idempotency.js";
@@ -78,12 +78,6 @@ export function requireTenant(principal: Principal, tenantId: string): void {
   }
 }
 
-/**
- * Accept statements that may run at once. On PostgreSQL a few, so that requests arriving
- * meanwhile share the next statement (its round trip, executor start and commit); PGlite runs
- * one statement at a time anyway.
- */
-const acceptLanes = { pglite: 1, postgres: 3 } as const;
 /** Requests one accept statement takes at most. */
 const acceptBatchItems = 64;
 
@@ -92,7 +86,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
   const db = database.db;
   const wakeWorkers = createJobNotifier(database);
   const accepts = createStatementBatcher<repo.AcceptItem, repo.AcceptOutcome>({
-    lanes: acceptLanes[database.kind],
+    lanes: statementLanes[database.kind],
     maxItems: acceptBatchItems,
     runItems: (items) => repo.acceptRequests(deps.database, items),
   });

@@ -1,3 +1,5 @@
+import type { DatabaseKind } from "./database.js";
+
 /**
  * Runs the items of many concurrent callers as few statements (group commit in the process).
  *
@@ -10,6 +12,12 @@
  * result or its own error, never a neighbour's. That is safe only for statements that are
  * atomic (one autocommit statement or one transaction) and whose items are independent.
  */
+/**
+ * Default `lanes` by database: on PostgreSQL a few statements at once, so that requests arriving
+ * meanwhile share the next one; PGlite runs one statement at a time anyway.
+ */
+export const statementLanes: Readonly<Record<DatabaseKind, number>> = { pglite: 1, postgres: 3 };
+
 export interface StatementBatcher<I, O> {
   run(item: I): Promise<O>;
 }
