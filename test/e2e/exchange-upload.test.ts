@@ -243,6 +243,69 @@ describe("interrupted upload", () => {
 });
 
 describe("concurrent retries", () => {
+  it("small uploads arriving together share accept statements, and each gets its own answer", async () => {
+    const sibling = await setupPartner(t, tenant.token, { partnerId: p.partnerId });
+    const stranger = await setupPartner(t, tenant.token);
+    const revoked = await setupPartner(t, tenant.token, { partnerId: p.partnerId });
+    const rv = await t.inject({
+      method: "POST",
+      url: `/api/v1/admin/api-keys/${revoked.apiKeyId}/revoke`,
+      headers: { authorization: `Bearer ${tenant.token}` },
+    });
+    expect(rv.statusCode).toBe(200);
+    expect((await upload(t, p, validOrders("KN"), "burst-known")).statusCode).toBe(202);
+    const before = await stored();
+    const calls: [string, Promise<{ statusCode: number; json: () => unknown }>][] = [
+      ...Array.from(
+        { length: 12 },
+        (_, i): [string, Promise<{ statusCode: number; json: () => unknown }>] => [
+          "202",
+          upload(
+            t,
+            i % 2 ? p : { connectionId: sibling.connectionId, token: p.token },
+            validOrders(`BU${i}`),
+            `burst-${i}`,
+          ),
+        ],
+      ),
+      ["200", upload(t, p, validOrders("KN"), "burst-known")],
+      ["409", upload(t, p, validOrders("KX"), "burst-known")],
+      ["401", upload(t, revoked, validOrders("RV"), "burst-revoked")],
+      [
+        "404",
+        upload(
+          t,
+          { connectionId: stranger.connectionId, token: p.token },
+          validOrders("ST"),
+          "burst-stranger",
+        ),
+      ],
+      [
+        "401",
+        upload(
+          t,
+          { connectionId: p.connectionId, token: `${p.token.slice(0, -2)}xx` },
+          validOrders("WS"),
+          "burst-wrong",
+        ),
+      ],
+    ];
+    const answers = await Promise.all(calls.map(async ([label, call]) => [label, await call] as const));
+    for (const [label, answer] of answers) expect(answer.statusCode, label).toBe(Number(label));
+    const ids = answers
+      .filter(([label]) => label === "202")
+      .map(([, a]) => (a.json() as { uploadId: string }).uploadId);
+    expect(new Set(ids).size).toBe(12);
+    const after = await stored();
+    // Twelve new uploads, each with its blob, its one chunk and its processing job; nothing else.
+    expect(after).toEqual({
+      uploads: before.uploads + 12,
+      blobs: before.blobs + 12,
+      chunks: before.chunks + 12,
+      jobs: before.jobs + 12,
+    });
+  });
+
   it("two concurrent uploads with the same key and bytes create one upload", async () => {
     const body = interchangeOfSize(2 * MiB, "CONC");
     const before = await count("exchange_uploads");

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from "kysely";
-import type { StatementCredentialCheck } from "../../platform/auth/index.js";
+import type { RowCredentialCheck } from "../../platform/auth/index.js";
+import { runsOfDistinctKeys } from "../../platform/db/statement-batcher.js";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import type { ConnectionsTable, ExchangeTables, UploadStatus } from "./exchange.tables.js";
@@ -236,9 +237,9 @@ export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exc
 /**
  * An upload accepted by ONE autocommit statement, one round trip:
  *
- * - `target`: the tenant, profile revision and principal the upload is recorded for — given by the
- *   caller, or (the checked statement) taken from the partner key and its connection, and only
- *   when the key is valid, holds the scope and may use that active connection of its partner;
+ * - `target`: the tenant, profile revision and principal the upload is recorded for, given by the
+ *   caller (who authenticated the key and read the connection; for the statement that checks the
+ *   key itself, see `checkedUploadsSql` below);
  * - `existing`: the upload of this key as the statement's snapshot sees it — a replay is answered
  *   from it and nothing is written;
  * - `upload`: otherwise the upload row; the unique key (tenant, connection, key hash) makes a
@@ -253,8 +254,8 @@ export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exc
  * When neither `inserted` nor an existing upload came back, a concurrent first request committed
  * after this statement's snapshot: the caller reads the key again in a new statement.
  *
- * Parameters: $1–$13 as `commonParameters` below, then the variant's own: the target ($14–$16)
- * and the bytes of a small upload ($17), or — checked — the bytes ($14) and the credential check.
+ * Parameters: $1–$13 as `commonParameters` below, then the target ($14–$16) and the bytes of a
+ * small upload ($17).
  * The job's payload names the upload's tenant and id, so it is made by the statement.
  */
 const blobCtes = (data: string) => `, blob AS (
@@ -271,20 +272,8 @@ const givenTarget = `target AS (
   SELECT $14::uuid AS tenant_id, $15::integer AS revision, $16::uuid AS principal_id
 )`;
 
-/** `check`: the credential check's CTEs (`credential`, `authorized`), for a partner API key. */
-const checkedTarget = (check: string) => `${check}, connection AS (
-  SELECT c.tenant_id, c.partner_id, c.status, c.active_revision
-  FROM exchange_connections AS c
-  WHERE c.tenant_id = (SELECT tenant_id FROM credential) AND c.id = $1::uuid
-), target AS (
-  SELECT connection.tenant_id, connection.active_revision AS revision, credential.principal_id
-  FROM connection, credential, authorized
-  WHERE connection.partner_id = credential.principal_id AND connection.status = 'active'
-    AND (credential.connection_ids IS NULL OR $1::uuid = ANY (credential.connection_ids))
-)`;
-
-const acceptUploadSql = (target: string, data: string | undefined, returning: string | undefined) => `
-WITH ${target}, existing AS (
+const acceptUploadSql = (data: string | undefined) => `
+WITH ${givenTarget}, existing AS (
   SELECT id, sha256, interchange_id, status FROM exchange_uploads
   WHERE tenant_id = (SELECT tenant_id FROM target) AND connection_id = $1::uuid AND key_hash = $2::bytea
 ), upload AS (
@@ -315,26 +304,110 @@ WITH ${target}, existing AS (
 )
 SELECT (SELECT count(*) FROM upload)::integer AS inserted,
   existing.id AS existing_id, existing.sha256 AS existing_sha256,
-  existing.interchange_id AS existing_interchange_id, existing.status AS existing_status${
-    returning !== undefined
-      ? `,
-  ${returning}, connection.tenant_id AS connection_tenant_id,
+  existing.interchange_id AS existing_interchange_id, existing.status AS existing_status
+FROM (VALUES (1)) AS one LEFT JOIN existing ON true`;
+
+/**
+ * The same accept for small uploads whose partner key the statement checks itself, for any
+ * number of uploads at once (requests that arrive together share it, see inbox.service.ts). The
+ * uploads come as one JSON parameter (`input`, numbered by `ord`, the bytes in base64); per
+ * upload:
+ *
+ * - `credential`, `authorized`: its key's check (`RowCredentialCheck.rowsSql`);
+ * - `connection`, `target`: the connection it names, in the key's tenant, and — only when the key
+ *   is valid, holds the scope and may use that active connection of its partner — the tenant,
+ *   profile revision and principal the upload is recorded for;
+ * - `existing`, `upload`, `blob`, `chunk`, `audit`, `job`: as above, upload by upload; upload rows
+ *   are inserted in key order, so two statements waiting for each other's keys cannot deadlock;
+ * - the final SELECT answers one row per upload, in order: whether it was inserted, the existing
+ *   upload, the key's row (`credential`) and the connection's columns for the caller's decision.
+ *
+ * The uploads of one statement must have distinct keys (see `acceptCheckedUploads`).
+ */
+const checkedUploadsSql = (check: { sql: string; returning: string }) => `
+WITH input AS (
+  SELECT i.ord, i.credential_id, decode(i.presented, 'hex') AS presented, i.kinds::text[] AS kinds,
+    i.now, i.scopes::text[] AS scopes, i.tenant_id, i.connection_id,
+    decode(i.key_hash, 'hex') AS key_hash, i.upload_id, i.blob_id, i.byte_count,
+    decode(i.sha256, 'hex') AS sha256, i.interchange_id, i.at, i.audit_id, i.job_id, i.job_name,
+    i.job_key, i.max_attempts, decode(i.data, 'base64') AS data
+  FROM json_to_recordset($1::json) AS i (
+    ord integer, credential_id uuid, presented text, kinds text, now timestamptz, scopes text,
+    tenant_id uuid, connection_id uuid, key_hash text, upload_id uuid, blob_id uuid,
+    byte_count bigint, sha256 text, interchange_id text, at timestamptz, audit_id uuid,
+    job_id uuid, job_name text, job_key text, max_attempts integer, data text)
+), ${check.sql}, connection AS (
+  SELECT i.ord, c.tenant_id, c.partner_id, c.status, c.active_revision
+  FROM input AS i
+  INNER JOIN credential AS k ON k.ord = i.ord
+  INNER JOIN exchange_connections AS c ON c.tenant_id = k.tenant_id AND c.id = i.connection_id
+), target AS (
+  SELECT i.ord, c.tenant_id, c.active_revision AS revision, k.principal_id
+  FROM input AS i
+  INNER JOIN authorized AS a ON a.ord = i.ord
+  INNER JOIN credential AS k ON k.ord = i.ord
+  INNER JOIN connection AS c ON c.ord = i.ord
+  WHERE c.partner_id = k.principal_id AND c.status = 'active'
+    AND (k.connection_ids IS NULL OR i.connection_id = ANY (k.connection_ids))
+), existing AS (
+  SELECT t.ord, u.id, u.sha256, u.interchange_id, u.status
+  FROM target AS t
+  INNER JOIN input AS i ON i.ord = t.ord
+  INNER JOIN exchange_uploads AS u
+    ON u.tenant_id = t.tenant_id AND u.connection_id = i.connection_id AND u.key_hash = i.key_hash
+), upload AS (
+  INSERT INTO exchange_uploads
+    (tenant_id, id, connection_id, key_hash, blob_id, byte_count, sha256, interchange_id,
+     profile_revision, status, error, principal_id, created_at, updated_at, completed_at)
+  SELECT t.tenant_id, i.upload_id, i.connection_id, i.key_hash, i.blob_id, i.byte_count, i.sha256,
+    i.interchange_id, t.revision, 'received', NULL, t.principal_id, i.at, i.at, NULL
+  FROM target AS t INNER JOIN input AS i ON i.ord = t.ord
+  WHERE NOT EXISTS (SELECT FROM existing AS e WHERE e.ord = t.ord)
+  ORDER BY t.tenant_id, i.connection_id, i.key_hash
+  ON CONFLICT (tenant_id, connection_id, key_hash) DO NOTHING
+  RETURNING tenant_id, id, principal_id
+), blob AS (
+  INSERT INTO blobs (tenant_id, id, state, content_type, byte_count, sha256, chunk_count, created_at)
+  SELECT u.tenant_id, i.blob_id, 'complete', 'application/edifact', i.byte_count, i.sha256,
+    CASE WHEN i.byte_count > 0 THEN 1 ELSE 0 END, i.at
+  FROM upload AS u INNER JOIN input AS i ON i.upload_id = u.id
+), chunk AS (
+  INSERT INTO blob_chunks (tenant_id, blob_id, seq, data)
+  SELECT u.tenant_id, i.blob_id, 0, i.data
+  FROM upload AS u INNER JOIN input AS i ON i.upload_id = u.id
+  WHERE i.byte_count > 0
+), audit AS (
+  INSERT INTO audit_events
+    (tenant_id, id, type, occurred_at, principal_id, connection_id, upload_id, delivery_attempt_id,
+     byte_count, outcome, data)
+  SELECT u.tenant_id, i.audit_id, 'upload.received', i.at, u.principal_id, i.connection_id, u.id,
+    NULL, i.byte_count, NULL, '{}'::jsonb
+  FROM upload AS u INNER JOIN input AS i ON i.upload_id = u.id
+), job AS (
+  INSERT INTO jobs
+    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
+  SELECT i.job_id, u.tenant_id, i.job_name, i.job_key,
+    jsonb_build_object('tenantId', u.tenant_id, 'uploadId', u.id), 'queued', 0, i.max_attempts,
+    i.at, i.at, i.at
+  FROM upload AS u INNER JOIN input AS i ON i.upload_id = u.id
+)
+SELECT i.ord, (i.upload_id IN (SELECT id FROM upload))::integer AS inserted,
+  e.id AS existing_id, e.sha256 AS existing_sha256, e.interchange_id AS existing_interchange_id,
+  e.status AS existing_status, ${check.returning}, connection.tenant_id AS connection_tenant_id,
   connection.partner_id AS connection_partner_id, connection.status AS connection_status,
   connection.active_revision AS connection_revision
-FROM (VALUES (1)) AS one LEFT JOIN existing ON true LEFT JOIN credential ON true
-  LEFT JOIN connection ON true`
-      : `
-FROM (VALUES (1)) AS one LEFT JOIN existing ON true`
-  }`;
+FROM input AS i
+LEFT JOIN existing AS e ON e.ord = i.ord
+LEFT JOIN credential ON credential.ord = i.ord
+LEFT JOIN connection ON connection.ord = i.ord
+ORDER BY i.ord`;
 
 const acceptUploadStatements = {
-  stored: acceptUploadSql(givenTarget, undefined, undefined),
-  withBytes: acceptUploadSql(givenTarget, "$17::bytea", undefined),
+  stored: acceptUploadSql(undefined),
+  withBytes: acceptUploadSql("$17::bytea"),
 };
-/** The checked statement's text, made once for the check's text (it depends on `first` only). */
+/** The checked statement's text, made once for the check's text. */
 let checkedStatement = { check: "", text: "" };
-/** The first parameter number of the credential check in the checked statement. */
-export const checkedUploadCheckFirst = 15;
 
 export interface AcceptedUpload {
   id: string;
@@ -440,31 +513,68 @@ export async function acceptUpload(
   return acceptResultOf(rows[0]);
 }
 
+/** A small upload whose partner key the statement checks: see `checkedUploadsSql`. */
+export interface CheckedUpload {
+  check: RowCredentialCheck;
+  upload: AcceptedUpload;
+  bytes: Buffer;
+}
+
+export interface CheckedUploadOutcome {
+  result: AcceptResult;
+  /** The key's row (`credential`) and the connection's columns, for the caller's own decision. */
+  row: Record<string, unknown> & Partial<CheckedConnection>;
+}
+
 /**
- * The accept statement of a small upload whose partner key is checked by the statement itself
- * (`check`, made for `checkedUploadCheckFirst`): it writes only for a valid key holding the scope
- * on an active connection of its partner that it may use, and returns the key's row (`credential`)
- * and the connection's columns for the caller's own decision.
+ * Runs the checked statement above for `uploads` (prepared once per connection), as few times as
+ * their keys allow: an upload whose key another one of the call holds waits for a later run.
+ * Outcomes come in the uploads' order.
  */
-export async function acceptCheckedUpload(
+export async function acceptCheckedUploads(
   database: Database<ExchangeTables>,
-  check: Pick<StatementCredentialCheck, "sql" | "returning" | "parameters">,
-  upload: AcceptedUpload,
-  bytes: Buffer,
-): Promise<{ result: AcceptResult; row: Record<string, unknown> & Partial<CheckedConnection> }> {
+  uploads: readonly CheckedUpload[],
+): Promise<CheckedUploadOutcome[]> {
+  const first = uploads[0];
+  if (!first) return [];
+  const check = first.check.rowsSql("input");
   if (checkedStatement.check !== check.sql) {
-    checkedStatement = {
-      check: check.sql,
-      text: acceptUploadSql(checkedTarget(check.sql), "$14::bytea", check.returning),
-    };
+    checkedStatement = { check: check.sql, text: checkedUploadsSql(check) };
   }
-  const rows = await database.prepared<AcceptRow & Record<string, unknown>>(
-    "hanse_upload_accept_checked",
-    checkedStatement.text,
-    [...commonParameters(upload), bytes, ...check.parameters],
-  );
-  const row = rows[0];
-  return { result: acceptResultOf(row), row: row ?? {} };
+  const outcomes = new Array<CheckedUploadOutcome>(uploads.length);
+  const keyOf = ({ upload }: CheckedUpload) => `${upload.connectionId}\n${upload.keyHash.toString("hex")}`;
+  for (const run of runsOfDistinctKeys(uploads, keyOf)) {
+    const input = JSON.stringify(
+      run.map(({ item: { check: c, upload, bytes } }, ord) => ({
+        ord,
+        ...c.values,
+        connection_id: upload.connectionId,
+        key_hash: upload.keyHash.toString("hex"),
+        upload_id: upload.id,
+        blob_id: upload.blobId,
+        byte_count: upload.byteCount,
+        sha256: upload.sha256.toString("hex"),
+        interchange_id: upload.interchangeId,
+        at: upload.at.toISOString(),
+        audit_id: upload.auditId,
+        job_id: upload.job.id,
+        job_name: upload.job.name,
+        job_key: upload.job.key,
+        max_attempts: upload.job.maxAttempts,
+        data: bytes.toString("base64"),
+      })),
+    );
+    const rows = await database.prepared<AcceptRow & Record<string, unknown>>(
+      "hanse_upload_accept_checked",
+      checkedStatement.text,
+      [input],
+    );
+    for (const row of rows) {
+      const entry = run[Number(row.ord)];
+      if (entry) outcomes[entry.index] = { result: acceptResultOf(row), row };
+    }
+  }
+  return outcomes;
 }
 
 export function findUpload(db: Db, tenantId: string, id: string) {

@@ -8,6 +8,7 @@ import {
 } from "../../platform/blobs/index.js";
 import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
 import { sha256 } from "../../platform/crypto/index.js";
+import { createStatementBatcher, statementLanes } from "../../platform/db/statement-batcher.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { createJobNotifier, defaultMaxAttempts, type JobDefinition } from "../../platform/jobs/index.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
@@ -83,6 +84,12 @@ export function createInboxService(
   const wakeWorkers = createJobNotifier(database);
   /** A body up to this size is stored by the upload's own statement. */
   const smallBytes = Math.min(defaultChunkBytes, deps.maxPayloadBytes);
+  /** Small uploads with their key checked by the statement: those arriving together share one. */
+  const checkedUploads = createStatementBatcher<repo.CheckedUpload, repo.CheckedUploadOutcome>({
+    lanes: statementLanes[database.kind],
+    maxItems: 32,
+    runItems: (uploads) => repo.acceptCheckedUploads(database, uploads),
+  });
 
   const keyHash = (connectionId: string, key: string) =>
     sha256(`exchange-upload-key\n${connectionId}\n${key}`);
@@ -343,8 +350,8 @@ export function createInboxService(
       const stored = { byteCount: bytes.length, sha256: sha256(bytes) };
       return exclusively(`${id}:${hash.toString("hex")}`, async () => {
         const upload = newUpload(id, hash, deps.newId(), stored, interchangeId);
-        const check = credential.statementCheck(null, repo.checkedUploadCheckFirst);
-        const { result, row } = await repo.acceptCheckedUpload(database, check, upload, bytes);
+        const check = credential.rowCheck(null);
+        const { result, row } = await checkedUploads.run({ check, upload, bytes });
         const principal = credential.settle(check, row);
         const connection = {
           tenant_id: row.connection_tenant_id ?? null,

@@ -90,40 +90,14 @@ ORDER BY i.ord`;
   return (id) => lookups.run(id);
 }
 
-const checkTexts = new Map<string, string>();
-
-/**
- * The credential check a route's statement embeds (`Authenticator.statementCheck`), with
- * parameters from `$first`: credential id, presented secret hash, admissible kinds, now, required
- * scopes and — when `bindTenant` — the tenant. `credential` holds the same columns as the lookup
- * above; `authorized` has a row only when every condition the process checks on that row holds
- * as well.
- */
-export function credentialCheckSql(first: number, bindTenant = true): string {
-  const cacheKey = `${String(first)}:${String(bindTenant)}`;
-  let text = checkTexts.get(cacheKey);
-  if (text) return text;
-  const p = (k: number) => `$${String(first + k)}`;
-  text = `credential AS (
-  SELECT ${credentialColumns}
-  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id
-  WHERE c.id = ${p(0)}::uuid
-), authorized AS (
-  SELECT tenant_id FROM credential
-  WHERE secret_hash = ${p(1)}::bytea AND kind = ANY (${p(2)}::text[]) AND revoked_at IS NULL
-    AND (expires_at IS NULL OR expires_at > ${p(3)}::timestamptz) AND tenant_status <> 'failed'
-    AND scopes @> ${p(4)}::text[]${bindTenant ? ` AND tenant_id = ${p(5)}::uuid` : ""}
-)`;
-  checkTexts.set(cacheKey, text);
-  return text;
-}
-
 let rowsCheck: { input: string; sql: string } | undefined;
 
 /**
- * `credentialCheckSql` over the rows of `input` (`Authenticator.rowsCheckSql`): the same columns
- * and conditions, one credential per input row, each row with its own bearer, kinds, time,
- * scopes and tenant (a null tenant: any).
+ * The credential check of a statement that serves many requests (`RowCredentialCheck.rowsSql`),
+ * one credential per row of `input`, each row with its own bearer, presented secret hash,
+ * admissible kinds, time, required scopes and tenant (null: any). `credential` holds the same
+ * columns as the lookup above; `authorized` has a row only when every condition the process
+ * checks on that row holds as well.
  */
 export function credentialRowsCheckSql(input: string): string {
   if (rowsCheck?.input === input) return rowsCheck.sql;

@@ -148,25 +148,6 @@ export function createIdentityService(deps: IdentityDeps) {
       const row = await findCredentialWithTenant(parsed.id);
       return principalOf(parsed, hashSecret(parsed.secret), row, deps.clock.now());
     },
-    statementCheck(token, { scopes, tenantId, first, partner = false }) {
-      const parsed = parseBearer(token);
-      const presented = hashSecret(parsed.secret);
-      const now = deps.clock.now();
-      const kinds = (partner ? partnerKindsFor : sessionKindsFor)[parsed.kind];
-      return {
-        sql: repo.credentialCheckSql(first, tenantId !== null),
-        returning: repo.credentialJsonColumn,
-        parameters: [
-          parsed.id,
-          presented,
-          kinds,
-          now,
-          scopesLiteral(scopes),
-          ...(tenantId === null ? [] : [tenantId]),
-        ],
-        principalOf: (row) => principalOf(parsed, presented, repo.credentialFromJson(row.credential), now),
-      };
-    },
     rowCheck(token, { scopes, tenantId, partner = false }) {
       const parsed = parseBearer(token);
       const presented = hashSecret(parsed.secret);

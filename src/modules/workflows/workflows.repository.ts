@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { RowCredentialCheck } from "../../platform/auth/index.js";
+import { runsOfDistinctKeys } from "../../platform/db/statement-batcher.js";
 import type { Database } from "../../platform/db/database.js";
 import type { CompletedRecord } from "../../platform/http/idempotency.js";
 import type { NewJobRow } from "../../platform/jobs/index.js";
@@ -258,29 +259,17 @@ export async function acceptRequests(
   const rowsCheck = first.check.rowsSql("input");
   if (accept.check !== rowsCheck.sql) accept = { check: rowsCheck.sql, text: acceptSql(rowsCheck) };
   const outcomes: AcceptOutcome[] = new Array<AcceptOutcome>(items.length);
-  let pending = items.map((item, index) => ({ item, index }));
-  while (pending.length > 0) {
-    const keys = new Set<string>();
-    const now: typeof pending = [];
-    const later: typeof pending = [];
-    for (const entry of pending) {
-      const { tenantId, endpoint, keyHash } = entry.item.record;
-      const key = `${tenantId}\n${endpoint}\n${keyHash.toString("hex")}`;
-      if (keys.has(key)) later.push(entry);
-      else {
-        keys.add(key);
-        now.push(entry);
-      }
-    }
-    const input = JSON.stringify(now.map((entry, ord) => inputRow(entry.item, ord)));
+  const keyOf = ({ record }: AcceptItem) =>
+    `${record.tenantId}\n${record.endpoint}\n${record.keyHash.toString("hex")}`;
+  for (const run of runsOfDistinctKeys(items, keyOf)) {
+    const input = JSON.stringify(run.map((entry, ord) => inputRow(entry.item, ord)));
     const rows = await database.prepared<Record<string, unknown>>("hanse_workflow_accept", accept.text, [
       input,
     ]);
     for (const row of rows) {
-      const entry = now[Number(row.ord)];
+      const entry = run[Number(row.ord)];
       if (entry) outcomes[entry.index] = { claimed: row.claimed === true, credentialRow: row };
     }
-    pending = later;
   }
   return outcomes;
 }

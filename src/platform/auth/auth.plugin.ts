@@ -6,10 +6,8 @@ import {
   hasAnyScope,
   type AuthRequirement,
   type Authenticator,
-  type CredentialCheck,
   type Principal,
   type RowCredentialCheck,
-  type StatementCredentialCheck,
 } from "./principal.js";
 
 declare module "fastify" {
@@ -29,22 +27,20 @@ const noScopes: readonly never[] = [];
 
 /**
  * The credential of a `deferred` route, checked by the route's own statement
- * (`statementCheck` + `settle`) or, on paths that run none, by a query of its own (`authenticate`).
+ * (`rowCheck` + `settle`) or, on paths that run none, by a query of its own (`authenticate`).
  */
 export interface DeferredCredential {
   /**
-   * The check to embed, for a statement that writes only for credentials of `tenantId` (null on
+   * The check to embed in a statement that writes only for credentials of `tenantId` (null on
    * partner routes: the statement ties the key to its connection itself).
    */
-  statementCheck(tenantId: string | null, first: number): StatementCredentialCheck;
-  /** The same for one item of a statement over many (`Authenticator.rowsCheckSql`). */
   rowCheck(tenantId: string | null): RowCredentialCheck;
   /**
    * The principal from the statement's returned row, refused exactly as the hook would refuse it
    * (401, then 403 — 404 on partner routes — for a missing scope). The caller compares the tenant
    * or resource it named.
    */
-  settle(check: CredentialCheck, row: Readonly<Record<string, unknown>>): Principal;
+  settle(check: RowCredentialCheck, row: Readonly<Record<string, unknown>>): Principal;
   authenticate(): Promise<Principal>;
   /** The credential id the token names, not yet verified. */
   readonly claimedCredentialId: string;
@@ -104,8 +100,6 @@ function deferredCredential(
   const scopes = auth.kind === "partner" ? partnerScopes(auth) : (auth.allScopes ?? noScopes);
   const partner = auth.kind === "partner";
   return {
-    statementCheck: (tenantId, first) =>
-      authenticator.statementCheck(token, { scopes, tenantId, first, partner }),
     rowCheck: (tenantId) => authenticator.rowCheck(token, { scopes, tenantId, partner }),
     // Cleared before deciding: a refusal must not be checked a second time by the error handler.
     settle(check, row) {
@@ -183,7 +177,7 @@ export const authPlugin = fp<{ authenticator: Authenticator }>(
       if (!auth && !route.url.startsWith("/docs")) {
         throw new Error(`route ${route.method.toString()} ${route.url} declares no auth requirement`);
       }
-      // A statement's credential check knows the required scopes only (`statementCheck`).
+      // A statement's credential check knows the required scopes only (`rowCheck`).
       if (auth?.kind === "session" && auth.deferred && (auth.anyScopes || auth.systemTenant)) {
         throw new Error(`route ${route.method.toString()} ${route.url}: deferred auth takes allScopes only`);
       }

@@ -18,34 +18,13 @@ export interface Principal {
 }
 
 /**
- * A credential check carried out by a route's own statement, so that the request costs one round
- * trip instead of two (see `deferred` below). `sql` defines two CTEs: `credential`, the presented
- * credential's row with its tenant (no row when the id is unknown), and `authorized`, one row only
- * when that credential is valid, is of a kind the route admits (a session credential, or a partner
- * API key on partner routes), holds every required scope and — when a tenant was named — belongs
- * to it. The statement writes only from `authorized` and returns the `credential` row through
- * `returning`, an item of its final select list (LEFT JOINed so that the row always comes back).
+ * One request's credential check in a statement that serves many requests at once
+ * (`Authenticator.rowCheck`): the values of its input row, as JSON.
  */
-export interface StatementCredentialCheck extends CredentialCheck {
-  readonly sql: string;
-  /** The select-list item that returns the credential row; `principalOf` reads it. */
-  readonly returning: string;
-  /** Parameter values, numbered from the `first` the check was made for. */
-  readonly parameters: readonly unknown[];
-}
-
-/** What every credential check decides from the credential row its statement returned. */
-export interface CredentialCheck {
+export interface RowCredentialCheck {
+  readonly values: CredentialCheckValues;
   /** The principal the returned row describes (null: unauthenticated), decided as `authenticateBearer` would. */
   principalOf(row: Readonly<Record<string, unknown>>): Principal | null;
-}
-
-/**
- * One item's credential check in a statement that serves many requests at once
- * (`Authenticator.rowsCheckSql`): the values of its input row, as JSON.
- */
-export interface RowCredentialCheck extends CredentialCheck {
-  readonly values: CredentialCheckValues;
   /**
    * The check over the rows of `input` (a relation with an integer `ord` and the columns of
    * `CredentialCheckValues`, typed: uuid, bytea, text[], timestamptz, text[], uuid): CTEs
@@ -56,7 +35,7 @@ export interface RowCredentialCheck extends CredentialCheck {
   rowsSql(input: string): { sql: string; returning: string };
 }
 
-/** The columns `rowsCheckSql` reads from its input relation (besides `ord`), as JSON values. */
+/** The columns `rowsSql` reads from its input relation (besides `ord`), as JSON values. */
 export interface CredentialCheckValues {
   /** The credential id the bearer names. */
   readonly credential_id: string;
@@ -75,19 +54,12 @@ export interface CredentialCheckValues {
 /** Resolves a bearer credential to a principal; null when unknown, revoked, expired or wrong. */
 export interface Authenticator {
   authenticateBearer(token: string): Promise<Principal | null>;
-  /** The same decision as a check inside a route's statement, with parameters from `$first`. */
-  statementCheck(
-    token: string,
-    requirement: {
-      scopes: readonly Scope[];
-      /** null: any tenant (the statement ties the credential to its resource itself). */
-      tenantId: string | null;
-      first: number;
-      /** Admit a partner API key (partner routes) instead of a session credential. */
-      partner?: boolean;
-    },
-  ): StatementCredentialCheck;
-  /** The same decision for one item of a statement over many items (`rowsCheckSql`). */
+  /**
+   * The same decision made by a route's own statement, so that the request costs one round trip
+   * instead of two (see `deferred` below), for one of the requests that statement serves: the
+   * values of its input row and the SQL of the check (`RowCredentialCheck.rowsSql`). The
+   * statement writes only for rows in `authorized` and returns the `credential` row of each.
+   */
   rowCheck(
     token: string,
     requirement: { scopes: readonly Scope[]; tenantId: string | null; partner?: boolean },

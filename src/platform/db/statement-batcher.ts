@@ -98,3 +98,28 @@ export function createStatementBatcher<I, O>(options: StatementBatcherOptions<I,
     },
   };
 }
+
+/**
+ * Splits `items` into runs for statements whose items must have distinct keys (the runs in
+ * order; an item whose key an earlier item of a run already holds goes to a later run). Each
+ * entry keeps its index in `items`.
+ */
+export function runsOfDistinctKeys<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+): { item: T; index: number }[][] {
+  const runs: { item: T; index: number }[][] = [];
+  const keysOfRun: Set<string>[] = [];
+  items.forEach((item, index) => {
+    const key = keyOf(item);
+    let run = keysOfRun.findIndex((keys) => !keys.has(key));
+    if (run < 0) {
+      run = runs.length;
+      runs.push([]);
+      keysOfRun.push(new Set());
+    }
+    runs[run]?.push({ item, index });
+    keysOfRun[run]?.add(key);
+  });
+  return runs;
+}

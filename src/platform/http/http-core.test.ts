@@ -236,9 +236,6 @@ describe("operations", () => {
     await app.register(authPlugin, {
       authenticator: {
         authenticateBearer: async () => null,
-        statementCheck: () => {
-          throw new Error("not used by this test");
-        },
         rowCheck: () => {
           throw new Error("not used by this test");
         },
