@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createStatementBatcher } from "./statement-batcher.js";
+import { createStatementBatcher, runsOfDistinctKeys } from "./statement-batcher.js";
 
 /** A statement runner the test releases by hand, recording every statement's items. */
 function manualStatements(
@@ -93,5 +93,18 @@ describe("statement batcher", () => {
     const rest = [batcher.run(2), batcher.run(3)];
     await expect(first).resolves.toBe("only one");
     for (const r of rest) await expect(r).rejects.toThrow(/answered 1 results for 2 items/);
+  });
+});
+
+describe("runsOfDistinctKeys", () => {
+  it("puts an item whose key an earlier item holds into a later run, keeping every index", () => {
+    const items = ["a1", "b1", "a2", "c1", "a3", "b2"];
+    const runs = runsOfDistinctKeys(items, (item) => item.charAt(0));
+    expect(runs.map((run) => run.map((e) => e.item))).toEqual([["a1", "b1", "c1"], ["a2", "b2"], ["a3"]]);
+    expect(runs.flat().map((e) => items[e.index])).toEqual(runs.flat().map((e) => e.item));
+  });
+
+  it("no items, no runs", () => {
+    expect(runsOfDistinctKeys([], String)).toEqual([]);
   });
 });
