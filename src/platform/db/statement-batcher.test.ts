@@ -83,6 +83,26 @@ describe("statement batcher", () => {
     expect(seen).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
   });
 
+  it("when every statement fails (an unreachable database), the items of a batch are retried at once, not one after another", async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const batcher = createStatementBatcher<number, string>({
+      lanes: 1,
+      maxItems: 10,
+      runItems: async () => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await settled();
+        running--;
+        throw new Error("connection refused");
+      },
+    });
+    const results = await Promise.all([1, 2, 3, 4].map((n) => batcher.run(n).catch((e: unknown) => e)));
+    expect(results.map((e) => (e as Error).message)).toEqual(Array(4).fill("connection refused"));
+    // 1 alone, then 2–4 together, then 2, 3 and 4 alone side by side.
+    expect(maxRunning).toBe(3);
+  });
+
   it("a statement that answers the wrong number of results fails each of its callers", async () => {
     const batcher = createStatementBatcher<number, string>({
       lanes: 1,

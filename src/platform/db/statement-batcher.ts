@@ -61,8 +61,10 @@ export function createStatementBatcher<I, O>(options: StatementBatcherOptions<I,
         batch[0]?.reject(error);
         return;
       }
-      // Isolation: the statement rolled back as a whole; each item again on its own.
-      for (const waiting of batch) await runOne(waiting);
+      // Isolation: the statement rolled back as a whole; each item again on its own, all at once
+      // (one after another, an unreachable database would make the last caller wait for every
+      // failed attempt before its own).
+      await Promise.all(batch.map(runOne));
       return;
     }
     if (results.length !== batch.length) {
