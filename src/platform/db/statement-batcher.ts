@@ -1,6 +1,12 @@
 import type { DatabaseKind } from "./database.js";
 
 /**
+ * Default `lanes` by database: on PostgreSQL a few statements at once, so that requests arriving
+ * meanwhile share the next one; PGlite runs one statement at a time anyway.
+ */
+export const statementLanes: Readonly<Record<DatabaseKind, number>> = { pglite: 1, postgres: 3 };
+
+/**
  * Runs the items of many concurrent callers as few statements (group commit in the process).
  *
  * `run(item)` starts a statement at once while fewer than `lanes` are running, so an idle
@@ -12,12 +18,6 @@ import type { DatabaseKind } from "./database.js";
  * result or its own error, never a neighbour's. That is safe only for statements that are
  * atomic (one autocommit statement or one transaction) and whose items are independent.
  */
-/**
- * Default `lanes` by database: on PostgreSQL a few statements at once, so that requests arriving
- * meanwhile share the next one; PGlite runs one statement at a time anyway.
- */
-export const statementLanes: Readonly<Record<DatabaseKind, number>> = { pglite: 1, postgres: 3 };
-
 export interface StatementBatcher<I, O> {
   run(item: I): Promise<O>;
 }
