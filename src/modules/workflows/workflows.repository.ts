@@ -220,6 +220,7 @@ function inputRow(item: AcceptItem, ord: number) {
   return {
     ord,
     ...check.values,
+    // Also the tenant the credential check binds: the record is written only for its own tenant.
     tenant_id: record.tenantId,
     endpoint: record.endpoint,
     key_hash: record.keyHash.toString("hex"),
