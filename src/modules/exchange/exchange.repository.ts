@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { RowCredentialCheck } from "../../platform/auth/index.js";
-import { runsOfDistinctKeys } from "../../platform/db/statement-batcher.js";
+import { runJsonStatements } from "../../platform/db/statement-batcher.js";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import type { ConnectionsTable, ExchangeTables, UploadStatus } from "./exchange.tables.js";
@@ -324,16 +324,14 @@ FROM (VALUES (1)) AS one LEFT JOIN existing ON true`;
  *
  * The uploads of one statement must have distinct keys (see `acceptCheckedUploads`).
  */
-const checkedUploadsSql = (check: { sql: string; returning: string }) => `
+const checkedUploadsSql = (check: ReturnType<RowCredentialCheck["rowsSql"]>) => `
 WITH input AS (
-  SELECT i.ord, i.credential_id, decode(i.presented, 'hex') AS presented, i.kinds::text[] AS kinds,
-    i.now, i.scopes::text[] AS scopes, i.tenant_id, i.connection_id,
+  SELECT i.ord, ${check.values.select}, i.connection_id,
     decode(i.key_hash, 'hex') AS key_hash, i.upload_id, i.blob_id, i.byte_count,
     decode(i.sha256, 'hex') AS sha256, i.interchange_id, i.at, i.audit_id, i.job_id, i.job_name,
     i.job_key, i.max_attempts, decode(i.data, 'base64') AS data
   FROM json_to_recordset($1::json) AS i (
-    ord integer, credential_id uuid, presented text, kinds text, now timestamptz, scopes text,
-    tenant_id uuid, connection_id uuid, key_hash text, upload_id uuid, blob_id uuid,
+    ord integer, ${check.values.types}, connection_id uuid, key_hash text, upload_id uuid, blob_id uuid,
     byte_count bigint, sha256 text, interchange_id text, at timestamptz, audit_id uuid,
     job_id uuid, job_name text, job_key text, max_attempts integer, data text)
 ), ${check.sql}, connection AS (
@@ -528,8 +526,7 @@ export interface CheckedUploadOutcome {
 
 /**
  * Runs the checked statement above for `uploads` (prepared once per connection), as few times as
- * their keys allow: an upload whose key another one of the call holds waits for a later run.
- * Outcomes come in the uploads' order.
+ * their keys allow (`runJsonStatements`). Outcomes come in the uploads' order.
  */
 export async function acceptCheckedUploads(
   database: Database<ExchangeTables>,
@@ -541,12 +538,13 @@ export async function acceptCheckedUploads(
   if (checkedStatement.check !== check.sql) {
     checkedStatement = { check: check.sql, text: checkedUploadsSql(check) };
   }
-  const outcomes = new Array<CheckedUploadOutcome>(uploads.length);
-  const keyOf = ({ upload }: CheckedUpload) => `${upload.connectionId}\n${upload.keyHash.toString("hex")}`;
-  for (const run of runsOfDistinctKeys(uploads, keyOf)) {
-    const input = JSON.stringify(
-      run.map(({ item: { check: c, upload, bytes } }, ord) => ({
-        ord,
+  return runJsonStatements<CheckedUpload, AcceptRow & Record<string, unknown>, CheckedUploadOutcome>(
+    database,
+    { name: "hanse_upload_accept_checked", text: checkedStatement.text },
+    uploads,
+    {
+      keyOf: ({ upload }) => `${upload.connectionId}\n${upload.keyHash.toString("hex")}`,
+      inputOf: ({ check: c, upload, bytes }) => ({
         ...c.values,
         connection_id: upload.connectionId,
         key_hash: upload.keyHash.toString("hex"),
@@ -562,19 +560,10 @@ export async function acceptCheckedUploads(
         job_key: upload.job.key,
         max_attempts: upload.job.maxAttempts,
         data: bytes.toString("base64"),
-      })),
-    );
-    const rows = await database.prepared<AcceptRow & Record<string, unknown>>(
-      "hanse_upload_accept_checked",
-      checkedStatement.text,
-      [input],
-    );
-    for (const row of rows) {
-      const entry = run[Number(row.ord)];
-      if (entry) outcomes[entry.index] = { result: acceptResultOf(row), row };
-    }
-  }
-  return outcomes;
+      }),
+      outcomeOf: (row) => ({ result: acceptResultOf(row), row }),
+    },
+  );
 }
 
 export function findUpload(db: Db, tenantId: string, id: string) {

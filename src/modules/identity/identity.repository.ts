@@ -99,6 +99,13 @@ let rowsCheck: { input: string; sql: string } | undefined;
  * columns as the lookup above; `authorized` has a row only when every condition the process
  * checks on that row holds as well.
  */
+/** The check values' columns (`RowCredentialCheck.rowsSql(…).values`), JSON to typed. */
+export const credentialCheckValueColumns = {
+  types: "credential_id uuid, presented text, kinds text, now timestamptz, scopes text, tenant_id uuid",
+  select: `i.credential_id, decode(i.presented, 'hex') AS presented, i.kinds::text[] AS kinds, i.now,
+    i.scopes::text[] AS scopes, i.tenant_id`,
+} as const;
+
 export function credentialRowsCheckSql(input: string): string {
   if (rowsCheck?.input === input) return rowsCheck.sql;
   const sql = `credential AS (

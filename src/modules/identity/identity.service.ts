@@ -70,6 +70,7 @@ const toAccessTokenView = (
 const rowsSql = (input: string) => ({
   sql: repo.credentialRowsCheckSql(input),
   returning: repo.credentialJsonColumn,
+  values: repo.credentialCheckValueColumns,
 });
 
 const textArray = (values: readonly string[]): string =>

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { RowCredentialCheck } from "../../platform/auth/index.js";
-import { runsOfDistinctKeys } from "../../platform/db/statement-batcher.js";
+import { runJsonStatements } from "../../platform/db/statement-batcher.js";
 import type { Database } from "../../platform/db/database.js";
 import type { CompletedRecord } from "../../platform/http/idempotency.js";
 import type { NewJobRow } from "../../platform/jobs/index.js";
@@ -167,16 +167,14 @@ export interface AcceptOutcome {
  * COMMITTED a conflicting insert waits for the other transaction and then sees its row, but the
  * rest of this statement keeps its older snapshot, in which that row may not exist yet.)
  */
-const acceptSql = (check: { sql: string; returning: string }) => `
+const acceptSql = (check: ReturnType<RowCredentialCheck["rowsSql"]>) => `
 WITH input AS (
-  SELECT i.ord, i.credential_id, decode(i.presented, 'hex') AS presented, i.kinds::text[] AS kinds,
-    i.now, i.scopes::text[] AS scopes, i.tenant_id, i.endpoint, decode(i.key_hash, 'hex') AS key_hash,
+  SELECT i.ord, ${check.values.select}, i.endpoint, decode(i.key_hash, 'hex') AS key_hash,
     i.fingerprint, i.status_code, i.response_body, i.response_headers, i.created_at, i.expires_at,
     i.request_id, i.entity_kind, i.entity_id, i.transition, i.payload, i.job_id, i.job_tenant_id,
     i.job_name, i.job_key, i.job_payload, i.max_attempts, i.run_at, i.job_created_at
   FROM json_to_recordset($1::json) AS i (
-    ord integer, credential_id uuid, presented text, kinds text, now timestamptz, scopes text,
-    tenant_id uuid, endpoint text, key_hash text, fingerprint text, status_code integer,
+    ord integer, ${check.values.types}, endpoint text, key_hash text, fingerprint text, status_code integer,
     response_body text, response_headers text, created_at timestamptz, expires_at timestamptz,
     request_id uuid, entity_kind text, entity_id uuid, transition text, payload text,
     job_id uuid, job_tenant_id uuid, job_name text, job_key text, job_payload text,
@@ -215,10 +213,9 @@ let accept = { check: "", text: "" };
 
 const iso = (at: Date): string => at.toISOString();
 
-function inputRow(item: AcceptItem, ord: number) {
+function inputOf(item: AcceptItem) {
   const { check, record, request, job } = item;
   return {
-    ord,
     ...check.values,
     // Also the tenant the credential check binds: the record is written only for its own tenant.
     tenant_id: record.tenantId,
@@ -248,8 +245,7 @@ function inputRow(item: AcceptItem, ord: number) {
 
 /**
  * Accepts `items` with as few runs of the statement above (prepared once per connection) as their
- * keys allow: an item whose key another item of the call already holds waits for a later run, in
- * which it finds the record. Outcomes come in the items' order.
+ * keys allow (`runJsonStatements`). Outcomes come in the items' order.
  */
 export async function acceptRequests(
   database: Database,
@@ -259,20 +255,16 @@ export async function acceptRequests(
   if (!first) return [];
   const rowsCheck = first.check.rowsSql("input");
   if (accept.check !== rowsCheck.sql) accept = { check: rowsCheck.sql, text: acceptSql(rowsCheck) };
-  const outcomes: AcceptOutcome[] = new Array<AcceptOutcome>(items.length);
-  const keyOf = ({ record }: AcceptItem) =>
-    `${record.tenantId}\n${record.endpoint}\n${record.keyHash.toString("hex")}`;
-  for (const run of runsOfDistinctKeys(items, keyOf)) {
-    const input = JSON.stringify(run.map((entry, ord) => inputRow(entry.item, ord)));
-    const rows = await database.prepared<Record<string, unknown>>("hanse_workflow_accept", accept.text, [
-      input,
-    ]);
-    for (const row of rows) {
-      const entry = run[Number(row.ord)];
-      if (entry) outcomes[entry.index] = { claimed: row.claimed === true, credentialRow: row };
-    }
-  }
-  return outcomes;
+  return runJsonStatements<AcceptItem, Record<string, unknown>, AcceptOutcome>(
+    database,
+    { name: "hanse_workflow_accept", text: accept.text },
+    items,
+    {
+      keyOf: ({ record }) => `${record.tenantId}\n${record.endpoint}\n${record.keyHash.toString("hex")}`,
+      inputOf,
+      outcomeOf: (row) => ({ claimed: row.claimed === true, credentialRow: row }),
+    },
+  );
 }
 
 export async function insertRequest(

@@ -30,9 +30,16 @@ export interface RowCredentialCheck {
    * `CredentialCheckValues`, typed: uuid, bytea, text[], timestamptz, text[], uuid): CTEs
    * `credential` (`ord` and the credential's row, none for an unknown id) and `authorized`
    * (`ord` and `tenant_id` of every row whose credential passes), and the select-list item
-   * `returning` that returns the credential row of `credential`. The same for every item.
+   * `returning` that returns the credential row of `credential`. `values` gives the statement
+   * the values' part of its input: `types`, their column definitions for `json_to_recordset`,
+   * and `select`, the select-list items that type them from a record named `i`. The same for
+   * every item.
    */
-  rowsSql(input: string): { sql: string; returning: string };
+  rowsSql(input: string): {
+    sql: string;
+    returning: string;
+    values: { readonly types: string; readonly select: string };
+  };
 }
 
 /** The columns `rowsSql` reads from its input relation (besides `ord`), as JSON values. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createStatementBatcher, runsOfDistinctKeys } from "./statement-batcher.js";
+import { createStatementBatcher, runJsonStatements, runsOfDistinctKeys } from "./statement-batcher.js";
 
 /** A statement runner the test releases by hand, recording every statement's items. */
 function manualStatements(
@@ -126,5 +126,43 @@ describe("runsOfDistinctKeys", () => {
 
   it("no items, no runs", () => {
     expect(runsOfDistinctKeys([], String)).toEqual([]);
+  });
+});
+
+describe("runJsonStatements", () => {
+  const statement = { name: "s", text: "SELECT" };
+  it("sends each run as one JSON array numbered by ord, and answers in the items' order", async () => {
+    const sent: unknown[] = [];
+    const database = {
+      prepared: async <R>(_name: string, _text: string, parameters: readonly unknown[]) => {
+        const input = JSON.parse(String(parameters[0])) as { ord: number; v: string }[];
+        sent.push(input);
+        return [...input].reverse().map((i) => ({ ord: i.ord, v: i.v.toUpperCase() })) as R[];
+      },
+    };
+    const outcomes = await runJsonStatements(database, statement, ["a1", "b1", "a2"], {
+      keyOf: (item) => item.charAt(0),
+      inputOf: (item) => ({ v: item }),
+      outcomeOf: (row: { ord: number; v: string }) => row.v,
+    });
+    expect(outcomes).toEqual(["A1", "B1", "A2"]);
+    expect(sent).toEqual([
+      [
+        { ord: 0, v: "a1" },
+        { ord: 1, v: "b1" },
+      ],
+      [{ ord: 0, v: "a2" }],
+    ]);
+  });
+
+  it("an item the statement answers no row for fails the call", async () => {
+    const database = { prepared: async <R>() => [{ ord: 0 }] as R[] };
+    await expect(
+      runJsonStatements(database, statement, ["x", "y"], {
+        keyOf: String,
+        inputOf: () => ({}),
+        outcomeOf: () => true,
+      }),
+    ).rejects.toThrow(/answered 1 of 2 items/);
   });
 });

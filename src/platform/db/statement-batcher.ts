@@ -1,4 +1,4 @@
-import type { DatabaseKind } from "./database.js";
+import type { Database, DatabaseKind } from "./database.js";
 
 /**
  * Default `lanes` by database: on PostgreSQL a few statements at once, so that requests arriving
@@ -124,4 +124,39 @@ export function runsOfDistinctKeys<T>(
     keysOfRun[run]?.add(key);
   });
   return runs;
+}
+
+/**
+ * Runs the prepared statement `name` for `items` that it takes as one JSON array parameter (each
+ * item's object numbered by `ord`) and answers one row per item with its `ord`. Items must have
+ * distinct keys within one run (`runsOfDistinctKeys`): an item whose key an earlier one holds
+ * runs in a later statement, after that one committed. Outcomes come in the items' order.
+ */
+export async function runJsonStatements<T, R extends Record<string, unknown>, O>(
+  database: Pick<Database, "prepared">,
+  statement: { name: string; text: string },
+  items: readonly T[],
+  options: {
+    keyOf: (item: T) => string;
+    inputOf: (item: T) => Record<string, unknown>;
+    outcomeOf: (row: R) => O;
+  },
+): Promise<O[]> {
+  const outcomes = new Array<O>(items.length);
+  for (const run of runsOfDistinctKeys(items, options.keyOf)) {
+    const input = JSON.stringify(run.map((entry, ord) => ({ ord, ...options.inputOf(entry.item) })));
+    const rows = await database.prepared<R>(statement.name, statement.text, [input]);
+    const answered = new Set<number>();
+    for (const row of rows) {
+      const ord = Number(row.ord);
+      const entry = run[ord];
+      if (!entry) continue;
+      outcomes[entry.index] = options.outcomeOf(row);
+      answered.add(ord);
+    }
+    if (answered.size !== run.length) {
+      throw new Error(`statement ${statement.name} answered ${answered.size} of ${run.length} items`);
+    }
+  }
+  return outcomes;
 }
