@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { latin1 } from "../testing/sample.fixture.js";
 import { tokComp, tokElem, tokenize, tokenText, tokRep, type TokenTable } from "./tokenizer.js";
 
@@ -177,5 +178,76 @@ describe("token table arrays", () => {
     expect(t.segmentCount).toBe(3);
     expect((t.segToken[2] as number) - (t.segToken[1] as number)).toBe(8001);
     expect(t.tokStart.length).toBe(t.tokenCount);
+  });
+});
+
+/**
+ * The coordinates of every token by the rules alone, one character at a time (syntax 4
+ * separators, repetition `*`): each field stops at its limit, where the tokenizer reports 16.
+ */
+function referenceCoordinates(input: string): string[] {
+  const out: string[] = [];
+  let [elem, comp, rep] = [0, 0, 0];
+  for (let i = 0; i < input.length; i++) {
+    const ch = input[i];
+    if (ch === "?") {
+      i++;
+      continue;
+    }
+    if (ch !== ":" && ch !== "+" && ch !== "*" && ch !== "'") continue;
+    out.push(`${elem}.${comp}r${rep}`);
+    if (ch === ":") comp = Math.min(comp + 1, 1023);
+    else if (ch === "+") [elem, comp, rep] = elem === 8191 ? [elem, comp, rep] : [elem + 1, 0, 0];
+    else if (ch === "*") [comp, rep] = rep === 127 ? [comp, rep] : [0, rep + 1];
+    else [elem, comp, rep] = [0, 0, 0];
+  }
+  return out;
+}
+
+function coordinates(t: TokenTable): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < t.tokenCount; k++) out.push(`${tokElem(t, k)}.${tokComp(t, k)}r${tokRep(t, k)}`);
+  return out;
+}
+
+describe("constituent counts (the hot loop counts unchecked; long segments are walked again)", () => {
+  const v4 = (body: string) => `UNB+UNOC:4+A+B+20240101:1200+1'${body}UNZ+1+1'`;
+  const codes = (input: string) => tokenize(latin1(input)).issues.map((i) => i.code);
+
+  it("gives the reference coordinates to segments of any length, with and without overflow", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(":", "+", "*", "a", "?+", "'"), { maxLength: 3000 }),
+        fc.array(fc.constantFrom(":", "+", "*", "a"), { minLength: 100, maxLength: 1400 }),
+        (before, long) => {
+          const input = v4(`FTX+${before.join("")}'FTX+${long.join("")}'`);
+          expect(coordinates(tokenize(latin1(input)))).toEqual(referenceCoordinates(input));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("reports 16 once for more than 1,023 components of one element", () => {
+    expect(codes(v4(`FTX+${":".repeat(1023)}'`))).toEqual([]);
+    expect(codes(v4(`FTX+${":".repeat(1024)}'FTX+${":".repeat(2000)}'`))).toEqual([16, 16]);
+  });
+
+  it("reports 16 for more than 127 repetitions of one element", () => {
+    expect(codes(v4(`FTX+${"*".repeat(127)}'`))).toEqual([]);
+    expect(codes(v4(`FTX+${"*".repeat(128)}'`))).toEqual([16]);
+  });
+
+  it("reports 16 for more than 8,191 elements, also in an unterminated last segment", () => {
+    expect(codes(v4(`FTX${"+".repeat(8191)}'`))).toEqual([]);
+    expect(codes(v4(`FTX${"+".repeat(8192)}'`))).toEqual([16]);
+    expect(codes(`UNB+UNOC:4+A+B+20240101:1200+1'FTX${"+".repeat(8192)}`)).toEqual([16, 22]);
+  });
+
+  it("keeps the release flag of tokens in long segments", () => {
+    const t = tokenize(latin1(v4(`FTX${"+a?:b".repeat(300)}'`)));
+    expect(tokenText(t, 9)).toBe("a:b");
+    expect(tokenText(t, 308)).toBe("a:b");
+    expect(t.tokenCount).toBe(8 + 301 + 3);
   });
 });

@@ -229,8 +229,6 @@ function classTable(syntaxId: string, separators: Separators): Uint8Array {
 interface ReportState {
   readonly issues: TokenizerIssue[];
   overflow: boolean;
-  /** A too-many-constituents issue was reported for the current segment. */
-  overflowReported: boolean;
   readonly syntaxId: string | undefined;
 }
 
@@ -329,11 +327,61 @@ function badByteIssue(state: ReportState, b: number, i: number, seg: number, coo
   );
 }
 
-/** Reports too many constituents once per segment. */
-function overflowIssue(state: ReportState, i: number, seg: number, coord: number): void {
-  if (!state.overflowReported)
-    reportAt(state, ErrorCode.tooManyConstituents, i, seg, coord, "Too many constituents");
-  state.overflowReported = true;
+/**
+ * A segment with fewer tokens than this cannot overflow a coordinate field (the occurrence
+ * field, the smallest, holds 127), so the hot loop counts without checking.
+ */
+const MAX_UNCHECKED_TOKENS = REP_MAX + 1;
+/**
+ * Below this much room for tokens (and more bytes left) the token arrays grow before the next
+ * block; above it a block simply ends where the room does.
+ */
+const MIN_ROOM = 256;
+/** Tokens the arrays grow by at least. */
+const GROWTH = 4096;
+const REP_FIELD = REP_MAX << REP_SHIFT;
+
+/**
+ * Walks the tokens [first, last) of segment `seg` again, counting coordinates with the field
+ * limits the hot loop leaves out: a value beyond a limit stays at it, and the segment gets one
+ * "too many constituents" issue. The token starts are the hot loop's; only tokInfo is rewritten.
+ */
+function recheckSegment(
+  state: ReportState,
+  bytes: Uint8Array,
+  cls: Uint8Array,
+  tokStart: Int32Array,
+  tokInfo: Uint32Array,
+  first: number,
+  last: number,
+  seg: number,
+): void {
+  let coord = 0;
+  let reported = false;
+  for (let k = first; k < last; k++) {
+    const released = (tokInfo[k] as number) & RELEASED;
+    tokInfo[k] = coord | released;
+    if (k + 1 === last) break;
+    // The byte before the next token's start is the separator that ended this token.
+    const at = (tokStart[k + 1] as number) - 1;
+    const c = cls[bytes[at] as number] as number;
+    const comp = coord & COMP_MAX;
+    const rep = (coord >>> REP_SHIFT) & REP_MAX;
+    const elem = (coord >>> ELEM_SHIFT) & ELEM_MAX;
+    let full = false;
+    if (c === CL_COMP) {
+      if (comp === COMP_MAX) full = true;
+      else coord++;
+    } else if (c === CL_ELEM) {
+      if (elem === ELEM_MAX) full = true;
+      else coord = (elem + 1) << ELEM_SHIFT;
+    } else if (rep === REP_MAX) full = true;
+    else coord = (elem << ELEM_SHIFT) | ((rep + 1) << REP_SHIFT);
+    if (full && !reported) {
+      reported = true;
+      reportAt(state, ErrorCode.tooManyConstituents, at, seg, coord, "Too many constituents");
+    }
+  }
 }
 
 /**
@@ -407,7 +455,7 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
 
   const cls = classTable(syntaxId ?? "", separators);
   const n = bytes.length;
-  const state: ReportState = { issues, overflow: false, overflowReported: false, syntaxId };
+  const state: ReportState = { issues, overflow: false, syntaxId };
   // Size the table from the separator density of the first 64 KiB: no copying in the usual case.
   // Small inputs skip the sampling pass (it would cost as much as tokenizing) and take n / 2.
   let density = 0.5;
@@ -439,53 +487,54 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
   let coord = 0;
   let start = i;
 
-  // The hot loop keeps few values live (capacities are the arrays' lengths, the release flag
-  // rides in `coord`, segment starts are derived afterwards) so that V8 keeps them in registers.
-  for (; i < n; i++) {
-    let c = cls[bytes[i] as number] as number;
-    while (c === CL_DATA && ++i < n) c = cls[bytes[i] as number] as number;
-    if (i >= n) break;
-    if (c >= CL_REL) {
-      if (c === CL_REL) {
-        const next = i + 1 < n ? (cls[bytes[i + 1] as number] as number) : CL_BAD;
-        if (next === CL_DATA || next === CL_BAD) releaseIssue(state, bytes, cls, i, sc, coord);
-        coord |= RELEASED;
-        i++;
-      } else badByteIssue(state, bytes[i] as number, i, sc, coord);
+  // The input is worked through in blocks no longer than the room left for tokens: a byte ends
+  // at most one token, so the hot loop checks no token capacity (the segment arrays' capacity is
+  // checked once a segment). It checks no
+  // coordinate overflow either: a segment of fewer than MAX_UNCHECKED_TOKENS tokens cannot
+  // overflow a field, and a longer one is walked again with the checks (recheckSegment). It
+  // keeps few values live (the release flag rides in `coord`, segment starts are derived
+  // afterwards) so that V8 keeps them in registers.
+  while (i < n) {
+    const room = tokStart.length - tc;
+    if (room < n - i && room < MIN_ROOM) {
+      tokStart = grow32(tokStart, Math.ceil(tokStart.length * 1.5) + GROWTH);
+      tokInfo = growU32(tokInfo, tokStart.length);
       continue;
     }
-    if (tc === tokStart.length) {
-      tokStart = grow32(tokStart, Math.ceil(tc * 1.5));
-      tokInfo = growU32(tokInfo, tokStart.length);
-    }
-    tokStart[tc] = start;
-    tokInfo[tc] = coord;
-    tc++;
-    start = i + 1;
-    coord &= COORD_MASK;
-    if (c === CL_COMP) {
-      if ((coord & COMP_MAX) === COMP_MAX) overflowIssue(state, i, sc, coord);
-      else coord++;
-    } else if (c === CL_ELEM) {
-      const elem = coord >>> ELEM_SHIFT;
-      if (elem === ELEM_MAX) overflowIssue(state, i, sc, coord);
-      else coord = (elem + 1) << ELEM_SHIFT;
-    } else if (c === CL_TERM) {
-      if (sc === segEnd.length) {
-        segEnd = grow32(segEnd, Math.ceil(sc * 1.5));
-        segToken = grow32(segToken, segEnd.length + 1);
+    const end = Math.min(n, i + room);
+    for (; i < end; i++) {
+      let c = cls[bytes[i] as number] as number;
+      while (c === CL_DATA && ++i < end) c = cls[bytes[i] as number] as number;
+      if (i >= end) break;
+      if (c >= CL_REL) {
+        if (c === CL_REL) {
+          const next = i + 1 < n ? (cls[bytes[i + 1] as number] as number) : CL_BAD;
+          if (next === CL_DATA || next === CL_BAD) releaseIssue(state, bytes, cls, i, sc, coord);
+          coord |= RELEASED;
+          i++;
+        } else badByteIssue(state, bytes[i] as number, i, sc, coord);
+        continue;
       }
-      segEnd[sc] = i;
-      sc++;
-      segToken[sc] = tc;
-      coord = 0;
-      state.overflowReported = false;
-      while (i + 1 < n && (bytes[i + 1] === CR || bytes[i + 1] === LF)) i++;
+      tokStart[tc] = start;
+      tokInfo[tc] = coord;
+      tc++;
       start = i + 1;
-    } else {
-      const rep = (coord >>> REP_SHIFT) & REP_MAX;
-      if (rep === REP_MAX) overflowIssue(state, i, sc, coord);
-      else coord = (coord & (ELEM_MAX << ELEM_SHIFT)) | ((rep + 1) << REP_SHIFT);
+      if (c === CL_COMP) coord = (coord & COORD_MASK) + 1;
+      else if (c === CL_ELEM) coord = (((coord >>> ELEM_SHIFT) & ELEM_MAX) + 1) << ELEM_SHIFT;
+      else if (c === CL_TERM) {
+        if (tc - (segToken[sc] as number) >= MAX_UNCHECKED_TOKENS)
+          recheckSegment(state, bytes, cls, tokStart, tokInfo, segToken[sc] as number, tc, sc);
+        if (sc === segEnd.length) {
+          segEnd = grow32(segEnd, Math.ceil(sc * 1.5));
+          segToken = grow32(segToken, segEnd.length + 1);
+        }
+        segEnd[sc] = i;
+        sc++;
+        segToken[sc] = tc;
+        coord = 0;
+        while (i + 1 < n && (bytes[i + 1] === CR || bytes[i + 1] === LF)) i++;
+        start = i + 1;
+      } else coord = (coord & (ELEM_MAX << ELEM_SHIFT)) + ((coord & REP_FIELD) + (1 << REP_SHIFT));
     }
   }
   if (start < n || coord !== 0) {
@@ -499,6 +548,8 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     tokStart[tc] = start;
     tokInfo[tc] = coord;
     tc++;
+    if (tc - (segToken[sc] as number) >= MAX_UNCHECKED_TOKENS)
+      recheckSegment(state, bytes, cls, tokStart, tokInfo, segToken[sc] as number, tc, sc);
     report(
       state,
       ErrorCode.invalidServiceCharacter,
