@@ -336,7 +336,7 @@ const MAX_UNCHECKED_TOKENS = REP_MAX + 1;
  * Below this much room for tokens (and more bytes left) the token arrays grow before the next
  * block; above it a block simply ends where the room does.
  */
-const MIN_ROOM = 256;
+const MIN_ROOM = 16;
 /** Tokens the arrays grow by at least. */
 const GROWTH = 4096;
 const REP_FIELD = REP_MAX << REP_SHIFT;
