@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import {
   BlobTooLargeError,
+  chunkWritesInFlight,
   defaultChunkBytes,
   deleteBlob,
   writeBlobStream,
@@ -195,6 +196,7 @@ export function createInboxService(
           // A replay only needs the hash of the bytes, not another copy of them.
           store: known === undefined,
           prepared: database.prepared,
+          writesInFlight: chunkWritesInFlight[database.kind],
         });
       } catch (error) {
         if (error instanceof BlobTooLargeError) {

@@ -76,3 +76,75 @@ describe("blob store reads", () => {
     await expect(chunksOf("x' OR '1'='1", 4)).rejects.toThrow(TypeError);
   });
 });
+
+/** Writing with several chunk statements in flight, on the database the suite runs against. */
+describe("blob store writes", () => {
+  let test: TestDatabase;
+  const tenantId = randomUUID();
+  beforeAll(async () => {
+    test = await createTestDatabase();
+    // Chunk 6 of any blob fails, as a full disk or a lost connection would.
+    await sql
+      .raw(
+        `CREATE FUNCTION test_fail_chunk() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.seq = 6 AND get_byte(NEW.data, 0) = 255 THEN RAISE EXCEPTION 'chunk 6 refused'; END IF;
+          RETURN NEW;
+        END $$`,
+      )
+      .execute(test.database.db);
+    await sql
+      .raw(
+        `CREATE TRIGGER test_fail_chunk BEFORE INSERT ON blob_chunks
+          FOR EACH ROW EXECUTE FUNCTION test_fail_chunk()`,
+      )
+      .execute(test.database.db);
+  });
+  afterAll(async () => {
+    await test.drop();
+  });
+
+  /** The bytes as a client sends them: in parts that do not line up with the chunks. */
+  async function* parts(bytes: Buffer, size: number) {
+    for (let at = 0; at < bytes.length; at += size) {
+      await new Promise((resolve) => setImmediate(resolve));
+      yield bytes.subarray(at, at + size);
+    }
+  }
+  const write = (id: string, bytes: Buffer) =>
+    writeBlobStream(test.database.db, systemClock, {
+      tenantId,
+      id,
+      contentType: "application/octet-stream",
+      source: parts(bytes, 37),
+      maxBytes: bytes.length,
+      chunkBytes: 100,
+      prepared: test.database.prepared,
+      writesInFlight: 3,
+    });
+  const rows = async (id: string) => {
+    const blobs = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM blobs WHERE id = ${id}::uuid`.execute(test.database.db);
+    const chunks = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM blob_chunks WHERE blob_id = ${id}::uuid`.execute(test.database.db);
+    return { blobs: blobs.rows[0]?.n, chunks: chunks.rows[0]?.n };
+  };
+
+  it("stores every chunk in its place while several are written at once", async () => {
+    const bytes = Buffer.from(Array.from({ length: 2050 }, (_, i) => (i * 13) % 251));
+    const id = randomUUID();
+    const stored = await write(id, bytes);
+    expect(stored.byteCount).toBe(2050);
+    expect(await readBlobBytes(test.database, tenantId, id)).toEqual(bytes);
+    expect(await rows(id)).toEqual({ blobs: 1, chunks: 21 });
+  });
+
+  it("fails the stream when a chunk's statement fails, and leaves no blob row and no chunk", async () => {
+    const bytes = Buffer.alloc(2050, 255);
+    const id = randomUUID();
+    await expect(write(id, bytes)).rejects.toThrow("chunk 6 refused");
+    expect(await rows(id)).toEqual({ blobs: 0, chunks: 0 });
+  });
+});
