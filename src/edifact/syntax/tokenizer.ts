@@ -1,6 +1,8 @@
 import { decoderFor, findInvalidUtf8, repertoireTable, type Decoder } from "./charset.js";
 import { ErrorCode } from "./error-codes.js";
 import { defaultSeparators, type Separators } from "./separators.js";
+import { LIST_CAP, simdScan, type ScanResult } from "./simd-scan.js";
+import { lastAtOrBefore } from "./sorted-search.js";
 
 /** A problem the tokenizer saw in the bytes themselves. Positions are 0-based here. */
 export interface TokenizerIssue {
@@ -230,6 +232,8 @@ interface ReportState {
   readonly issues: TokenizerIssue[];
   overflow: boolean;
   readonly syntaxId: string | undefined;
+  /** Collects candidates of one kind: one finding per constituent is decided when they merge. */
+  readonly raw?: boolean;
 }
 
 function report(
@@ -246,6 +250,7 @@ function report(
   const last = issues[issues.length - 1];
   // One finding per constituent is enough: a bad value often has several bad characters.
   if (
+    state.raw !== true &&
     last?.code === code &&
     last.segment === segment &&
     last.element === element &&
@@ -329,22 +334,14 @@ function badByteIssue(state: ReportState, b: number, i: number, seg: number, coo
 
 /**
  * A segment with fewer tokens than this cannot overflow a coordinate field (the occurrence
- * field, the smallest, holds 127), so the hot loop counts without checking.
+ * field, the smallest, holds 127), so the scan counts without checking.
  */
 const MAX_UNCHECKED_TOKENS = REP_MAX + 1;
-/**
- * Below this much room for tokens (and more bytes left) the token arrays grow before the next
- * block; above it a block simply ends where the room does.
- */
-const MIN_ROOM = 16;
-/** Tokens the arrays grow by at least. */
-const GROWTH = 4096;
-const REP_FIELD = REP_MAX << REP_SHIFT;
 
 /**
  * Walks the tokens [first, last) of segment `seg` again, counting coordinates with the field
- * limits the hot loop leaves out: a value beyond a limit stays at it, and the segment gets one
- * "too many constituents" issue. The token starts are the hot loop's; only tokInfo is rewritten.
+ * limits the scan leaves out: a value beyond a limit stays at it, and the segment gets one
+ * "too many constituents" issue. The token starts are the scan's; only tokInfo is rewritten.
  */
 function recheckSegment(
   state: ReportState,
@@ -384,42 +381,6 @@ function recheckSegment(
   }
 }
 
-/**
- * The table's initial arrays in uninitialised memory (Buffer.allocUnsafe): at 10 KiB, five
- * zero-filled typed arrays cost as much as a quarter of tokenizing. Safe because every slot the
- * table exposes is written before it is read, and the arrays are trimmed to their counts before
- * they are returned (see tokenize). A small input's table is one block: each allocation costs
- * a fixed 0.6–1 µs, and one instead of three made tokenizing 10 KiB 5–7 % faster. A large input's
- * token arrays get blocks of their own: carved from one block, the hot loop's paired stores ran a
- * third slower at 16 MiB.
- */
-function allocateTable(tokens: number, segments: number, oneBlock: boolean) {
-  if (oneBlock) {
-    const block = uninitialisedInt32s(2 * tokens + 3 * segments + 1);
-    return {
-      tokStart: block.subarray(0, tokens),
-      tokInfo: new Uint32Array(block.buffer, block.byteOffset + 4 * tokens, tokens),
-      segEnd: block.subarray(2 * tokens, 2 * tokens + segments),
-      segToken: block.subarray(2 * tokens + segments, 2 * tokens + 2 * segments + 1),
-      segStart: block.subarray(2 * tokens + 2 * segments + 1),
-    };
-  }
-  const segmentBlock = uninitialisedInt32s(3 * segments + 1);
-  const info = uninitialisedInt32s(tokens);
-  return {
-    tokStart: uninitialisedInt32s(tokens),
-    tokInfo: new Uint32Array(info.buffer, info.byteOffset, tokens),
-    segEnd: segmentBlock.subarray(0, segments),
-    segToken: segmentBlock.subarray(segments, 2 * segments + 1),
-    segStart: segmentBlock.subarray(2 * segments + 1),
-  };
-}
-
-function uninitialisedInt32s(length: number): Int32Array {
-  const block = Buffer.allocUnsafe(4 * length);
-  return new Int32Array(block.buffer, block.byteOffset, length);
-}
-
 function grow32(a: Int32Array, size: number): Int32Array {
   const b = new Int32Array(size);
   b.set(a.subarray(0, Math.min(a.length, size)));
@@ -430,6 +391,76 @@ function growU32(a: Uint32Array, size: number): Uint32Array {
   const b = new Uint32Array(size);
   b.set(a.subarray(0, Math.min(a.length, size)));
   return b;
+}
+
+interface ScannedTable {
+  readonly bytes: Uint8Array;
+  readonly cls: Uint8Array;
+  readonly tokStart: Int32Array;
+  readonly tokInfo: Uint32Array;
+  readonly segStart: Int32Array;
+  readonly segToken: Int32Array;
+  readonly segCount: number;
+  readonly state: ReportState;
+}
+
+/** The packed coordinates of the token holding byte `offset` (0 when none does). */
+function coordAt(t: ScannedTable, seg: number, offset: number): number {
+  const tok = tokenAt(t.tokStart, t.segToken[seg] as number, (t.segToken[seg + 1] as number) - 1, offset);
+  return tok < 0 ? 0 : (t.tokInfo[tok] as number) & COORD_MASK;
+}
+
+/**
+ * Words what the scan only recorded, in input order: coordinates of long segments checked
+ * for overflow (code 16), release characters that release nothing, bytes the repertoire does
+ * not allow. Each kind is listed in order and capped on its own; merged and sorted, they pass
+ * through `report` (one finding per constituent, at most MAX_ISSUES). Where a kind was cut off,
+ * nothing after its last listed issue is reported, so the list is always a prefix of the whole.
+ */
+function reportScanIssues(t: ScannedTable, scan: ScanResult): void {
+  const { bytes, cls } = t;
+  const streams: ReportState[] = [];
+  const stream = (): ReportState => {
+    const s: ReportState = { issues: [], overflow: false, syntaxId: t.state.syntaxId, raw: true };
+    streams.push(s);
+    return s;
+  };
+  let long: ReportState | undefined;
+  for (let seg = 0; seg < t.segCount; seg++) {
+    const first = t.segToken[seg] as number;
+    const last = t.segToken[seg + 1] as number;
+    if (last - first >= MAX_UNCHECKED_TOKENS)
+      recheckSegment((long ??= stream()), bytes, cls, t.tokStart, t.tokInfo, first, last, seg);
+  }
+  if (scan.releaseIssues.length > 0) {
+    const releases = stream();
+    for (const i of scan.releaseIssues) {
+      const seg = segmentAt(t.segStart, t.segCount, i);
+      releaseIssue(releases, bytes, cls, i, seg, coordAt(t, seg, i));
+    }
+  }
+  if (scan.badBytes.length > 0) {
+    const bad = stream();
+    for (const j of scan.badBytes) {
+      const seg = segmentAt(t.segStart, t.segCount, j);
+      badByteIssue(bad, bytes[j] as number, j, seg, coordAt(t, seg, j));
+    }
+  }
+  if (streams.length === 0) return;
+  let cutoff = Number.POSITIVE_INFINITY;
+  if (scan.listOverflow) {
+    // A list that reached its cap: nothing after its last entry is known to be complete.
+    const ends = [scan.releaseIssues, scan.badBytes].filter((l) => l.length === LIST_CAP);
+    for (const list of ends) cutoff = Math.min(cutoff, list.at(-1) ?? 0);
+  }
+  for (const s of streams) if (s.overflow) cutoff = Math.min(cutoff, s.issues.at(-1)?.offset ?? 0);
+  const all = streams
+    .flatMap((s) => s.issues)
+    .filter((i) => i.offset <= cutoff)
+    .sort((a, b) => a.offset - b.offset);
+  for (const i of all)
+    report(t.state, i.code, i.offset, i.segment, i.element, i.component, i.occurrence, i.text);
+  if (cutoff !== Number.POSITIVE_INFINITY) t.state.overflow = true;
 }
 
 export interface TokenizeOptions {
@@ -469,98 +500,41 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     density = Math.min(0.5, (sampled / Math.max(1, sampleEnd - prelude.body)) * 1.05 + 0.01);
   }
   const tokenCapacity = Math.max(64, Math.ceil(n * density) + 16);
-  const initial = allocateTable(
+  const scan = simdScan(
+    bytes,
+    prelude.body,
+    cls,
+    {
+      component: separators.component.charCodeAt(0),
+      element: separators.element.charCodeAt(0),
+      terminator: separators.terminator.charCodeAt(0),
+      release: separators.release === " " ? -1 : separators.release.charCodeAt(0),
+      repetition: separators.repetition === " " ? -1 : separators.repetition.charCodeAt(0),
+    },
     tokenCapacity,
-    Math.max(16, Math.ceil(tokenCapacity / 4)),
-    n <= UNSAMPLED_BYTES,
   );
-  let tokStart: Int32Array = initial.tokStart;
-  let tokInfo: Uint32Array = initial.tokInfo;
-  let segEnd: Int32Array = initial.segEnd;
-  let segToken: Int32Array = initial.segToken;
-  segToken[0] = 0;
+  let tokStart = scan.tokStart;
+  let tokInfo = scan.tokInfo;
+  let segEnd = scan.segEnd;
+  let segToken = scan.segToken;
+  let tc = scan.tokenCount;
+  let sc = scan.segmentCount;
+  const start = scan.start;
+  const coord = scan.coord;
 
-  let tc = 0;
-  let sc = 0;
-  let i = prelude.body;
-  /** The next token's packed coordinates, with RELEASED set once it holds a release character. */
-  let coord = 0;
-  let start = i;
-
-  // The input is worked through in blocks no longer than the room left for tokens: a byte ends
-  // at most one token, so the hot loop checks no token capacity (the segment arrays' capacity is
-  // checked once a segment). It checks no
-  // coordinate overflow either: a segment of fewer than MAX_UNCHECKED_TOKENS tokens cannot
-  // overflow a field, and a longer one is walked again with the checks (recheckSegment). It
-  // keeps few values live (the release flag rides in `coord`, segment starts are derived
-  // afterwards) so that V8 keeps them in registers.
-  while (i < n) {
-    const room = tokStart.length - tc;
-    if (room < n - i && room < MIN_ROOM) {
-      tokStart = grow32(tokStart, Math.ceil(tokStart.length * 1.5) + GROWTH);
-      tokInfo = growU32(tokInfo, tokStart.length);
-      continue;
-    }
-    const end = Math.min(n, i + room);
-    for (; i < end; i++) {
-      let c = cls[bytes[i] as number] as number;
-      while (c === CL_DATA && ++i < end) c = cls[bytes[i] as number] as number;
-      if (i >= end) break;
-      if (c >= CL_REL) {
-        if (c === CL_REL) {
-          const next = i + 1 < n ? (cls[bytes[i + 1] as number] as number) : CL_BAD;
-          if (next === CL_DATA || next === CL_BAD) releaseIssue(state, bytes, cls, i, sc, coord);
-          coord |= RELEASED;
-          i++;
-        } else badByteIssue(state, bytes[i] as number, i, sc, coord);
-        continue;
-      }
-      tokStart[tc] = start;
-      tokInfo[tc] = coord;
-      tc++;
-      start = i + 1;
-      if (c === CL_COMP) coord = (coord & COORD_MASK) + 1;
-      else if (c === CL_ELEM) coord = (((coord >>> ELEM_SHIFT) & ELEM_MAX) + 1) << ELEM_SHIFT;
-      else if (c === CL_TERM) {
-        if (tc - (segToken[sc] as number) >= MAX_UNCHECKED_TOKENS)
-          recheckSegment(state, bytes, cls, tokStart, tokInfo, segToken[sc] as number, tc, sc);
-        if (sc === segEnd.length) {
-          segEnd = grow32(segEnd, Math.ceil(sc * 1.5));
-          segToken = grow32(segToken, segEnd.length + 1);
-        }
-        segEnd[sc] = i;
-        sc++;
-        segToken[sc] = tc;
-        coord = 0;
-        while (i + 1 < n && (bytes[i + 1] === CR || bytes[i + 1] === LF)) i++;
-        start = i + 1;
-      } else coord = (coord & (ELEM_MAX << ELEM_SHIFT)) + ((coord & REP_FIELD) + (1 << REP_SHIFT));
-    }
-  }
-  if (start < n || coord !== 0) {
+  const unterminated = start < n || coord !== 0;
+  if (unterminated) {
     // Line breaks after an unterminated last segment are layout, not data.
     let end = n;
     while (end > start && (bytes[end - 1] === CR || bytes[end - 1] === LF)) end--;
-    if (tc === tokStart.length) {
+    if (tc >= tokStart.length) {
       tokStart = grow32(tokStart, tc + 1);
       tokInfo = growU32(tokInfo, tc + 1);
     }
     tokStart[tc] = start;
     tokInfo[tc] = coord;
     tc++;
-    if (tc - (segToken[sc] as number) >= MAX_UNCHECKED_TOKENS)
-      recheckSegment(state, bytes, cls, tokStart, tokInfo, segToken[sc] as number, tc, sc);
-    report(
-      state,
-      ErrorCode.invalidServiceCharacter,
-      n,
-      sc,
-      0,
-      0,
-      0,
-      "The last segment has no segment terminator",
-    );
-    if (sc === segEnd.length) {
+    if (sc + 2 > segToken.length) {
       segEnd = grow32(segEnd, sc + 1);
       segToken = grow32(segToken, sc + 2);
     }
@@ -569,8 +543,22 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     segToken[sc] = tc;
   }
   // A segment starts where its tag (its first token) starts.
-  const segStart = initial.segStart.length >= sc ? initial.segStart : new Int32Array(sc);
+  const segStart = new Int32Array(sc);
   for (let s = 0; s < sc; s++) segStart[s] = tokStart[segToken[s] as number] as number;
+  const table = { bytes, cls, tokStart, tokInfo, segStart, segToken, segCount: sc, state };
+  reportScanIssues(table, scan);
+  if (unterminated) {
+    report(
+      state,
+      ErrorCode.invalidServiceCharacter,
+      n,
+      sc - 1,
+      0,
+      0,
+      0,
+      "The last segment has no segment terminator",
+    );
+  }
 
   if ((syntaxId === "UNOW" || syntaxId === "UNOY") && !state.overflow) {
     let from = prelude.body;
@@ -620,28 +608,11 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
 }
 
 /** The last token of [first, last] starting at or before `offset`, or -1 when there is none. */
-function tokenAt(tokStart: Int32Array, first: number, last: number, offset: number): number {
-  let lo = first;
-  let hi = last;
-  if (hi < lo || (tokStart[lo] as number) > offset) return -1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if ((tokStart[mid] as number) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
+const tokenAt = lastAtOrBefore;
 
 /** Index of the segment containing a byte offset (binary search over segment starts). */
 export function segmentAt(segStart: Int32Array, count: number, offset: number): number {
-  let lo = 0;
-  let hi = count - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if ((segStart[mid] as number) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return Math.max(0, lo);
+  return Math.max(0, lastAtOrBefore(segStart, 0, count - 1, offset));
 }
 
 let scratch: Uint8Array = new Uint8Array(256);

@@ -1,0 +1,206 @@
+;; The tokenizer's hot loop in WebAssembly with 128-bit SIMD (see tokenizer.ts, which drives it,
+;; and scripts/build-tokenizer-wasm.ts, which turns this file into tokenizer.wasm.ts).
+;;
+;; Every 16 bytes are compared with the five service characters at once; the bits of the
+;; matches are then taken one by one, so the work per byte is a fraction of a comparison and the
+;; work per token is the same as in a scalar loop. The byte classes come from the same table as
+;; the JavaScript tokenizer's (so separators that an invalid UNA made equal resolve the same
+;; way). What is rare is only recorded here and worded by tokenizer.ts: blocks holding a byte the
+;; repertoire does not allow, and release characters that release nothing.
+;;
+;; Memory layout (byte offsets; the driver places the regions):
+;;   0    byte class per byte value (256 bytes)
+;;   256  16-byte table by low nibble, 272 by high nibble: (lo[b & 15] & hi[b >> 4]) != 0 for
+;;        every byte b of class BAD (and possibly others, which the driver rules out)
+;;   288  state, i32 slots (see S_* below)
+;;   input copy at `base`, followed by 16 zero bytes; then the output regions
+(module
+  (import "env" "memory" (memory 1))
+
+  ;; State slots (byte offsets). Positions written to the outputs are relative to `base`.
+  ;; 288 p: next block (absolute)   292 start (absolute)   296 coord   300 tc   304 sc
+  ;; 308 skip: first byte of the next block is released    312 nbl   316 nri
+  ;; 320 layout: the input so far ends in line breaks after a terminator (skip on at the start)
+  ;; 324 end (absolute)   328 base   332 ts   336 ti   340 se   344 st   348 bl   352 ri   (356 unused)
+  ;; 360 tokCap   364 segCap   368 listCap   372 listOverflow   376 comp   380 elem   384 term
+  ;; 388 rel   392 rep (a separator that is not in use repeats comp)   396 filler (a DATA byte)
+  ;; 400 inputEnd: the end of the whole input (`end` is the end of this window of it)
+
+  ;; Skips line breaks from `start` (layout after a terminator) up to `end`, overwriting them in
+  ;; this copy with a data byte so that the repertoire check does not see them.
+  (func $layout (param $start i32) (param $end i32) (param $filler i32) (result i32)
+    (local $b i32)
+    (block $done
+      (loop $skip
+        (br_if $done (i32.ge_u (local.get $start) (local.get $end)))
+        (local.set $b (i32.load8_u (local.get $start)))
+        (br_if $done (i32.and (i32.ne (local.get $b) (i32.const 13)) (i32.ne (local.get $b) (i32.const 10))))
+        (i32.store8 (local.get $start) (local.get $filler))
+        (local.set $start (i32.add (local.get $start) (i32.const 1)))
+        (br $skip)))
+    (local.get $start))
+
+  (func (export "run") (result i32)
+    (local $p i32) (local $start i32) (local $coord i32) (local $tc i32) (local $sc i32)
+    (local $skip i32) (local $nbl i32) (local $nri i32) (local $end i32)
+    (local $base i32) (local $ts i32) (local $ti i32) (local $se i32) (local $st i32)
+    (local $bl i32) (local $ri i32) (local $tokCap i32) (local $segCap i32)
+    (local $listCap i32) (local $over i32) (local $filler i32)
+    (local $mask i32) (local $bit i32) (local $i i32) (local $c i32) (local $next i32)
+    (local $status i32) (local $last i32) (local $lay i32) (local $inputEnd i32)
+    (local $v v128) (local $vc v128) (local $ve v128) (local $vt v128) (local $vr v128)
+    (local $vp v128) (local $lo v128) (local $hi v128) (local $nib v128)
+
+    (local.set $p (i32.load (i32.const 288)))
+    (local.set $start (i32.load (i32.const 292)))
+    (local.set $coord (i32.load (i32.const 296)))
+    (local.set $tc (i32.load (i32.const 300)))
+    (local.set $sc (i32.load (i32.const 304)))
+    (local.set $skip (i32.load (i32.const 308)))
+    (local.set $nbl (i32.load (i32.const 312)))
+    (local.set $nri (i32.load (i32.const 316)))
+    (local.set $end (i32.load (i32.const 324)))
+    (local.set $base (i32.load (i32.const 328)))
+    (local.set $ts (i32.load (i32.const 332)))
+    (local.set $ti (i32.load (i32.const 336)))
+    (local.set $se (i32.load (i32.const 340)))
+    (local.set $st (i32.load (i32.const 344)))
+    (local.set $bl (i32.load (i32.const 348)))
+    (local.set $ri (i32.load (i32.const 352)))
+    (local.set $tokCap (i32.load (i32.const 360)))
+    (local.set $segCap (i32.load (i32.const 364)))
+    (local.set $listCap (i32.load (i32.const 368)))
+    (local.set $over (i32.load (i32.const 372)))
+    (local.set $vc (i8x16.splat (i32.load (i32.const 376))))
+    (local.set $ve (i8x16.splat (i32.load (i32.const 380))))
+    (local.set $vt (i8x16.splat (i32.load (i32.const 384))))
+    (local.set $vr (i8x16.splat (i32.load (i32.const 388))))
+    (local.set $vp (i8x16.splat (i32.load (i32.const 392))))
+    (local.set $filler (i32.load (i32.const 396)))
+    (local.set $lay (i32.load (i32.const 320)))
+    (local.set $inputEnd (i32.load (i32.const 400)))
+    ;; The previous window ended in layout: it goes on at the start of this one.
+    (if (local.get $lay)
+      (then
+        (local.set $start (call $layout (local.get $start) (local.get $end) (local.get $filler)))
+        (local.set $lay (i32.ge_u (local.get $start) (local.get $end)))))
+    (local.set $lo (v128.load (i32.const 256)))
+    (local.set $hi (v128.load (i32.const 272)))
+    (local.set $nib (i8x16.splat (i32.const 15)))
+
+    (block $exit
+      (loop $blocks
+        (br_if $exit (i32.ge_u (local.get $p) (local.get $end)))
+        ;; A block adds at most 16 tokens and 16 segments: stop while there is room for them.
+        (if (i32.or
+              (i32.gt_u (i32.add (local.get $tc) (i32.const 16)) (local.get $tokCap))
+              (i32.gt_u (i32.add (local.get $sc) (i32.const 16)) (local.get $segCap)))
+          (then (local.set $status (i32.const 1)) (br $exit)))
+        (local.set $v (v128.load (local.get $p)))
+        (local.set $mask (i8x16.bitmask
+          (v128.or
+            (v128.or (i8x16.eq (local.get $v) (local.get $vc)) (i8x16.eq (local.get $v) (local.get $ve)))
+            (v128.or
+              (i8x16.eq (local.get $v) (local.get $vt))
+              (v128.or (i8x16.eq (local.get $v) (local.get $vr)) (i8x16.eq (local.get $v) (local.get $vp)))))))
+        ;; Bytes past the input (the last block's tail) are not part of it.
+        (local.set $last (i32.const 0xffff))
+        (if (i32.gt_u (i32.add (local.get $p) (i32.const 16)) (local.get $end))
+          (then
+            (local.set $last (i32.sub
+              (i32.shl (i32.const 1) (i32.sub (local.get $end) (local.get $p))) (i32.const 1)))
+            (local.set $mask (i32.and (local.get $mask) (local.get $last)))))
+        (if (local.get $skip)
+          (then
+            (local.set $mask (i32.and (local.get $mask) (i32.const -2)))
+            (local.set $skip (i32.const 0))))
+        (block $bits_done
+          (loop $bits
+            (br_if $bits_done (i32.eqz (local.get $mask)))
+            (local.set $bit (i32.ctz (local.get $mask)))
+            (local.set $mask (i32.and (local.get $mask) (i32.sub (local.get $mask) (i32.const 1))))
+            (local.set $i (i32.add (local.get $p) (local.get $bit)))
+            (local.set $c (i32.load8_u (i32.load8_u (local.get $i))))
+            ;; Release character (class 5): the next byte is data, whatever it is.
+            (if (i32.eq (local.get $c) (i32.const 5))
+              (then
+                (local.set $coord (i32.or (local.get $coord) (i32.const 0x40000000)))
+                ;; It must release a service character: data (0) or a bad byte (6) is an issue.
+                (local.set $next (i32.const 6))
+                (if (i32.lt_u (i32.add (local.get $i) (i32.const 1)) (local.get $inputEnd))
+                  (then (local.set $next
+                    (i32.load8_u (i32.load8_u (i32.add (local.get $i) (i32.const 1)))))))
+                (if (i32.or (i32.eqz (local.get $next)) (i32.eq (local.get $next) (i32.const 6)))
+                  (then
+                    (if (i32.lt_u (local.get $nri) (local.get $listCap))
+                      (then
+                        (i32.store
+                          (i32.add (local.get $ri) (i32.shl (local.get $nri) (i32.const 2)))
+                          (i32.sub (local.get $i) (local.get $base)))
+                        (local.set $nri (i32.add (local.get $nri) (i32.const 1))))
+                      (else (local.set $over (i32.const 1))))))
+                (if (i32.eq (local.get $bit) (i32.const 15))
+                  (then (local.set $skip (i32.const 1)))
+                  (else (local.set $mask (i32.and (local.get $mask)
+                    (i32.xor (i32.shl (i32.const 2) (local.get $bit)) (i32.const -1))))))
+                (br $bits)))
+            ;; Classes 1–4 end a token (a byte matched only through a repeated splat is data).
+            (if (i32.or (i32.eqz (local.get $c)) (i32.gt_u (local.get $c) (i32.const 4)))
+              (then (br $bits)))
+            (i32.store (i32.add (local.get $ts) (i32.shl (local.get $tc) (i32.const 2)))
+              (i32.sub (local.get $start) (local.get $base)))
+            (i32.store (i32.add (local.get $ti) (i32.shl (local.get $tc) (i32.const 2))) (local.get $coord))
+            (local.set $tc (i32.add (local.get $tc) (i32.const 1)))
+            (local.set $start (i32.add (local.get $i) (i32.const 1)))
+            (local.set $lay (i32.const 0))
+            (if (i32.eq (local.get $c) (i32.const 1))
+              (then
+                (local.set $coord (i32.add (i32.and (local.get $coord) (i32.const 0x3fffffff)) (i32.const 1))))
+              (else (if (i32.eq (local.get $c) (i32.const 2))
+                (then
+                  (local.set $coord (i32.shl
+                    (i32.add (i32.and (i32.shr_u (local.get $coord) (i32.const 17)) (i32.const 0x1fff))
+                      (i32.const 1))
+                    (i32.const 17))))
+                (else (if (i32.eq (local.get $c) (i32.const 3))
+                  (then
+                    (i32.store (i32.add (local.get $se) (i32.shl (local.get $sc) (i32.const 2)))
+                      (i32.sub (local.get $i) (local.get $base)))
+                    (local.set $sc (i32.add (local.get $sc) (i32.const 1)))
+                    (i32.store (i32.add (local.get $st) (i32.shl (local.get $sc) (i32.const 2))) (local.get $tc))
+                    (local.set $coord (i32.const 0))
+                    ;; Line breaks after a terminator are layout (see $layout).
+                    (local.set $start (call $layout (local.get $start) (local.get $end) (local.get $filler)))
+                    (local.set $lay (i32.ge_u (local.get $start) (local.get $end))))
+                  (else
+                    ;; Repetition separator: next occurrence of the same element.
+                    (local.set $coord (i32.add
+                      (i32.and (local.get $coord) (i32.const 0x3ffe0000))
+                      (i32.add (i32.and (local.get $coord) (i32.const 0x1fc00)) (i32.const 0x400))))))))))
+            (br $bits)))
+        ;; The repertoire check of the block, on the copy as the layout skip left it.
+        (local.set $v (v128.load (local.get $p)))
+        (if (i32.and (local.get $last) (i8x16.bitmask (i8x16.ne
+              (v128.and
+                (i8x16.swizzle (local.get $lo) (v128.and (local.get $v) (local.get $nib)))
+                (i8x16.swizzle (local.get $hi) (i8x16.shr_u (local.get $v) (i32.const 4))))
+              (v128.const i32x4 0 0 0 0))))
+          (then
+            (i32.store (i32.add (local.get $bl) (i32.shl (local.get $nbl) (i32.const 2)))
+              (i32.sub (local.get $p) (local.get $base)))
+            (local.set $nbl (i32.add (local.get $nbl) (i32.const 1)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $blocks)))
+
+    (i32.store (i32.const 288) (local.get $p))
+    (i32.store (i32.const 292) (local.get $start))
+    (i32.store (i32.const 296) (local.get $coord))
+    (i32.store (i32.const 300) (local.get $tc))
+    (i32.store (i32.const 304) (local.get $sc))
+    (i32.store (i32.const 308) (local.get $skip))
+    (i32.store (i32.const 312) (local.get $nbl))
+    (i32.store (i32.const 316) (local.get $nri))
+    (i32.store (i32.const 372) (local.get $over))
+    (i32.store (i32.const 320) (local.get $lay))
+    (local.get $status))
+)
