@@ -597,7 +597,7 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     syntaxVersion: version,
     decode: decoderFor(syntaxId ?? ""),
     segmentCount,
-    segStart: segStart.subarray(0, sc),
+    segStart,
     segEnd: segEnd.subarray(0, sc),
     segToken: segToken.subarray(0, sc + 1),
     tokenCount,
