@@ -50,10 +50,6 @@ const S = {
   st: 14,
   bl: 15,
   ri: 16,
-  tokCap: 18,
-  segCap: 19,
-  listCap: 20,
-  listOverflow: 21,
   comp: 22,
   elem: 23,
   term: 24,
@@ -75,7 +71,7 @@ interface WasmApi {
 }
 
 interface Scanner {
-  readonly run: () => number;
+  readonly run: () => void;
   readonly memory: Uint8Array;
   readonly state: Int32Array;
   readonly int32: Int32Array;
@@ -99,11 +95,8 @@ function theScanner(): Scanner {
   state[S.st] = ST;
   state[S.bl] = BL;
   state[S.ri] = RI;
-  state[S.tokCap] = WINDOW_CAP;
-  state[S.segCap] = WINDOW_CAP;
-  state[S.listCap] = WINDOW_CAP;
   scanner = {
-    run: instance.exports.run as () => number,
+    run: instance.exports.run as () => void,
     memory: new Uint8Array(memory.buffer),
     state,
     int32: new Int32Array(memory.buffer),
@@ -219,7 +212,6 @@ export function simdScan(
   state[S.coord] = 0;
   state[S.skip] = 0;
   state[S.layout] = 0;
-  state[S.listOverflow] = 0;
   state[S.comp] = sep.component;
   state[S.elem] = sep.element;
   state[S.term] = sep.terminator;

@@ -381,18 +381,6 @@ function recheckSegment(
   }
 }
 
-function grow32(a: Int32Array, size: number): Int32Array {
-  const b = new Int32Array(size);
-  b.set(a.subarray(0, Math.min(a.length, size)));
-  return b;
-}
-
-function growU32(a: Uint32Array, size: number): Uint32Array {
-  const b = new Uint32Array(size);
-  b.set(a.subarray(0, Math.min(a.length, size)));
-  return b;
-}
-
 interface ScannedTable {
   readonly bytes: Uint8Array;
   readonly cls: Uint8Array;
@@ -513,10 +501,8 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     },
     tokenCapacity,
   );
-  let tokStart = scan.tokStart;
-  let tokInfo = scan.tokInfo;
-  let segEnd = scan.segEnd;
-  let segToken = scan.segToken;
+  // The scan leaves room for one more token and segment (an unterminated last one).
+  const { tokStart, tokInfo, segEnd, segToken } = scan;
   let tc = scan.tokenCount;
   let sc = scan.segmentCount;
   const start = scan.start;
@@ -527,17 +513,9 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     // Line breaks after an unterminated last segment are layout, not data.
     let end = n;
     while (end > start && (bytes[end - 1] === CR || bytes[end - 1] === LF)) end--;
-    if (tc >= tokStart.length) {
-      tokStart = grow32(tokStart, tc + 1);
-      tokInfo = growU32(tokInfo, tc + 1);
-    }
     tokStart[tc] = start;
     tokInfo[tc] = coord;
     tc++;
-    if (sc + 2 > segToken.length) {
-      segEnd = grow32(segEnd, sc + 1);
-      segToken = grow32(segToken, sc + 2);
-    }
     segEnd[sc] = end;
     sc++;
     segToken[sc] = tc;

@@ -12,8 +12,10 @@
 ;;   0    byte class per byte value (256 bytes)
 ;;   256  16-byte table by low nibble, 272 by high nibble: (lo[b & 15] & hi[b >> 4]) != 0 for
 ;;        every byte b of class BAD (and possibly others, which the driver rules out)
-;;   288  state, i32 slots (see S_* below)
-;;   input copy at `base`, followed by 16 zero bytes; then the output regions
+;;   288  state, i32 slots (see below)
+;;   then one window of the input, followed by 16 bytes (the input's next ones, or zeros), and
+;;   the output regions, each large enough for a whole window: a byte ends at most one token
+;;   and one segment, and holds at most one release character or starts one block.
 (module
   (import "env" "memory" (memory 1))
 
@@ -21,8 +23,8 @@
   ;; 288 p: next block (absolute)   292 start (absolute)   296 coord   300 tc   304 sc
   ;; 308 skip: first byte of the next block is released    312 nbl   316 nri
   ;; 320 layout: the input so far ends in line breaks after a terminator (skip on at the start)
-  ;; 324 end (absolute)   328 base   332 ts   336 ti   340 se   344 st   348 bl   352 ri   (356 unused)
-  ;; 360 tokCap   364 segCap   368 listCap   372 listOverflow   376 comp   380 elem   384 term
+  ;; 324 end (absolute)   328 base   332 ts   336 ti   340 se   344 st   348 bl   352 ri
+  ;; (356–372 unused)   376 comp   380 elem   384 term
   ;; 388 rel   392 rep (a separator that is not in use repeats comp)   396 filler (a DATA byte)
   ;; 400 inputEnd: the end of the whole input (`end` is the end of this window of it)
 
@@ -40,14 +42,13 @@
         (br $skip)))
     (local.get $start))
 
-  (func (export "run") (result i32)
+  (func (export "run")
     (local $p i32) (local $start i32) (local $coord i32) (local $tc i32) (local $sc i32)
     (local $skip i32) (local $nbl i32) (local $nri i32) (local $end i32)
     (local $base i32) (local $ts i32) (local $ti i32) (local $se i32) (local $st i32)
-    (local $bl i32) (local $ri i32) (local $tokCap i32) (local $segCap i32)
-    (local $listCap i32) (local $over i32) (local $filler i32)
+    (local $bl i32) (local $ri i32) (local $filler i32)
     (local $mask i32) (local $bit i32) (local $i i32) (local $c i32) (local $next i32)
-    (local $status i32) (local $last i32) (local $lay i32) (local $inputEnd i32)
+    (local $last i32) (local $lay i32) (local $inputEnd i32)
     (local $v v128) (local $vc v128) (local $ve v128) (local $vt v128) (local $vr v128)
     (local $vp v128) (local $lo v128) (local $hi v128) (local $nib v128)
 
@@ -67,10 +68,6 @@
     (local.set $st (i32.load (i32.const 344)))
     (local.set $bl (i32.load (i32.const 348)))
     (local.set $ri (i32.load (i32.const 352)))
-    (local.set $tokCap (i32.load (i32.const 360)))
-    (local.set $segCap (i32.load (i32.const 364)))
-    (local.set $listCap (i32.load (i32.const 368)))
-    (local.set $over (i32.load (i32.const 372)))
     (local.set $vc (i8x16.splat (i32.load (i32.const 376))))
     (local.set $ve (i8x16.splat (i32.load (i32.const 380))))
     (local.set $vt (i8x16.splat (i32.load (i32.const 384))))
@@ -91,11 +88,6 @@
     (block $exit
       (loop $blocks
         (br_if $exit (i32.ge_u (local.get $p) (local.get $end)))
-        ;; A block adds at most 16 tokens and 16 segments: stop while there is room for them.
-        (if (i32.or
-              (i32.gt_u (i32.add (local.get $tc) (i32.const 16)) (local.get $tokCap))
-              (i32.gt_u (i32.add (local.get $sc) (i32.const 16)) (local.get $segCap)))
-          (then (local.set $status (i32.const 1)) (br $exit)))
         (local.set $v (v128.load (local.get $p)))
         (local.set $mask (i8x16.bitmask
           (v128.or
@@ -132,13 +124,10 @@
                     (i32.load8_u (i32.load8_u (i32.add (local.get $i) (i32.const 1)))))))
                 (if (i32.or (i32.eqz (local.get $next)) (i32.eq (local.get $next) (i32.const 6)))
                   (then
-                    (if (i32.lt_u (local.get $nri) (local.get $listCap))
-                      (then
-                        (i32.store
-                          (i32.add (local.get $ri) (i32.shl (local.get $nri) (i32.const 2)))
-                          (i32.sub (local.get $i) (local.get $base)))
-                        (local.set $nri (i32.add (local.get $nri) (i32.const 1))))
-                      (else (local.set $over (i32.const 1))))))
+                    (i32.store
+                      (i32.add (local.get $ri) (i32.shl (local.get $nri) (i32.const 2)))
+                      (i32.sub (local.get $i) (local.get $base)))
+                    (local.set $nri (i32.add (local.get $nri) (i32.const 1)))))
                 (if (i32.eq (local.get $bit) (i32.const 15))
                   (then (local.set $skip (i32.const 1)))
                   (else (local.set $mask (i32.and (local.get $mask)
@@ -200,7 +189,5 @@
     (i32.store (i32.const 308) (local.get $skip))
     (i32.store (i32.const 312) (local.get $nbl))
     (i32.store (i32.const 316) (local.get $nri))
-    (i32.store (i32.const 372) (local.get $over))
-    (i32.store (i32.const 320) (local.get $lay))
-    (local.get $status))
+    (i32.store (i32.const 320) (local.get $lay)))
 )

@@ -153,7 +153,7 @@ export async function writeBlobStream(
   const chunkBytes = input.chunkBytes ?? defaultChunkBytes;
   const prepared = input.prepared;
   const transfer = prepared ? "binary" : (input.transfer ?? "binary");
-  const writesPerStream = Math.max(1, input.writesInFlight ?? 1);
+  const writesInFlight = Math.max(1, input.writesInFlight ?? 1);
   /** Runs a statement; prepared under `hanse_blob_<kind>` when the handle's prepared is given. */
   const run = (kind: string, statement: RawBuilder<unknown>): Promise<unknown> => {
     if (!prepared) return statement.execute(db);
@@ -186,7 +186,7 @@ export async function writeBlobStream(
   /** Waits for a place among the stream's writes (and a write slot), then starts one. */
   const ship = async (data: Buffer) => {
     const first = !blobRow.written;
-    while (writes.size >= writesPerStream) await Promise.race(writes);
+    while (writes.size >= writesInFlight) await Promise.race(writes);
     throwIfFailed();
     const release = await acquireChunkWrite(db);
     const chunk = insertChunk(input.tenantId, input.id, seq++, data, transfer);
