@@ -50,6 +50,7 @@ const S = {
   st: 14,
   bl: 15,
   ri: 16,
+  tokenBase: 17,
   comp: 22,
   elem: 23,
   term: 24,
@@ -269,6 +270,7 @@ export function simdScan(
     state[S.end] = INPUT + len;
     state[S.inputEnd] = n + base;
     state[S.base] = base;
+    state[S.tokenBase] = tc;
     s.run();
     start = (state[S.start] as number) - base;
 
@@ -287,7 +289,7 @@ export function simdScan(
     tokStart.set(int32.subarray(TS >> 2, (TS >> 2) + wtc), tc);
     tokInfo.set(int32.subarray(TI >> 2, (TI >> 2) + wtc), tc);
     segEnd.set(int32.subarray(SE >> 2, (SE >> 2) + wsc), sc);
-    for (let k = 1; k <= wsc; k++) segToken[sc + k] = (int32[(ST >> 2) + k] as number) + tc;
+    segToken.set(int32.subarray((ST >> 2) + 1, (ST >> 2) + 1 + wsc), sc + 1);
     tc += wtc;
     sc += wsc;
 

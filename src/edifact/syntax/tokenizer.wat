@@ -24,7 +24,8 @@
   ;; 308 skip: first byte of the next block is released    312 nbl   316 nri
   ;; 320 layout: the input so far ends in line breaks after a terminator (skip on at the start)
   ;; 324 end (absolute)   328 base   332 ts   336 ti   340 se   344 st   348 bl   352 ri
-  ;; (356–372 unused)   376 comp   380 elem   384 term
+  ;; 356 tokenBase: the tokens before this window (segment starts are written as absolute
+  ;; token indexes)   (360–372 unused)   376 comp   380 elem   384 term
   ;; 388 rel   392 rep (a separator that is not in use repeats comp)   396 filler (a DATA byte)
   ;; 400 inputEnd: the end of the whole input (`end` is the end of this window of it)
 
@@ -48,7 +49,7 @@
     (local $base i32) (local $ts i32) (local $ti i32) (local $se i32) (local $st i32)
     (local $bl i32) (local $ri i32) (local $filler i32)
     (local $mask i32) (local $bit i32) (local $i i32) (local $c i32) (local $next i32)
-    (local $last i32) (local $lay i32) (local $inputEnd i32)
+    (local $last i32) (local $lay i32) (local $inputEnd i32) (local $tokenBase i32)
     (local $v v128) (local $vc v128) (local $ve v128) (local $vt v128) (local $vr v128)
     (local $vp v128) (local $lo v128) (local $hi v128) (local $nib v128)
 
@@ -76,6 +77,7 @@
     (local.set $filler (i32.load (i32.const 396)))
     (local.set $lay (i32.load (i32.const 320)))
     (local.set $inputEnd (i32.load (i32.const 400)))
+    (local.set $tokenBase (i32.load (i32.const 356)))
     ;; The previous window ended in layout: it goes on at the start of this one.
     (if (local.get $lay)
       (then
@@ -156,7 +158,8 @@
                     (i32.store (i32.add (local.get $se) (i32.shl (local.get $sc) (i32.const 2)))
                       (i32.sub (local.get $i) (local.get $base)))
                     (local.set $sc (i32.add (local.get $sc) (i32.const 1)))
-                    (i32.store (i32.add (local.get $st) (i32.shl (local.get $sc) (i32.const 2))) (local.get $tc))
+                    (i32.store (i32.add (local.get $st) (i32.shl (local.get $sc) (i32.const 2)))
+                      (i32.add (local.get $tc) (local.get $tokenBase)))
                     (local.set $coord (i32.const 0))
                     ;; Line breaks after a terminator are layout (see $layout).
                     (local.set $start (call $layout (local.get $start) (local.get $end) (local.get $filler)))

@@ -8,6 +8,7 @@ import type { TokenTable } from "../syntax/tokenizer.js";
 import * as tags from "../syntax/tag-id.js";
 import { directoryProgram, nodeSegments } from "./directory.program.js";
 import { checkSegmentElements, type ElementCheckContext, type ElementProblem } from "./element.validator.js";
+import { FastWalk } from "./segment-check.js";
 import { quickContext, segmentLooksValid } from "./segment.precheck.js";
 import { NOT_ACCEPTED, StructureWalker } from "./structure.validator.js";
 
@@ -122,12 +123,20 @@ function validateMessage(
   const checkCodes = options.codeLists === "strict" || id.association === undefined;
   const elementCtx: ElementCheckContext = { ...ctx, checkCodes };
   const quick = quickContext(elementCtx);
-  const segments = nodeSegments(directoryProgram(dir), def);
+  const program = directoryProgram(dir);
+  const segments = nodeSegments(program, def);
   const walker = new StructureWalker(def);
   const problems: ElementProblem[] = [];
+  const last = message.lastSegment;
+  const fast = FastWalk.for(t, last, quick, program, def);
   // Per segment: tag id from the bytes, one step of the structure tables, the allocation-free
-  // quick check; only a segment the quick check doubts gets the full, wording check.
-  for (let s = message.firstSegment; s <= message.lastSegment; s++) {
+  // quick check; only a segment the quick check doubts gets the full, wording check. The
+  // WebAssembly walk does the first three for every usual segment and leaves the rest here.
+  for (let s = message.firstSegment; s <= last; s++) {
+    if (fast) {
+      s = fast.run(walker, s);
+      if (s > last) break;
+    }
     const tagId = segmentTagId(t, s);
     const node = walker.acceptId(tagId, s);
     if (node === REJECTED) walker.unexpected(tagOf(t, s), s);

@@ -44,9 +44,10 @@ function describe(node: StructureNode): string {
 export class StructureWalker {
   private readonly program: StructureProgram;
   /** Per frame: its node list, the index of the last node matched (-1: none) and its count. */
-  private readonly frameList: Int32Array;
-  private readonly frameIdx: Int32Array;
-  private readonly frameCount: Float64Array;
+  // Plain arrays: a walker is made per message, and each typed array costs a fixed ~1 µs.
+  private readonly frameList: number[];
+  private readonly frameIdx: number[];
+  private readonly frameCount: number[];
   private depth = 1;
   /**
    * 0 (nothing matched yet) or matched node + 1 while the transition table drives the walk;
@@ -59,11 +60,30 @@ export class StructureWalker {
   constructor(message: MessageDef) {
     this.program = compileStructure(message);
     const size = this.program.depth;
-    this.frameList = new Int32Array(size);
-    this.frameIdx = new Int32Array(size);
-    this.frameCount = new Float64Array(size);
+    this.frameList = new Array<number>(size).fill(0);
+    this.frameIdx = new Array<number>(size).fill(0);
+    // Doubles from the start, so the array never changes its elements kind.
+    this.frameCount = new Array<number>(size).fill(0.5).fill(0);
     this.frameIdx[0] = -1;
     this.state = this.program.fast ? 0 : -1;
+  }
+
+  /**
+   * For the WebAssembly walk (segment-check.ts): the table-driven state (0: nothing matched
+   * yet, node + 1 after a match, -1 while the frames are authoritative, when it cannot run).
+   */
+  get tableState(): number {
+    return this.state;
+  }
+
+  /** The occurrence count per level, which the WebAssembly walk reads and writes in place. */
+  get counts(): number[] {
+    return this.frameCount;
+  }
+
+  /** Continues from the table-driven state the WebAssembly walk reached (counts written). */
+  resumeAt(state: number): void {
+    this.state = state;
   }
 
   /** Matches the next segment; returns its node or undefined when it fits nowhere. */

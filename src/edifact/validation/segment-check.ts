@@ -1,0 +1,354 @@
+import type { MessageDef } from "../directories/directory.types.js";
+import { lastAtOrBefore } from "../syntax/sorted-search.js";
+import type { TokenTable } from "../syntax/tokenizer.js";
+import type { DirectoryProgram } from "./directory.program.js";
+import type { CompiledSegment } from "./segment.program.js";
+import type { QuickContext } from "./segment.precheck.js";
+import { segmentCheckWasmBase64 } from "./segment-check.wasm.js";
+import { compileStructure, type StructureProgram } from "./structure.program.js";
+import type { StructureWalker } from "./structure.validator.js";
+
+/**
+ * Drives the WebAssembly fast path of message validation (segment-check.wat): for the usual
+ * segment it reads the tag, runs the quick check and takes the structure step, and it stops
+ * at the first segment that is not usual, untouched, for `validateMessage` to take as it
+ * takes every segment without this module. The message's bytes and token table are copied
+ * into one small memory in windows of at most WINDOW bytes (whole segments each); a message's
+ * structure and its directory's compiled segments are laid out in the same memory once per
+ * process (images), after the window; the memory grows for each new one and is never released
+ * (a process serves a handful of directories).
+ */
+
+/** Bytes of input per window (a longer segment is left to TypeScript). */
+const WINDOW = 65536;
+const BYTES = 1024;
+/** A window's tokens and segments: each ends at a byte of the window, plus one unterminated. */
+const CAP = WINDOW + 16;
+/** The walker's state (i32) and its counts (f64 per level, at most 32 levels). */
+const IO = 64;
+const MAX_LEVELS = 32;
+const TS = BYTES + WINDOW + 64;
+const TI = TS + 4 * CAP;
+const ST = TI + 4 * CAP;
+const SE = ST + 4 * (CAP + 1);
+const IMAGES = SE + 4 * CAP + 64;
+const PAGE = 65536;
+/** Packed tag ids (tag-id.ts) are below this; interned ones never match input bytes here. */
+const INTERNED_BASE = 1 << 25;
+/** No image is made beyond this much memory (TypeScript then does all the work). */
+const MAX_MEMORY = 64 * 1024 * 1024;
+
+/** The part of the WebAssembly API used here (this project's TypeScript libraries omit it). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+}
+
+type WalkFunction = (
+  msg: number,
+  from: number,
+  nseg: number,
+  st: number,
+  se: number,
+  ts: number,
+  ti: number,
+  badj: number,
+  io: number,
+  codes: number,
+  dec0: number,
+  dec1: number,
+  rel: number,
+) => number;
+
+interface Engine {
+  readonly walk: WalkFunction;
+  readonly memory: WasmMemory;
+  /** Views of the memory; made again when it grows (growing detaches the old buffer). */
+  bytes: Uint8Array;
+  int32: Int32Array;
+  uint32: Uint32Array;
+  float64: Float64Array;
+  /** Where the next image goes. */
+  top: number;
+  /** Per directory program: the address of each compiled segment's record. */
+  readonly records: WeakMap<DirectoryProgram, Map<CompiledSegment, number>>;
+  /** Per directory program and message structure: the message image's address (0: none). */
+  readonly messages: WeakMap<DirectoryProgram, WeakMap<MessageDef, number>>;
+}
+
+let engine: Engine | undefined;
+let enabled = true;
+
+/** Tests only: runs `fn` with the fast path off (TypeScript takes every segment). */
+export function withoutFastWalk<T>(fn: () => T): T {
+  enabled = false;
+  try {
+    return fn();
+  } finally {
+    enabled = true;
+  }
+}
+
+function views(e: Engine): void {
+  e.bytes = new Uint8Array(e.memory.buffer);
+  e.int32 = new Int32Array(e.memory.buffer);
+  e.uint32 = new Uint32Array(e.memory.buffer);
+  e.float64 = new Float64Array(e.memory.buffer);
+}
+
+function theEngine(): Engine {
+  if (engine) return engine;
+  const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+  const module = new wasm.Module(Buffer.from(segmentCheckWasmBase64, "base64"));
+  const memory = new wasm.Memory({ initial: Math.ceil(IMAGES / PAGE) + 1 });
+  const instance = new wasm.Instance(module, { env: { memory } });
+  const e: Engine = {
+    walk: instance.exports.walk as WalkFunction,
+    memory,
+    bytes: new Uint8Array(0),
+    int32: new Int32Array(0),
+    uint32: new Uint32Array(0),
+    float64: new Float64Array(0),
+    top: IMAGES,
+    records: new WeakMap(),
+    messages: new WeakMap(),
+  };
+  views(e);
+  engine = e;
+  return e;
+}
+
+/** Lays out int32 arrays (and one float64 array) one after another from a reserved address. */
+class Layout {
+  constructor(
+    private readonly e: Engine,
+    private next: number,
+  ) {}
+
+  int32(values: ArrayLike<number>): number {
+    const at = this.next;
+    this.e.int32.set(values, at >> 2);
+    this.next += 4 * values.length;
+    return at;
+  }
+
+  float64(values: Float64Array): number {
+    this.next = (this.next + 7) & ~7;
+    const at = this.next;
+    this.e.float64.set(values, at >> 3);
+    this.next += 8 * values.length;
+    return at;
+  }
+}
+
+/** Reserves `size` bytes (8-aligned) for an image, growing the memory; undefined past the cap. */
+function reserve(e: Engine, size: number): Layout | undefined {
+  const at = e.top;
+  const end = (at + size + 15) & ~7;
+  if (end > MAX_MEMORY) return undefined;
+  const have = e.memory.buffer.byteLength;
+  if (end > have) {
+    e.memory.grow(Math.ceil((end - have) / PAGE));
+    views(e);
+  }
+  e.top = end;
+  return new Layout(e, at);
+}
+
+const RECORD_INTS = 9;
+
+/** The records of a directory program's segments (see the .wat), by compiled segment. */
+function recordsOf(e: Engine, program: DirectoryProgram): Map<CompiledSegment, number> {
+  let records = e.records.get(program);
+  if (records) return records;
+  records = new Map();
+  const usable = [...program.segments.values()].filter((seg) => !seg.fullCheckOnly);
+  let size = 0;
+  for (const seg of usable)
+    size +=
+      4 *
+      (RECORD_INTS +
+        seg.positions.length +
+        seg.conditional.length +
+        seg.codes.keys.length +
+        seg.values.length);
+  const layout = reserve(e, size);
+  if (layout)
+    for (const seg of usable) {
+      const positions = layout.int32(seg.positions);
+      const conditional = layout.int32(seg.conditional);
+      const codes = layout.int32(seg.codes.keys);
+      const values = layout.int32(seg.values);
+      const record = layout.int32([
+        seg.positions.length,
+        seg.required,
+        seg.conditional.length,
+        seg.codes.shift,
+        seg.codes.keys.length - 1,
+        positions,
+        conditional,
+        codes,
+        values,
+      ]);
+      records.set(seg, record);
+    }
+  e.records.set(program, records);
+  return records;
+}
+
+/** The image of a message structure with its directory's segments; 0 when there is none. */
+function messageImage(e: Engine, program: DirectoryProgram, message: MessageDef): number {
+  let byMessage = e.messages.get(program);
+  if (!byMessage) {
+    byMessage = new WeakMap();
+    e.messages.set(program, byMessage);
+  }
+  const known = byMessage.get(message);
+  if (known !== undefined) return known;
+  const structure: StructureProgram = compileStructure(message);
+  let image = 0;
+  if (structure.fast && structure.depth <= MAX_LEVELS) {
+    const records = recordsOf(e, program);
+    const { keys, values: dense, shift } = structure.tagIndex;
+    // Interned tags (never read from bytes here) are left out: the walk stops at them.
+    const tagKeys = keys.map((key) => (key < INTERNED_BASE ? key : 0));
+    const segmentRecords = Int32Array.from(tagKeys, (key) => {
+      const seg = key === 0 ? undefined : program.segments.get(key);
+      return seg ? (records.get(seg) ?? 0) : 0;
+    });
+    const size =
+      4 * (12 + 3 * keys.length + structure.trans.length + structure.chainNode.length) +
+      8 * structure.max.length +
+      4 * structure.level.length;
+    const layout = reserve(e, size);
+    if (layout) {
+      const header = layout.int32(new Int32Array(12));
+      const fields = [
+        shift,
+        keys.length - 1,
+        layout.int32(tagKeys),
+        layout.int32(dense),
+        layout.int32(segmentRecords),
+        layout.int32(structure.trans),
+        structure.tags,
+        layout.int32(structure.chainNode),
+        layout.float64(structure.max),
+        layout.int32(structure.level),
+        structure.depth,
+      ];
+      e.int32.set(fields, header >> 2);
+      image = header;
+    }
+  }
+  byMessage.set(message, image);
+  return image;
+}
+
+/**
+ * The WebAssembly walk over one message's segments. `run(walker, s)` takes segments from `s`
+ * on and answers the first one it did not take (last + 1 when it took them all).
+ */
+export class FastWalk {
+  private readonly e: Engine;
+  private readonly image: number;
+  /** The window now in memory: segments [from, to] of the table (to < from: none). */
+  private from = 0;
+  private to = -1;
+  private tokenBase = 0;
+  private byteBase = 0;
+
+  private constructor(
+    private readonly t: TokenTable,
+    private readonly last: number,
+    private readonly q: QuickContext,
+    e: Engine,
+    image: number,
+  ) {
+    this.e = e;
+    this.image = image;
+  }
+
+  /**
+   * The fast path for a message, or undefined where it does not apply: UTF-8 interchanges
+   * (lengths count characters), structures without a transition table, no image.
+   */
+  static for(
+    t: TokenTable,
+    last: number,
+    q: QuickContext,
+    program: DirectoryProgram,
+    message: MessageDef,
+  ): FastWalk | undefined {
+    if (q.utf8 || !enabled) return undefined;
+    const e = theEngine();
+    const image = messageImage(e, program, message);
+    return image === 0 ? undefined : new FastWalk(t, last, q, e, image);
+  }
+
+  /** Copies the window of whole segments that starts at segment `a`; false when `a` is too long. */
+  private load(a: number): boolean {
+    const t = this.t;
+    const e = this.e;
+    const from = t.segStart[a] as number;
+    const b = lastAtOrBefore(t.segEnd, a, this.last, from + WINDOW - 1);
+    if (b < a) return false;
+    const to = Math.min((t.segEnd[b] as number) + 1, t.bytes.length);
+    const tokA = t.segToken[a] as number;
+    const tokB = t.segToken[b + 1] as number;
+    e.bytes.set(t.bytes.subarray(from, to), BYTES);
+    e.int32.set(t.tokStart.subarray(tokA, tokB), TS >> 2);
+    e.uint32.set(t.tokInfo.subarray(tokA, tokB), TI >> 2);
+    e.int32.set(t.segToken.subarray(a, b + 2), ST >> 2);
+    e.int32.set(t.segEnd.subarray(a, b + 1), SE >> 2);
+    this.from = a;
+    this.to = b;
+    this.tokenBase = tokA;
+    this.byteBase = from;
+    return true;
+  }
+
+  run(walker: StructureWalker, s: number): number {
+    const state = walker.tableState;
+    if (state < 0) return s;
+    const e = this.e;
+    const counts = walker.counts;
+    e.int32[IO >> 2] = state;
+    const countsAt = (IO + 8) >> 3;
+    const f64 = e.float64;
+    for (let l = 0; l < counts.length; l++) f64[countsAt + l] = counts[l] as number;
+    let at = s;
+    while (at <= this.last) {
+      if ((at < this.from || at > this.to) && !this.load(at)) break;
+      const q = this.q;
+      const stop =
+        this.from +
+        e.walk(
+          this.image,
+          at - this.from,
+          this.to - this.from + 1,
+          ST,
+          SE,
+          TS - 4 * this.tokenBase,
+          TI - 4 * this.tokenBase,
+          BYTES - this.byteBase,
+          IO,
+          q.checkCodes ? 1 : 0,
+          q.decimal0,
+          q.decimal1,
+          q.release,
+        );
+      at = stop;
+      if (stop <= this.to) break;
+    }
+    if (at !== s) {
+      walker.resumeAt(e.int32[IO >> 2] as number);
+      for (let l = 0; l < counts.length; l++) counts[l] = e.float64[countsAt + l] as number;
+    }
+    return at;
+  }
+}
