@@ -3,8 +3,8 @@
 ;; from the bytes, the quick check of segment.precheck.ts and the table-driven step of the
 ;; structure walker (structure.validator.ts), for as long as all three are the usual case. It
 ;; stops at the first segment that is not — a tag it cannot read, a value shape it does not
-;; check (repetitions, released values other than plain `an`, long or non-ASCII codes, the
-;; OTHER kind), a value the quick check doubts, a structure step that is not a plain table
+;; check (repetitions, released values other than plain `an`, codes longer than three ASCII
+;; bytes), a value the quick check doubts, a structure step that is not a plain table
 ;; step or that counts one repetition too many — without having touched it: TypeScript then
 ;; takes that segment the way it takes every segment without this module, and calls again.
 ;; So everything done here must equal what TypeScript would do, and a stop means nothing.
@@ -134,114 +134,6 @@
         (br $next)))
     (local.get $length))
 
-  ;; 1 when the data tokens [k, end) of a segment ending at segEnd look valid against `rec`.
-  (func $elements
-    (param $rec i32) (param $k i32) (param $end i32) (param $segEnd i32) (param $ts i32)
-    (param $ti i32) (param $badj i32) (param $codes i32) (param $dec0 i32) (param $dec1 i32)
-    (param $rel i32)
-    (result i32)
-    (local $s i32) (local $e i32) (local $a i32) (local $b i32) (local $size i32)
-    (local $positions i32) (local $inf i32) (local $index i32) (local $position i32)
-    (local $kind i32) (local $length i32) (local $present i32) (local $key i32)
-    (local $i i32) (local $cond i32) (local $condEnd i32) (local $used i32) (local $mandatory i32)
-    (local.set $size (i32.load (local.get $rec)))
-    (local.set $positions (i32.load offset=20 (local.get $rec)))
-    (block $tokens
-      (loop $token
-        (br_if $tokens (i32.ge_s (local.get $k) (local.get $end)))
-        (local.set $inf (i32.load (i32.add (local.get $ti) (i32.shl (local.get $k) (i32.const 2)))))
-        (local.set $s
-          (i32.add (i32.load (i32.add (local.get $ts) (i32.shl (local.get $k) (i32.const 2))))
-                   (local.get $badj)))
-        (local.set $k (i32.add (local.get $k) (i32.const 1)))
-        (local.set $e
-          (i32.add
-            (if (result i32) (i32.lt_s (local.get $k) (local.get $end))
-              (then (i32.sub (i32.load (i32.add (local.get $ts) (i32.shl (local.get $k) (i32.const 2))))
-                             (i32.const 1)))
-              (else (local.get $segEnd)))
-            (local.get $badj)))
-        ;; Repetitions and components beyond 31 are left to TypeScript.
-        (if (i32.and (local.get $inf) (i32.const 0x1ffe0)) (then (return (i32.const 0))))
-        (br_if $token (i32.le_s (local.get $e) (local.get $s)))
-        ;; element << 5 | component
-        (local.set $index
-          (i32.or (i32.and (i32.shr_u (local.get $inf) (i32.const 12)) (i32.const 0x3ffe0))
-                  (i32.and (local.get $inf) (i32.const 31))))
-        (if (i32.ge_u (local.get $index) (local.get $size)) (then (return (i32.const 0))))
-        (local.set $position
-          (i32.load (i32.add (local.get $positions) (i32.shl (local.get $index) (i32.const 2)))))
-        (if (i32.eqz (local.get $position)) (then (return (i32.const 0))))
-        (local.set $present
-          (i32.or (local.get $present) (i32.shl (i32.const 1) (i32.and (local.get $position) (i32.const 31)))))
-        (local.set $kind (i32.and (local.get $position) (i32.const 0xe0)))
-        (if (i32.and (local.get $inf) (i32.const 0x40000000))
-          (then
-            ;; Released: plain values only (KIND_PLAIN), their characters counted.
-            (if (i32.ne (local.get $kind) (i32.const 0x20)) (then (return (i32.const 0))))
-            (local.set $length (call $characters (local.get $s) (local.get $e) (local.get $rel))))
-          (else
-            ;; KIND_OTHER is checked through its value slot; KIND_NUMBER counts digits.
-            (if (i32.eq (local.get $kind) (i32.const 0x80))
-              (then
-                (br_if $token
-                  (call $other (local.get $rec) (local.get $position) (local.get $s) (local.get $e)
-                    (local.get $codes) (local.get $dec0) (local.get $dec1)))
-                (return (i32.const 0))))
-            (local.set $length
-              (if (result i32) (i32.eq (local.get $kind) (i32.const 0x60))
-                (then (call $digits (local.get $s) (local.get $e) (local.get $dec0) (local.get $dec1)))
-                (else (i32.sub (local.get $e) (local.get $s)))))))
-        (if (i32.lt_s (local.get $length) (i32.const 0)) (then (return (i32.const 0))))
-        (if (i32.gt_s (local.get $length)
-                      (i32.and (i32.shr_u (local.get $position) (i32.const 8)) (i32.const 1023)))
-          (then (return (i32.const 0))))
-        (if (i32.lt_s (local.get $length)
-                      (i32.and (i32.shr_u (local.get $position) (i32.const 18)) (i32.const 1023)))
-          (then (return (i32.const 0))))
-        ;; KIND_CODED, when codes are checked: short ASCII codes only (never released here).
-        (br_if $token (i32.or (i32.ne (local.get $kind) (i32.const 0x40)) (i32.eqz (local.get $codes))))
-        (if (i32.gt_s (i32.sub (local.get $e) (local.get $s)) (i32.const 3)) (then (return (i32.const 0))))
-        (local.set $key (i32.const 1))
-        (local.set $b (i32.const 0))
-        (local.set $i (local.get $s))
-        (block $packed
-          (loop $byte
-            (br_if $packed (i32.ge_u (local.get $i) (local.get $e)))
-            (local.set $a (i32.load8_u (local.get $i)))
-            (local.set $b (i32.or (local.get $b) (local.get $a)))
-            (local.set $key (i32.or (i32.shl (local.get $key) (i32.const 8)) (local.get $a)))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
-            (br $byte)))
-        (if (i32.ge_u (local.get $b) (i32.const 0x80)) (then (return (i32.const 0))))
-        (br_if $token
-          (call $hasCode (local.get $rec)
-            (i32.or (i32.shl (i32.and (local.get $position) (i32.const 31)) (i32.const 25))
-                    (local.get $key))))
-        (return (i32.const 0))))
-
-    ;; Presence: required positions, then the composite rules.
-    (local.set $a (i32.load offset=4 (local.get $rec)))
-    (if (i32.ne (i32.and (local.get $present) (local.get $a)) (local.get $a))
-      (then (return (i32.const 0))))
-    (local.set $cond (i32.load offset=24 (local.get $rec)))
-    (local.set $condEnd
-      (i32.add (local.get $cond) (i32.shl (i32.load offset=8 (local.get $rec)) (i32.const 2))))
-    (block $rules
-      (loop $rule
-        (br_if $rules (i32.ge_u (local.get $cond) (local.get $condEnd)))
-        (local.set $used (i32.and (local.get $present) (i32.load (local.get $cond))))
-        (local.set $mandatory (i32.load offset=4 (local.get $cond)))
-        (if (i32.eqz (local.get $mandatory))
-          (then (if (i32.eqz (local.get $used)) (then (return (i32.const 0)))))
-          (else
-            (if (i32.and (i32.ne (local.get $used) (i32.const 0))
-                         (i32.ne (i32.and (local.get $present) (local.get $mandatory)) (local.get $mandatory)))
-              (then (return (i32.const 0))))))
-        (local.set $cond (i32.add (local.get $cond) (i32.const 8)))
-        (br $rule)))
-    (i32.const 1))
-
   ;; Walks segments [from, nseg) of the laid-out range; answers the first one it did not take
   ;; (nseg when it took them all), with the walker's state written back at io.
   (func (export "walk")
@@ -254,7 +146,11 @@
     (local $state i32) (local $code i32) (local $target i32) (local $level i32) (local $l i32)
     (local $top i32) (local $count f64) (local $node i32) (local $depth i32) (local $keys i32)
     (local $mask i32) (local $shift i32) (local $trans i32) (local $tags i32) (local $levels i32)
-    (local $counts i32)
+    (local $counts i32) (local $rec i32) (local $vs i32) (local $ve i32) (local $va i32)
+    (local $vb i32) (local $vi i32) (local $vkey i32) (local $size i32) (local $positions i32)
+    (local $inf i32) (local $index i32) (local $position i32) (local $kind i32) (local $length i32)
+    (local $present i32) (local $cond i32) (local $condEnd i32) (local $used i32)
+    (local $mandatory i32)
     (local.set $keys (i32.load offset=8 (local.get $msg)))
     (local.set $mask (i32.load offset=4 (local.get $msg)))
     (local.set $shift (i32.load (local.get $msg)))
@@ -307,11 +203,106 @@
           (then
             (local.set $a (i32.load (i32.add (i32.load offset=16 (local.get $msg)) (i32.shl (local.get $i) (i32.const 2)))))
             (br_if $stop (i32.eqz (local.get $a)))
-            (br_if $stop
-              (i32.eqz
-                (call $elements (local.get $a) (local.get $k) (local.get $end) (local.get $segEnd)
-                  (local.get $ts) (local.get $ti) (local.get $badj) (local.get $codes)
-                  (local.get $dec0) (local.get $dec1) (local.get $rel))))))
+            (local.set $rec (local.get $a))
+            (local.set $present (i32.const 0))
+            ;; The quick check of the data tokens [k, end) against the record (segment.precheck.ts);
+            ;; every failure stops the walk at this segment.
+            (local.set $size (i32.load (local.get $rec)))
+            (local.set $positions (i32.load offset=20 (local.get $rec)))
+            (block $tokens
+              (loop $token
+                (br_if $tokens (i32.ge_s (local.get $k) (local.get $end)))
+                (local.set $inf (i32.load (i32.add (local.get $ti) (i32.shl (local.get $k) (i32.const 2)))))
+                (local.set $vs
+                  (i32.add (i32.load (i32.add (local.get $ts) (i32.shl (local.get $k) (i32.const 2))))
+                           (local.get $badj)))
+                (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                (local.set $ve
+                  (i32.add
+                    (if (result i32) (i32.lt_s (local.get $k) (local.get $end))
+                      (then (i32.sub (i32.load (i32.add (local.get $ts) (i32.shl (local.get $k) (i32.const 2))))
+                                     (i32.const 1)))
+                      (else (local.get $segEnd)))
+                    (local.get $badj)))
+                ;; Repetitions and components beyond 31 are left to TypeScript.
+                (if (i32.and (local.get $inf) (i32.const 0x1ffe0)) (then (br $stop)))
+                (br_if $token (i32.le_s (local.get $ve) (local.get $vs)))
+                ;; element << 5 | component
+                (local.set $index
+                  (i32.or (i32.and (i32.shr_u (local.get $inf) (i32.const 12)) (i32.const 0x3ffe0))
+                          (i32.and (local.get $inf) (i32.const 31))))
+                (if (i32.ge_u (local.get $index) (local.get $size)) (then (br $stop)))
+                (local.set $position
+                  (i32.load (i32.add (local.get $positions) (i32.shl (local.get $index) (i32.const 2)))))
+                (if (i32.eqz (local.get $position)) (then (br $stop)))
+                (local.set $present
+                  (i32.or (local.get $present) (i32.shl (i32.const 1) (i32.and (local.get $position) (i32.const 31)))))
+                (local.set $kind (i32.and (local.get $position) (i32.const 0xe0)))
+                (if (i32.and (local.get $inf) (i32.const 0x40000000))
+                  (then
+                    ;; Released: plain values only (KIND_PLAIN), their characters counted.
+                    (if (i32.ne (local.get $kind) (i32.const 0x20)) (then (br $stop)))
+                    (local.set $length (call $characters (local.get $vs) (local.get $ve) (local.get $rel))))
+                  (else
+                    ;; KIND_OTHER is checked through its value slot; KIND_NUMBER counts digits.
+                    (if (i32.eq (local.get $kind) (i32.const 0x80))
+                      (then
+                        (br_if $token
+                          (call $other (local.get $rec) (local.get $position) (local.get $vs) (local.get $ve)
+                            (local.get $codes) (local.get $dec0) (local.get $dec1)))
+                        (br $stop)))
+                    (local.set $length
+                      (if (result i32) (i32.eq (local.get $kind) (i32.const 0x60))
+                        (then (call $digits (local.get $vs) (local.get $ve) (local.get $dec0) (local.get $dec1)))
+                        (else (i32.sub (local.get $ve) (local.get $vs)))))))
+                (if (i32.lt_s (local.get $length) (i32.const 0)) (then (br $stop)))
+                (if (i32.gt_s (local.get $length)
+                              (i32.and (i32.shr_u (local.get $position) (i32.const 8)) (i32.const 1023)))
+                  (then (br $stop)))
+                (if (i32.lt_s (local.get $length)
+                              (i32.and (i32.shr_u (local.get $position) (i32.const 18)) (i32.const 1023)))
+                  (then (br $stop)))
+                ;; KIND_CODED, when codes are checked: short ASCII codes only (never released here).
+                (br_if $token (i32.or (i32.ne (local.get $kind) (i32.const 0x40)) (i32.eqz (local.get $codes))))
+                (if (i32.gt_s (i32.sub (local.get $ve) (local.get $vs)) (i32.const 3)) (then (br $stop)))
+                (local.set $vkey (i32.const 1))
+                (local.set $vb (i32.const 0))
+                (local.set $vi (local.get $vs))
+                (block $packed
+                  (loop $byte
+                    (br_if $packed (i32.ge_u (local.get $vi) (local.get $ve)))
+                    (local.set $va (i32.load8_u (local.get $vi)))
+                    (local.set $vb (i32.or (local.get $vb) (local.get $va)))
+                    (local.set $vkey (i32.or (i32.shl (local.get $vkey) (i32.const 8)) (local.get $va)))
+                    (local.set $vi (i32.add (local.get $vi) (i32.const 1)))
+                    (br $byte)))
+                (if (i32.ge_u (local.get $vb) (i32.const 0x80)) (then (br $stop)))
+                (br_if $token
+                  (call $hasCode (local.get $rec)
+                    (i32.or (i32.shl (i32.and (local.get $position) (i32.const 31)) (i32.const 25))
+                            (local.get $vkey))))
+                (br $stop)))
+
+            ;; Presence: required positions, then the composite rules.
+            (local.set $va (i32.load offset=4 (local.get $rec)))
+            (if (i32.ne (i32.and (local.get $present) (local.get $va)) (local.get $va))
+              (then (br $stop)))
+            (local.set $cond (i32.load offset=24 (local.get $rec)))
+            (local.set $condEnd
+              (i32.add (local.get $cond) (i32.shl (i32.load offset=8 (local.get $rec)) (i32.const 2))))
+            (block $rules
+              (loop $rule
+                (br_if $rules (i32.ge_u (local.get $cond) (local.get $condEnd)))
+                (local.set $used (i32.and (local.get $present) (i32.load (local.get $cond))))
+                (local.set $mandatory (i32.load offset=4 (local.get $cond)))
+                (if (i32.eqz (local.get $mandatory))
+                  (then (if (i32.eqz (local.get $used)) (then (br $stop))))
+                  (else
+                    (if (i32.and (i32.ne (local.get $used) (i32.const 0))
+                                 (i32.ne (i32.and (local.get $present) (local.get $mandatory)) (local.get $mandatory)))
+                      (then (br $stop)))))
+                (local.set $cond (i32.add (local.get $cond) (i32.const 8)))
+                (br $rule)))))
         ;; The structure step (StructureWalker.acceptId's table path).
         (local.set $code
           (i32.load (i32.add (local.get $trans)
