@@ -130,6 +130,11 @@ export interface ScanResult {
   readonly segEnd: Int32Array;
   /** Capacity at least segmentCount + 2; segToken[0] is 0. */
   readonly segToken: Int32Array;
+  /**
+   * Uninitialised room for the segment starts, in the same block as the rest for a small input;
+   * shorter than the segments (often empty) when the tokenizer has to allocate them itself.
+   */
+  readonly segStartRoom: Int32Array;
   /** Offsets of bytes the repertoire does not allow (released ones excepted), in order. */
   readonly badBytes: readonly number[];
   /** Offsets of release characters that release no service character, in order. */
@@ -176,8 +181,10 @@ function prepare(cls: Uint8Array) {
   return p;
 }
 
+const NO_ROOM = new Int32Array(0);
+
 /** Uninitialised int32s: every slot the table exposes is written before it is read. */
-function uninitialised(length: number): Int32Array {
+export function uninitialised(length: number): Int32Array {
   const block = Buffer.allocUnsafe(4 * length);
   return new Int32Array(block.buffer, block.byteOffset, length);
 }
@@ -220,7 +227,8 @@ export function simdScan(
   state[S.rep] = sep.repetition < 0 ? unused : sep.repetition;
 
   // Uninitialised memory: every slot the table exposes is written before it is read. A small
-  // input's four arrays are one block (each allocation costs a fixed ~1 µs); a large input's get
+  // input's arrays are one block (each allocation costs a fixed ~1 µs), with room for the
+  // segment starts the tokenizer derives afterwards; a large input's get
   // blocks of their own, each under the C library's 32 MiB limit above which every allocation is
   // a fresh mapping whose every page faults on first write (a 16 MiB input's table in one block:
   // tokenizing 30 % slower).
@@ -230,12 +238,14 @@ export function simdScan(
   let tokInfo: Int32Array;
   let segEnd: Int32Array;
   let segToken: Int32Array;
+  let segStartRoom: Int32Array = NO_ROOM;
   if (n <= WINDOW) {
-    const block = uninitialised(2 * tokens + 2 * segments + 1);
+    const block = uninitialised(2 * tokens + 3 * segments + 1);
     tokStart = block.subarray(0, tokens);
     tokInfo = block.subarray(tokens, 2 * tokens);
     segEnd = block.subarray(2 * tokens, 2 * tokens + segments);
-    segToken = block.subarray(2 * tokens + segments);
+    segToken = block.subarray(2 * tokens + segments, 2 * tokens + 2 * segments + 1);
+    segStartRoom = block.subarray(2 * tokens + 2 * segments + 1);
   } else {
     tokStart = uninitialised(tokens);
     tokInfo = uninitialised(tokens);
@@ -336,6 +346,7 @@ export function simdScan(
     tokInfo: new Uint32Array(tokInfo.buffer, tokInfo.byteOffset, tokInfo.length),
     segEnd,
     segToken,
+    segStartRoom,
     badBytes,
     releaseIssues,
     listOverflow,

@@ -1,7 +1,7 @@
 import { decoderFor, findInvalidUtf8, repertoireTable, type Decoder } from "./charset.js";
 import { ErrorCode } from "./error-codes.js";
 import { defaultSeparators, type Separators } from "./separators.js";
-import { LIST_CAP, simdScan, type ScanResult } from "./simd-scan.js";
+import { LIST_CAP, simdScan, uninitialised, type ScanResult } from "./simd-scan.js";
 import { lastAtOrBefore } from "./sorted-search.js";
 
 /** A problem the tokenizer saw in the bytes themselves. Positions are 0-based here. */
@@ -521,7 +521,8 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     segToken[sc] = tc;
   }
   // A segment starts where its tag (its first token) starts.
-  const segStart = new Int32Array(sc);
+  const room = scan.segStartRoom;
+  const segStart = room.length >= sc ? room.subarray(0, sc) : uninitialised(sc);
   for (let s = 0; s < sc; s++) segStart[s] = tokStart[segToken[s] as number] as number;
   const table = { bytes, cls, tokStart, tokInfo, segStart, segToken, segCount: sc, state };
   reportScanIssues(table, scan);
