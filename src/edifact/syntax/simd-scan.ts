@@ -1,3 +1,4 @@
+import { instantiate } from "../wasm-instance.js";
 import { lastAtOrBefore } from "./sorted-search.js";
 import { tokenizerWasmBase64 } from "./tokenizer.wasm.js";
 
@@ -27,7 +28,6 @@ const ST = SE + 4 * WINDOW_CAP;
 const BL = ST + 4 * (WINDOW_CAP + 1);
 const RI = BL + 4 * (WINDOW / 16 + 2);
 const MEMORY_BYTES = RI + 4 * WINDOW_CAP;
-const PAGE = 65536;
 /** Release issues and suspect bytes listed per input at most (more: `listOverflow`). */
 export const LIST_CAP = 4096;
 
@@ -61,16 +61,6 @@ const S = {
 } as const;
 const STATE_SLOTS = 29;
 
-/** The part of the WebAssembly API used here (this project's TypeScript libraries omit it). */
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => WasmMemory;
-}
-
 interface Scanner {
   readonly run: () => void;
   readonly memory: Uint8Array;
@@ -85,10 +75,7 @@ let scanner: Scanner | undefined;
 /** The one instance of the process, made on first use. */
 function theScanner(): Scanner {
   if (scanner) return scanner;
-  const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-  const module = new wasm.Module(Buffer.from(tokenizerWasmBase64, "base64"));
-  const memory = new wasm.Memory({ initial: Math.ceil(MEMORY_BYTES / PAGE) });
-  const instance = new wasm.Instance(module, { env: { memory } });
+  const { exports, memory } = instantiate(tokenizerWasmBase64, MEMORY_BYTES);
   const state = new Int32Array(memory.buffer, STATE, STATE_SLOTS);
   state[S.ts] = TS;
   state[S.ti] = TI;
@@ -97,7 +84,7 @@ function theScanner(): Scanner {
   state[S.bl] = BL;
   state[S.ri] = RI;
   scanner = {
-    run: instance.exports.run as () => void,
+    run: exports.run as () => void,
     memory: new Uint8Array(memory.buffer),
     state,
     int32: new Int32Array(memory.buffer),

@@ -546,9 +546,14 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
       if (bad < 0) break;
       const seg = segmentAt(segStart, sc, bad);
       // The token holding the byte gives the element and component, as for any invalid character.
-      const tok = tokenAt(tokStart, segToken[seg] as number, (segToken[seg + 1] as number) - 1, bad);
-      const at = tok < 0 ? 0 : (tokInfo[tok] as number) & COORD_MASK;
-      reportAt(state, ErrorCode.invalidCharacter, bad, seg, at, "Malformed UTF-8 sequence");
+      reportAt(
+        state,
+        ErrorCode.invalidCharacter,
+        bad,
+        seg,
+        coordAt(table, seg, bad),
+        "Malformed UTF-8 sequence",
+      );
       from = bad + 1;
     }
   }

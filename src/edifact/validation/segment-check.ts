@@ -1,4 +1,5 @@
 import type { MessageDef } from "../directories/directory.types.js";
+import { instantiate, WASM_PAGE, type WasmMemory } from "../wasm-instance.js";
 import { lastAtOrBefore } from "../syntax/sorted-search.js";
 import type { TokenTable } from "../syntax/tokenizer.js";
 import type { DirectoryProgram } from "./directory.program.js";
@@ -32,22 +33,10 @@ const TI = TS + 4 * CAP;
 const ST = TI + 4 * CAP;
 const SE = ST + 4 * (CAP + 1);
 const IMAGES = SE + 4 * CAP + 64;
-const PAGE = 65536;
 /** Packed tag ids (tag-id.ts) are below this; interned ones never match input bytes here. */
 const INTERNED_BASE = 1 << 25;
 /** No image is made beyond this much memory (TypeScript then does all the work). */
 const MAX_MEMORY = 64 * 1024 * 1024;
-
-/** The part of the WebAssembly API used here (this project's TypeScript libraries omit it). */
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => WasmMemory;
-}
 
 type WalkFunction = (
   msg: number,
@@ -103,12 +92,9 @@ function views(e: Engine): void {
 
 function theEngine(): Engine {
   if (engine) return engine;
-  const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-  const module = new wasm.Module(Buffer.from(segmentCheckWasmBase64, "base64"));
-  const memory = new wasm.Memory({ initial: Math.ceil(IMAGES / PAGE) + 1 });
-  const instance = new wasm.Instance(module, { env: { memory } });
+  const { exports, memory } = instantiate(segmentCheckWasmBase64, IMAGES + WASM_PAGE);
   const e: Engine = {
-    walk: instance.exports.walk as WalkFunction,
+    walk: exports.walk as WalkFunction,
     memory,
     bytes: new Uint8Array(0),
     int32: new Int32Array(0),
@@ -153,7 +139,7 @@ function reserve(e: Engine, size: number): Layout | undefined {
   if (end > MAX_MEMORY) return undefined;
   const have = e.memory.buffer.byteLength;
   if (end > have) {
-    e.memory.grow(Math.ceil((end - have) / PAGE));
+    e.memory.grow(Math.ceil((end - have) / WASM_PAGE));
     views(e);
   }
   e.top = end;
