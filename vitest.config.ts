@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     globalSetup: ["test/support/global-setup.ts"],
+    setupFiles: ["test/support/outbound-check.setup.ts"],
   },
 });

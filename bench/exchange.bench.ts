@@ -9,6 +9,10 @@
  * - the database's own share: the upload's accept statement (10 KiB stored, with its audit event
  *   and job) against the bare route's insert, both called in-process at 32 concurrent calls,
  *   without HTTP — the ceiling of the upload ratio on this machine.
+ * - soak (issue 20): 10 KiB uploads at 32 connections for BENCH_SOAK_SECONDS while the worker
+ *   (concurrency 4 as a default process, BENCH_WORKER_CONCURRENCY) processes them: uploads accepted (202) and refused
+ *   (503, back-pressure at the default bounds) per second against uploads processed per second,
+ *   the backlog at the end and how fast it drains. `BENCH_EXCHANGE_ONLY=soak` runs only this.
  * The partner rate limit is lifted for the run: its 429s would otherwise count as fast requests.
  * Uploads are sent by a load generator in its own process (undici, a fresh Idempotency-Key per
  * request), so the RSS sampled is the server's alone; the upload and download figures are the
@@ -22,7 +26,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import Fastify from "fastify";
-import { sql } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { Agent, request } from "undici";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config/index.js";
@@ -31,8 +35,8 @@ import { createWorker } from "../src/platform/jobs/index.js";
 import { createLogger } from "../src/platform/logging/logger.js";
 import { ordersMessage } from "../src/modules/exchange/testing/exchange.fixtures.js";
 import { createPartnerClient, integrityProblem } from "../src/sdk/partner.js";
-import { benchDatabases } from "./support/databases.js";
-import { statementRate, table } from "./support/load.js";
+import { databasesInOwnProcesses } from "./support/databases.js";
+import { medianBy, statementRate, table } from "./support/load.js";
 import { acceptUpload } from "../src/modules/exchange/exchange.repository.js";
 import type { ExchangeTables } from "../src/modules/exchange/exchange.tables.js";
 import { uuidv7 } from "../src/platform/crypto/index.js";
@@ -43,6 +47,10 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const e2eUploads = Number(process.env.BENCH_E2E_UPLOADS ?? 1000);
 /** 16 MiB uploads and downloads per round (and per baseline): one round of two was too noisy. */
 const bigPerRound = Number(process.env.BENCH_BIG_PER_ROUND ?? 4);
+const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 30);
+const soakOnly = process.env.BENCH_EXCHANGE_ONLY === "soak";
+/** Jobs the bench's worker runs at once (4, the default of HANSE_WORKER_CONCURRENCY). */
+const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 4);
 const MiB = 1024 * 1024;
 const dispatcher = new Agent({ connections: 64, pipelining: 1 });
 
@@ -57,6 +65,8 @@ interface LoadFigures {
   failures: number;
   requests: number;
   elapsedSeconds: number;
+  /** Responses per HTTP status. */
+  statuses: Record<string, number>;
 }
 
 /**
@@ -74,6 +84,7 @@ const body = readFileSync(o.file);
 const dispatcher = new Agent({ connections: o.connections, pipelining: 1 });
 const latencies = [];
 let failures = 0, started = 0;
+const statuses = {};
 const t0 = performance.now();
 const end = t0 + o.seconds * 1000;
 await Promise.all(Array.from({ length: o.connections }, async () => {
@@ -85,12 +96,13 @@ await Promise.all(Array.from({ length: o.connections }, async () => {
     await r.body.dump();
     latencies.push(performance.now() - t);
     if (r.statusCode >= 300) failures++;
+    statuses[r.statusCode] = (statuses[r.statusCode] ?? 0) + 1;
   }
 }));
 const elapsedSeconds = (performance.now() - t0) / 1000;
 latencies.sort((a, b) => a - b);
 const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
-process.stdout.write(JSON.stringify({ rps: latencies.length / elapsedSeconds, p99, failures, requests: latencies.length, elapsedSeconds }));
+process.stdout.write(JSON.stringify({ rps: latencies.length / elapsedSeconds, p99, failures, requests: latencies.length, elapsedSeconds, statuses }));
 await dispatcher.close();
 `;
 
@@ -116,12 +128,6 @@ async function loadFromChild(options: {
 }
 
 const median = (values: number[]) => percentile(values, 50);
-const medianBy = <T>(values: T[], by: (value: T) => number): T => {
-  const sorted = [...values].sort((a, b) => by(a) - by(b));
-  const middle = sorted[Math.floor(sorted.length / 2)];
-  if (!middle) throw new Error("no samples");
-  return middle;
-};
 
 function orders(bytes: number, ref: string): Buffer {
   const lines: string[] = [];
@@ -160,33 +166,90 @@ async function json<T>(
   return JSON.parse(text) as T;
 }
 
+interface SoakFigures {
+  seconds: number;
+  acceptedPerSecond: number;
+  refusedPerSecond: number;
+  processedPerSecond: number;
+  backlogAtEnd: number;
+  drainPerSecond: number;
+  drainSeconds: number;
+}
+
+/**
+ * Issue 20's soak: uploads as fast as 32 connections send them while the worker processes them.
+ * Processed counts the uploads that reached `processed` or `rejected` during the load; the backlog
+ * is the processing jobs queued or running. Afterwards the backlog drains (at most 120 s).
+ */
+async function soak(options: {
+  db: Kysely<unknown>;
+  inbox: string;
+  file: string;
+  headers: Record<string, string>;
+}): Promise<SoakFigures> {
+  const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
+    (await query.execute(options.db)).rows[0]?.n ?? 0;
+  const processed = () =>
+    count(
+      sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM exchange_uploads WHERE status IN ('processed', 'rejected')`,
+    );
+  const backlog = () =>
+    count(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs
+      WHERE name = 'exchange.process-upload' AND state IN ('queued', 'running')`);
+  const processedBefore = await processed();
+  const load = await loadFromChild({
+    url: options.inbox,
+    file: options.file,
+    headers: options.headers,
+    connections: 32,
+    seconds: soakSeconds,
+    uniqueKeys: true,
+  });
+  const processedDuring = (await processed()) - processedBefore;
+  const backlogAtEnd = await backlog();
+  const drainStart = performance.now();
+  const processedAtEnd = await processed();
+  let left = backlogAtEnd;
+  while (left > 0 && performance.now() - drainStart < 120_000) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    left = await backlog();
+  }
+  const drainSeconds = (performance.now() - drainStart) / 1000;
+  const drained = (await processed()) - processedAtEnd;
+  return {
+    seconds: load.elapsedSeconds,
+    acceptedPerSecond: (load.statuses["202"] ?? 0) / load.elapsedSeconds,
+    refusedPerSecond: (load.statuses["503"] ?? 0) / load.elapsedSeconds,
+    processedPerSecond: processedDuring / load.elapsedSeconds,
+    backlogAtEnd,
+    drainPerSecond: drainSeconds > 0 ? drained / drainSeconds : 0,
+    drainSeconds,
+  };
+}
+
+const soakTable = (label: string, figures: SoakFigures) =>
+  `\n### ${label}: soak, 10 KiB uploads at 32 connections for ${figures.seconds.toFixed(0)} s (worker concurrency ${workerConcurrency})\n\n${table(
+    [
+      ["figure", "value"],
+      ["uploads accepted (202) per second", figures.acceptedPerSecond.toFixed(0)],
+      ["uploads refused (503, backlog bound) per second", figures.refusedPerSecond.toFixed(0)],
+      ["uploads processed per second", figures.processedPerSecond.toFixed(0)],
+      ["backlog at the end (processing jobs)", String(figures.backlogAtEnd)],
+      [
+        "backlog drained afterwards, per second",
+        `${figures.drainPerSecond.toFixed(0)} (${figures.drainSeconds.toFixed(1)} s)`,
+      ],
+    ],
+  )}\n`;
+
 /**
  * Each database is measured in a fresh server process (this module again, for one target), so
  * the RSS of one run does not carry into the next.
  */
 export async function run(): Promise<void> {
-  const only = process.env.BENCH_EXCHANGE_TARGET;
-  if (only === undefined) {
-    const targets = await benchDatabases();
-    for (const target of targets) await target.cleanup();
-    const labels = targets.map((target) => target.label);
-    await dispatcher.close();
-    for (const label of labels) {
-      const script = `import { run } from ${JSON.stringify(import.meta.url)}; await run();`;
-      const child = spawn(process.execPath, [...process.execArgv, "--input-type=module", "-e", script], {
-        env: { ...process.env, BENCH_EXCHANGE_TARGET: label },
-        stdio: "inherit",
-      });
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-      if (code !== 0) throw new Error(`exchange bench for ${label} exited with ${String(code)}`);
-    }
-    return;
-  }
-  for (const target of await benchDatabases()) {
-    if (target.label !== only) {
-      await target.cleanup();
-      continue;
-    }
+  for (const target of await databasesInOwnProcesses(import.meta.url)) {
     const database = await target.open();
     const config = loadConfig({
       HANSE_BOOTSTRAP_TOKEN: token,
@@ -194,6 +257,9 @@ export async function run(): Promise<void> {
       HANSE_ROLES: "api,worker",
       HANSE_PARTNER_RATE_LIMIT_BURST: "100000000",
       HANSE_PARTNER_RATE_LIMIT_PER_SECOND: "100000000",
+      // The soak runs at the default backlog bounds unless these are set (e.g. to lift them).
+      HANSE_INBOX_MAX_BACKLOG: process.env.HANSE_INBOX_MAX_BACKLOG,
+      HANSE_INBOX_MAX_BACKLOG_PER_TENANT: process.env.HANSE_INBOX_MAX_BACKLOG_PER_TENANT,
     });
     const logger = createLogger("silent");
     const container = await createContainer(config, { logger, database });
@@ -205,7 +271,7 @@ export async function run(): Promise<void> {
       clock: container.clock,
       logger,
       workerId: "bench",
-      concurrency: 4,
+      concurrency: workerConcurrency,
       pollMs: 20,
     });
 
@@ -299,6 +365,18 @@ export async function run(): Promise<void> {
     await writeFile(smallFile, small);
     await writeFile(bigFile, big);
     const loadHeaders = { ...partnerHeaders };
+    if (soakOnly) {
+      await worker.start();
+      const figures = await soak({ db: database.db, inbox, file: smallFile, headers: loadHeaders });
+      await worker.stop(2000);
+      process.stdout.write(soakTable(target.label, figures));
+      await rm(scratch, { recursive: true, force: true });
+      await bare.close();
+      await app.close();
+      await container.close();
+      await target.cleanup();
+      continue;
+    }
     // Every figure is measured in rounds that interleave baseline and subject; the median round
     // counts, so a burst of load from elsewhere on the machine hits both alike.
     const samples = {
@@ -511,6 +589,7 @@ export async function run(): Promise<void> {
       }),
     );
     const cyclesPerSecond = cycles / ((performance.now() - cycleStart) / 1000);
+    const soaked = await soak({ db: database.db, inbox, file: smallFile, headers: loadHeaders });
     await worker.stop(2000);
 
     const pct = (a: number, b: number) => `${Math.round((a / b) * 100)} %`;
@@ -558,6 +637,7 @@ export async function run(): Promise<void> {
         ["mailbox cycles/s (4 workers)", cyclesPerSecond.toFixed(0), "", "", ""],
       ])}\n`,
     );
+    process.stdout.write(soakTable(target.label, soaked));
     if (uploads.failures > 0) process.stdout.write(`(${uploads.failures} upload requests were not 2xx)\n`);
     if (concurrent.failures > 0)
       process.stdout.write(`(${concurrent.failures} of the 8 concurrent 16 MiB uploads were not 2xx)\n`);

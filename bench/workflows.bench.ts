@@ -12,17 +12,13 @@
  */
 import Fastify from "fastify";
 import { sql } from "kysely";
-import { buildApp } from "../src/app.js";
-import { loadConfig } from "../src/config/index.js";
-import { createContainer } from "../src/container.js";
 import { uuidv7 } from "../src/platform/crypto/index.js";
 import { createWorker } from "../src/platform/jobs/index.js";
-import { createLogger } from "../src/platform/logging/logger.js";
 import { benchDatabases, settle } from "./support/databases.js";
 import { perRequest } from "./support/cpu.js";
-import { load, table, type LoadResult } from "./support/load.js";
+import { customerTenant, requestJson, startServer } from "./support/server.js";
+import { load, loadTableHeading, table, type LoadResult } from "./support/load.js";
 
-const token = "bench-bootstrap-token-0123456789abcdefghijkl";
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
@@ -31,27 +27,10 @@ const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
 
-async function json<T>(
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: unknown },
-) {
-  const response = await fetch(url, {
-    method: init.method ?? "GET",
-    headers: { ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  if (response.status >= 400) throw new Error(`${init.method ?? "GET"} ${url}: ${response.status}`);
-  return (await response.json()) as T;
-}
-
 export async function run(): Promise<void> {
   for (const target of await benchDatabases()) {
     const database = await target.open({ settled: true });
-    const config = loadConfig({ HANSE_BOOTSTRAP_TOKEN: token, LOG_LEVEL: "silent", HANSE_ROLES: "api" });
-    const logger = createLogger("silent");
-    const container = await createContainer(config, { logger, database });
-    const app = await buildApp(container);
-    const appUrl = await app.listen({ port: 0, host: "127.0.0.1" });
+    const { logger, container, app, appUrl } = await startServer(database);
     const worker = (id: string) =>
       createWorker({
         database,
@@ -64,22 +43,10 @@ export async function run(): Promise<void> {
       });
 
     // A customer tenant, its administrator's session and a few product entities.
-    const slug = `bench-${Date.now().toString(36)}`;
-    const admin = { email: `admin@${slug}.test`, password: "correct horse battery staple" };
-    const { tenantId } = await json<{ tenantId: string }>(`${appUrl}/api/v1/system/tenants`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "idempotency-key": slug },
-      body: { name: "Bench", slug, admin },
-    });
-    await worker("provisioning").drain();
-    const session = await json<{ token: string }>(`${appUrl}/api/v1/auth/sessions`, {
-      method: "POST",
-      body: { tenant: slug, ...admin },
-    });
-    const auth = { authorization: `Bearer ${session.token}` };
+    const { tenantId, auth } = await customerTenant(appUrl, () => worker("provisioning").drain());
     const newEntity = async () =>
       (
-        await json<{ id: string }>(`${appUrl}/api/v1/admin/entities`, {
+        await requestJson<{ id: string }>(`${appUrl}/api/v1/admin/entities`, {
           method: "POST",
           headers: auth,
           body: { kind: "product", attributes: { name: "Bench" } },
@@ -94,7 +61,7 @@ export async function run(): Promise<void> {
     const accepted: { requestId: string; at: number }[] = [];
     for (let i = 0; i < 200; i++) {
       const entityId = await newEntity();
-      const answer = await json<{ requestId: string }>(href, {
+      const answer = await requestJson<{ requestId: string }>(href, {
         method: "POST",
         headers: { ...headers, "x-idempotency-key": `latency-${i}` },
         body: { entity: "product", entityId, transition: "submit" },
@@ -139,7 +106,7 @@ export async function run(): Promise<void> {
 
     const entityId = await newEntity();
     const body = JSON.stringify({ entity: "product", entityId, transition: "submit" });
-    await json(href, {
+    await requestJson(href, {
       method: "POST",
       headers: { ...headers, "x-idempotency-key": "replayed" },
       body: JSON.parse(body),
@@ -208,15 +175,7 @@ export async function run(): Promise<void> {
     );
     process.stdout.write(
       `${table([
-        [
-          "route",
-          "req/s",
-          "p99 ms",
-          "non-2xx",
-          "CPU µs per request: server (kernel) / database / load",
-          "vs baseline",
-          "goal",
-        ],
+        loadTableHeading,
         [
           "bare POST inserting one row",
           Math.round(insert.requestsPerSecond),

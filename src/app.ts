@@ -9,7 +9,9 @@ import { docsRoutes } from "./platform/http/docs.routes.js";
 import { healthRoutes } from "./platform/http/health.routes.js";
 import { ProblemSchema } from "./platform/http/openapi-schemas.js";
 import { holdsNulEscape, nulTextError } from "./platform/http/json-text.js";
-import { handleError, sendProblem, toAppError } from "./platform/http/problem.js";
+import { createClientErrorHandler } from "./platform/http/client-errors.js";
+import { createHttpServer, serverLimits } from "./platform/http/http-server.js";
+import { closeAfterAnswer, handleError, sendProblem, toAppError } from "./platform/http/problem.js";
 import { createValidatorCompiler } from "./platform/http/validators.js";
 import { headers } from "./protocol/headers.js";
 import { serverVersion } from "./version.js";
@@ -31,8 +33,19 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: "correlationId" }),
     requestIdHeader: false,
     bodyLimit: defaultBodyLimit,
-    return503OnClosing: true,
+    // Shutting down is answered by the hook below, as problem+json like every other error.
+    return503OnClosing: false,
     forceCloseConnections: "idle",
+    routerOptions: { maxParamLength: serverLimits.maxParamLength },
+    // The client address (request.ip) is the TCP peer unless a trusted proxy forwarded the request.
+    trustProxy: container.config.HANSE_TRUST_PROXY ?? false,
+    serverFactory: createHttpServer,
+    // What Node's parser and Fastify's router refuse is answered as problem+json too (CONTRACT §1).
+    clientErrorHandler: createClientErrorHandler(container.logger),
+    frameworkErrors: (error, request, reply) => {
+      reply.header(headers.correlationId, request.id);
+      handleError(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(createValidatorCompiler());
@@ -62,13 +75,20 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         title: "Hanse",
         version: serverVersion,
         description:
-          "Partner exchange (UN/EDIFACT), discovery, system tenants and workflow transitions (the entitlement " +
-          "area is not built yet). " +
+          "Partner exchange (UN/EDIFACT), discovery, system tenants, entitlements and workflow transitions. " +
           "Errors are RFC 9457 problem details with a stable `code`.",
       },
       components: {
         securitySchemes: {
           bearerAuth: { type: "http", scheme: "bearer", description: "User session or access token" },
+          serviceSignature: {
+            type: "apiKey",
+            in: "header",
+            name: "X-Platform-Service-Signature",
+            description:
+              "Signed service request: X-Platform-Service-Credential, -Timestamp, -Nonce and -Signature " +
+              "(HMAC-SHA256 over the canonical request, see docs/entitlements.md)",
+          },
           partnerKey: {
             type: "http",
             scheme: "bearer",
@@ -98,8 +118,19 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
   });
 
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
   app.addHook("onRequest", (request, reply, done) => {
     reply.header(headers.correlationId, request.id);
+    if (closing) {
+      // A request on a kept-alive connection while the server drains: retry elsewhere.
+      reply.header("connection", "close");
+      sendProblem(reply, new AppError("ERR_UNAVAILABLE", "The server is shutting down; retry."));
+      return;
+    }
     done();
   });
   app.setErrorHandler(async (error, request, reply) => {
@@ -113,14 +144,17 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     }
     if (!refusal) return handleError(error, request, reply);
     // An oversized body was not read to its end: close the connection after answering.
-    if (toAppError(error)?.status === 413) reply.header("connection", "close");
+    if (toAppError(error)?.status === 413) closeAfterAnswer(reply);
     return sendProblem(reply, refusal);
   });
   app.setNotFoundHandler((_request, reply) =>
     sendProblem(reply, new AppError("ERR_NOT_FOUND", "No such resource.")),
   );
 
-  await app.register(authPlugin, { authenticator: container.authenticator });
+  await app.register(authPlugin, {
+    authenticator: container.authenticator,
+    services: container.serviceAuthenticator,
+  });
   await app.register(healthRoutes({ ready: () => container.ready() }));
   await app.register(docsRoutes(app as unknown as FastifyInstance));
   for (const module of container.modules) {

@@ -2,12 +2,13 @@ import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Config } from "./config/index.js";
 import { createDiscoveryModule } from "./modules/discovery/index.js";
 import { createExchangeModule } from "./modules/exchange/index.js";
+import { createEntitlementsModule } from "./modules/entitlements/index.js";
 import { createIdentityModule } from "./modules/identity/index.js";
 import type { HanseModule, ModuleDeps, ProvisioningStep } from "./modules/module.js";
 import { createTenantsModule } from "./modules/tenants/index.js";
 import { createWorkflowsModule } from "./modules/workflows/index.js";
 import type { Discovery } from "./protocol/entrypoints.js";
-import type { Authenticator } from "./platform/auth/index.js";
+import type { Authenticator, ServiceAuthenticator } from "./platform/auth/index.js";
 import { systemClock, type Clock } from "./platform/clock/clock.js";
 import { sha256, uuidv7, type IdGenerator } from "./platform/crypto/index.js";
 import { openDatabase, type Database } from "./platform/db/database.js";
@@ -28,6 +29,7 @@ export interface Container {
   database: Database;
   modules: HanseModule[];
   authenticator: Authenticator;
+  serviceAuthenticator: ServiceAuthenticator;
   registry: EntrypointRegistry;
   jobs: JobDefinition<never>[];
   ready(): Promise<boolean>;
@@ -57,6 +59,12 @@ export async function createContainer(config: Config, options: ContainerOptions)
     }));
   await migrateToLatest(database.db);
 
+  if (database.kind === "postgres" && !config.HANSE_SECRET_KEY) {
+    options.logger.warn(
+      "HANSE_SECRET_KEY is not set: service secrets, webhook secrets and signing keys are sealed with a key " +
+        "kept in the database itself; set HANSE_SECRET_KEY in production",
+    );
+  }
   const macKey = config.HANSE_SECRET_KEY
     ? sha256(config.HANSE_SECRET_KEY)
     : await instanceSecret(database.db, "mac-key");
@@ -81,11 +89,18 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const tenants = createTenantsModule({ ...deps, identity: identity.service, steps: () => steps });
   const registry = createEntrypointRegistry();
   const workflows = createWorkflowsModule(deps);
-  const featureModules: HanseModule[] = [identity, tenants, workflows];
+  const entitlements = createEntitlementsModule(deps);
+  const featureModules: HanseModule[] = [identity, tenants, workflows, entitlements];
   featureModules.push(createExchangeModule({ ...deps, identity: identity.service }));
   for (const module of featureModules) {
     registry.register(...(module.entrypoints ?? []));
     steps.push(...(module.provisioningSteps ?? []));
+  }
+  for (const module of featureModules) await module.prepare?.();
+  // The system tenant is made by bootstrap, not provisioned: it gets every module's state here
+  // (each step is idempotent, so every start may run them).
+  for (const step of steps) {
+    await database.transaction((trx) => step.run(trx, { tenantId: bootstrap.systemTenantId, input: {} }));
   }
 
   const capabilities = featureModules.flatMap((m) => m.capabilities ?? []).sort();
@@ -94,6 +109,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     serverVersion,
     build: { commit: config.HANSE_BUILD_COMMIT ?? null, builtAt: config.HANSE_BUILD_TIME ?? null },
     capabilities,
+    entitlements: entitlements.discovery,
   };
   const discovery = (): Discovery => document;
   const modules = [createDiscoveryModule({ discovery, registry }), ...featureModules];
@@ -105,6 +121,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     database,
     modules,
     authenticator: identity.service.authenticator,
+    serviceAuthenticator: entitlements.serviceAuthenticator,
     registry,
     jobs: [
       ...modules.flatMap((m) => m.jobs ?? []),
@@ -114,7 +131,10 @@ export async function createContainer(config: Config, options: ContainerOptions)
       await database.ping();
       return migrationsApplied(database.db);
     },
-    close: () => database.close(),
+    close: async () => {
+      await Promise.all(modules.map((m) => (m.close ? m.close() : Promise.resolve())));
+      await database.close();
+    },
     ...(bootstrap.generatedToken ? { generatedBootstrapToken: bootstrap.generatedToken } : {}),
   };
 }

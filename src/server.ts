@@ -45,15 +45,13 @@ export async function startProcess(config: Config, logger: Logger): Promise<Runn
       workerId: `${hostname()}:${process.pid}:${uuidv7().slice(-8)}`,
       concurrency: config.HANSE_WORKER_CONCURRENCY,
       pollMs: config.HANSE_JOB_POLL_MS,
+      defaultLeaseMs: config.HANSE_JOB_LEASE_SECONDS * 1000,
     });
     await worker.start();
   }
   if (config.HANSE_ROLES.api) {
+    // Timeouts and limits of the HTTP server: platform/http/http-server.ts.
     app = await buildApp(container);
-    // Slow clients must not hold sockets forever; uploads of 16 MiB still fit comfortably.
-    app.server.requestTimeout = 300_000;
-    app.server.headersTimeout = 30_000;
-    app.server.keepAliveTimeout = 65_000;
     url = await app.listen({ port: config.PORT, host: config.HOST });
   }
   let stopping: Promise<void> | undefined;

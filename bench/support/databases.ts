@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { sql } from "kysely";
 import pg from "pg";
 import { openDatabase, type Database } from "../../src/platform/db/database.js";
@@ -64,4 +65,29 @@ async function availableDatabases(): Promise<BenchDatabase[]> {
     },
   });
   return out;
+}
+
+/**
+ * Each database measured in a fresh Node process (`moduleUrl`'s `run()` again, for one database),
+ * so that the memory of one measurement does not carry into the next (RSS does not shrink). In the
+ * parent this runs the children and returns no database; in a child, the one it measures.
+ */
+export async function databasesInOwnProcesses(moduleUrl: string): Promise<BenchDatabase[]> {
+  const only = process.env.BENCH_TARGET;
+  const targets = await benchDatabases();
+  if (only !== undefined) {
+    for (const target of targets) if (target.label !== only) await target.cleanup();
+    return targets.filter((target) => target.label === only);
+  }
+  for (const target of targets) await target.cleanup();
+  for (const { label } of targets) {
+    const script = `import { run } from ${JSON.stringify(moduleUrl)}; await run();`;
+    const child = spawn(process.execPath, [...process.execArgv, "--input-type=module", "-e", script], {
+      env: { ...process.env, BENCH_TARGET: label },
+      stdio: "inherit",
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    if (code !== 0) throw new Error(`${moduleUrl} for ${label} exited with ${String(code)}`);
+  }
+  return [];
 }

@@ -22,6 +22,12 @@ export interface LoadOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Requests that differ in more than an id (a signature per request): `module` (a file URL)
+   * exports `name`, which the load process calls once with `argument` to get autocannon's
+   * `setupRequest` hook; it runs for every request, so each gets its own headers and path.
+   */
+  setup?: { module: string; name: string; argument: unknown };
 }
 
 /**
@@ -31,8 +37,14 @@ export interface LoadOptions {
  */
 export async function load(url: string, options: LoadOptions = {}): Promise<LoadResult> {
   const script = `
-    const autocannon = require(${JSON.stringify(autocannonPath)});
-    autocannon(JSON.parse(process.argv[1]), (error, result) => {
+    import { createRequire } from "node:module";
+    const autocannon = createRequire(import.meta.url)(${JSON.stringify(autocannonPath)});
+    const { setup, ...settings } = JSON.parse(process.argv[1]);
+    if (setup) {
+      const make = (await import(setup.module))[setup.name];
+      settings.requests = [{ setupRequest: make(setup.argument) }];
+    }
+    autocannon(settings, (error, result) => {
       if (error) { console.error(error); process.exit(1); }
       process.stdout.write(JSON.stringify(result));
     });`;
@@ -43,12 +55,19 @@ export async function load(url: string, options: LoadOptions = {}): Promise<Load
     method: options.method ?? "GET",
     headers: options.headers ?? {},
     ...(options.body !== undefined ? { body: options.body } : {}),
-    idReplacement: true,
+    idReplacement: options.setup === undefined,
+    ...(options.setup !== undefined ? { setup: options.setup } : {}),
   };
   const before = cpuSnapshot();
-  const child = spawn(process.execPath, ["-e", script, JSON.stringify(settings)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  // With a `setup` module, the bench's own flags (tsx): it may be TypeScript.
+  const flags = options.setup === undefined ? [] : process.execArgv;
+  const child = spawn(
+    process.execPath,
+    [...flags, "--input-type=module", "-e", script, JSON.stringify(settings)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -69,6 +88,17 @@ export async function load(url: string, options: LoadOptions = {}): Promise<Load
     cpu,
   };
 }
+
+/** The heading of a table of load runs: a route per row, against its baseline. */
+export const loadTableHeading = [
+  "route",
+  "req/s",
+  "p99 ms",
+  "non-2xx",
+  "CPU µs per request: server (kernel) / database / load",
+  "vs baseline",
+  "goal",
+];
 
 export function table(rows: (string | number)[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => String(r[i]).length))) ?? [];
@@ -100,4 +130,12 @@ export async function statementRate(
     }),
   );
   return done / ((performance.now() - start) / 1000);
+}
+
+/** The sample in the middle when sorted by `by` (the median round). */
+export function medianBy<T>(values: readonly T[], by: (value: T) => number): T {
+  const sorted = [...values].sort((a, b) => by(a) - by(b));
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (!middle) throw new Error("no samples");
+  return middle;
 }

@@ -5,6 +5,8 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
   /** Source of `--password-stdin`; process.stdin when not given. */
   stdin?: NodeJS.ReadableStream;
+  /** Ends long-running commands (`entitlements changes --follow`); SIGINT/SIGTERM when not given. */
+  signal?: AbortSignal;
 }
 
 /** Reads a secret piped on stdin: everything up to EOF, one trailing newline removed. */

@@ -133,3 +133,14 @@ describe("hanse edi", () => {
     expect(r.err).toContain("--syntax-version is 3 or 4");
   });
 });
+
+describe("issue 20 defect 2: hanse edi and an unusable UNA", () => {
+  it("validate reports a UNA whose release character is the segment terminator, at once", async () => {
+    const input = "UNA:+.' '" + "'".repeat(1024 * 1024) + "UNB+UNOA:3+A+B+991231:2359+X'UNZ+0+X'";
+    const r = await run(["validate", file("una.edi", input)]);
+    expect(r.exitCode).toBe(1);
+    expect(r.out).toContain(
+      `UNA, byte offset 3: [20 Character invalid as service character] UNA advises the same character ("'") as segment terminator and release character; the interchange cannot be read`,
+    );
+  });
+});

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { CliIo } from "./cli-io.js";
 import { registerDiscoverCommand } from "./discover.command.js";
+import { registerEntitlementsCommands } from "./entitlements.command.js";
 import { createRuntime } from "./runtime.js";
 import { registerSessionCommands } from "./session.command.js";
 import { registerTenantsCommands } from "./tenants.command.js";
@@ -19,6 +20,7 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerSessionCommands(program, rt);
   registerDiscoverCommand(program, rt);
   registerTenantsCommands(program, rt);
+  registerEntitlementsCommands(program, rt);
   registerWorkflowCommands(program, io);
   registerPartnerCommands(program, io);
 }

@@ -120,6 +120,10 @@ export function describeFailure(error: unknown, json: boolean): { message: strin
     ];
     if (error.status === 401 && error.method === "POST" && error.path.startsWith("/api/v1/auth/sessions"))
       lines.push("  hint: check the tenant slug, e-mail and password");
+    else if (error.status === 401 && error.code.startsWith("ERR_SERVICE_AUTH"))
+      lines.push(
+        "  hint: check the service credential id and secret (HANSE_SERVICE_CREDENTIAL_ID, HANSE_SERVICE_SECRET) and this machine's clock",
+      );
     else if (error.status === 401)
       lines.push("  hint: the token is missing, expired or revoked; run `hanse login`");
     return { message: lines.join("\n"), exitCode };

@@ -71,10 +71,40 @@ export const ConfigSchema = Type.Object({
     default: 64,
     description: "Uploads one partner API key may stream at once, per API process",
   }),
+  HANSE_INBOX_MAX_BACKLOG: Type.Integer({
+    minimum: 1,
+    default: 10000,
+    description: "Unprocessed uploads of the whole service over which POST /inbox answers 503",
+  }),
+  HANSE_INBOX_MAX_BACKLOG_PER_TENANT: Type.Integer({
+    minimum: 1,
+    default: 2000,
+    description: "Unprocessed uploads of one tenant over which its POST /inbox answers 503",
+  }),
   HANSE_GRANT_TTL_SECONDS: seconds(300, "Lifetime of entitlement grants", 900),
   HANSE_FEED_RETENTION_SECONDS: seconds(604800, "How long entitlement changes are kept"),
   HANSE_CREDENTIAL_OVERLAP_SECONDS: seconds(3600, "Validity of a rotated-out service secret"),
+  HANSE_SIGNING_KEY_ROTATION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 30,
+    description: "Age at which a tenant's grant signing key is rotated",
+  }),
   HANSE_SESSION_TTL_SECONDS: seconds(43200, "Lifetime of user sessions"),
+  HANSE_SIGN_IN_ACCOUNT_FAILURES: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description:
+      "Failed sign-ins of one account, from all addresses together, after which its password checks are spaced one per second, per API process",
+  }),
+  HANSE_TRUST_PROXY: Type.Optional(
+    Type.String({
+      minLength: 1,
+      pattern: "^[0-9A-Fa-f:.,/ ]+$",
+      description:
+        "Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client; unset: the peer address is the client",
+    }),
+  ),
   HANSE_WEBHOOK_ALLOW_PRIVATE: Type.Union([Type.Literal("0"), Type.Literal("1")], {
     default: "0",
     description: "Local testing only: allow private webhook targets",
@@ -82,6 +112,17 @@ export const ConfigSchema = Type.Object({
   HANSE_WEBHOOK_CA_FILE: Type.Optional(
     Type.String({ minLength: 1, description: "Local testing only: extra CA" }),
   ),
+  HANSE_WEBHOOK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60000,
+    default: 10000,
+    description: "Time a webhook receiver has to answer one delivery",
+  }),
+  HANSE_WEBHOOK_DISABLE_AFTER_SECONDS: Type.Integer({
+    minimum: 60,
+    default: 432000,
+    description: "A subscription whose deliveries all fail for this long is disabled",
+  }),
   HANSE_JOB_POLL_MS: Type.Integer({
     minimum: 10,
     maximum: 60000,
@@ -94,6 +135,7 @@ export const ConfigSchema = Type.Object({
     default: 4,
     description: "Jobs run at once",
   }),
+  HANSE_JOB_LEASE_SECONDS: seconds(30, "Job lease, renewed every third of it while the job runs", 3600),
   HANSE_SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 0,
     default: 10000,

@@ -40,8 +40,35 @@ export interface EdifactIssue {
  */
 export const MAX_REPORTED_ISSUES = 10_000;
 
+/**
+ * Issues never copy input beyond a small bound (issue 20), so that the count cap above bounds
+ * their memory too (10,000 issues of at most ~0.5 KB each: a few MB, whatever the input): a tag
+ * in an issue has at most MAX_ISSUE_TAG characters, a value an issue shows (in quotes) at most
+ * MAX_SHOWN_VALUE, an issue's text at most MAX_ISSUE_TEXT; whatever is cut ends with "…".
+ */
+export const MAX_ISSUE_TAG = 8;
+export const MAX_SHOWN_VALUE = 35;
+export const MAX_ISSUE_TEXT = 200;
+
+/**
+ * `s` cut to `max` characters plus "…" when longer. The result is a fresh string: a slice
+ * would keep the whole (possibly megabytes long) original alive.
+ */
+export function cutText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  let end = max;
+  const last = s.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
+  const codes = new Array<number>(end);
+  for (let i = 0; i < end; i++) codes[i] = s.charCodeAt(i);
+  return String.fromCharCode(...codes) + "…";
+}
+
+/** A value for an issue's text: at most MAX_SHOWN_VALUE characters. */
+export const shown = (value: string): string => cutText(value, MAX_SHOWN_VALUE);
+
 /** Keeps at most MAX_REPORTED_ISSUES entries, and notes whether more were offered. */
-export class CappedList<T> {
+export class CappedList<T extends { readonly text: string; readonly tag?: string | undefined }> {
   readonly items: T[];
   /** More entries were offered than are kept. */
   truncated = false;
@@ -51,8 +78,22 @@ export class CappedList<T> {
   }
 
   push(item: T): void {
-    if (this.items.length < MAX_REPORTED_ISSUES) this.items.push(item);
-    else this.truncated = true;
+    if (this.items.length >= MAX_REPORTED_ISSUES) {
+      this.truncated = true;
+      return;
+    }
+    // The net under every issue: whatever a wording let through is cut here.
+    if (
+      item.text.length > MAX_ISSUE_TEXT ||
+      (item.tag !== undefined && item.tag.length > MAX_ISSUE_TAG + 1)
+    ) {
+      item = {
+        ...item,
+        text: cutText(item.text, MAX_ISSUE_TEXT),
+        ...(item.tag !== undefined ? { tag: cutText(item.tag, MAX_ISSUE_TAG) } : {}),
+      };
+    }
+    this.items.push(item);
   }
 }
 

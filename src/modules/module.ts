@@ -39,6 +39,13 @@ export interface HanseModule {
   entrypoints?: EntrypointDefinition[];
   /** Public capability names reported by discovery. */
   capabilities?: string[];
+  /**
+   * Runs once at start-up, before any provisioning step: loads what the module's transactions need
+   * and must not fetch inside them (on PGlite a transaction holds the only connection).
+   */
+  prepare?(): Promise<void>;
   /** Work every new tenant needs from this module (default definitions, keys, sequences). */
   provisioningSteps?: ProvisioningStep[];
+  /** Releases what the module holds besides the database (threads); after the worker stopped. */
+  close?(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { Discovery, Entrypoint, EntrypointAction, EntrypointList, Whoami } from "../protocol/index.js";
+import { createEntitlementsAdminApi, type EntitlementsAdminApi } from "./entitlements-admin.js";
 import { selectAction, selectEntry } from "./entrypoints.js";
 import { HanseProtocolError } from "./errors.js";
 import { createTransport, type Transport } from "./http.js";
@@ -42,6 +43,8 @@ export interface HanseClient {
   /** The published action, or EntrypointMissingError. */
   action(entryId: string, actionId: string): Promise<EntrypointAction>;
   readonly tenants: TenantsApi;
+  /** Apps, entitlements and service bindings (published `admin.*` entries of the entitlement area). */
+  readonly entitlements: EntitlementsAdminApi;
 }
 
 export function createClient(options: ClientOptions): HanseClient {
@@ -111,6 +114,7 @@ export function createClient(options: ClientOptions): HanseClient {
     findEntry,
     action: async (entryId, actionId) => selectAction(await findEntry(entryId), actionId),
     tenants: createTenantsApi(transport, () => findEntry(systemTenantsEntryId)),
+    entitlements: createEntitlementsAdminApi(transport, findEntry),
   };
 }
 

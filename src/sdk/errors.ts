@@ -2,7 +2,7 @@ import type { Problem } from "../protocol/index.js";
 
 /** A problem+json answer of the API (CONTRACT §1). Carries no credential. */
 export class HanseApiError extends Error {
-  override readonly name = "HanseApiError";
+  override readonly name: string = "HanseApiError";
   readonly status: number;
   readonly code: string;
   readonly title: string;
@@ -11,6 +11,8 @@ export class HanseApiError extends Error {
   readonly errors: Problem["errors"];
   readonly method: string;
   readonly path: string;
+  /** The answer's `Retry-After` header, when it had one (429, 503). */
+  readonly retryAfter: string | undefined;
 
   constructor(input: {
     status: number;
@@ -21,8 +23,10 @@ export class HanseApiError extends Error {
     errors?: Problem["errors"];
     method: string;
     path: string;
+    retryAfter?: string | undefined;
   }) {
     super(`${input.method} ${input.path} failed: ${input.status} ${input.code}: ${input.detail}`);
+    this.retryAfter = input.retryAfter;
     this.status = input.status;
     this.code = input.code;
     this.title = input.title;
@@ -119,4 +123,27 @@ export class LocationMismatchError extends HanseProtocolError {
 /** Waiting for a terminal state took longer than allowed. */
 export class WaitTimeoutError extends Error {
   override readonly name = "WaitTimeoutError";
+}
+
+/**
+ * `410 ERR_APP_ENTITLEMENT_CURSOR_EXPIRED` (spec C rule 2): the feed no longer holds a change
+ * after the requested sequence, or a snapshot's `asOfSequence` can no longer be served. Discard
+ * the local projection and start again with a new snapshot.
+ */
+export class CursorExpiredError extends HanseApiError {
+  override readonly name = "CursorExpiredError";
+
+  constructor(error: HanseApiError) {
+    super({
+      status: error.status,
+      code: error.code,
+      title: error.title,
+      detail: error.detail,
+      correlationId: error.correlationId,
+      errors: error.errors,
+      method: error.method,
+      path: error.path,
+      retryAfter: error.retryAfter,
+    });
+  }
 }

@@ -19,6 +19,11 @@ export interface SendInput {
   headers?: Record<string, string>;
   /** Send without the bearer token (public endpoints). */
   anonymous?: boolean;
+  /**
+   * Extra headers computed from the request exactly as it goes out (method, path with its query as
+   * sent, body bytes): signed service requests (CONTRACT §5). Called once per `send`.
+   */
+  sign?: (request: { method: string; target: string; body: string }) => Record<string, string>;
 }
 
 export interface Answer<T = unknown> {
@@ -77,6 +82,12 @@ export function createTransport(options: TransportOptions): Transport {
       }
       const method = input.method.toUpperCase();
       const path = url.pathname;
+      if (input.sign) {
+        Object.assign(
+          requestHeaders,
+          input.sign({ method, target: `${url.pathname}${url.search}`, body: payload ?? "" }),
+        );
+      }
       let response;
       try {
         response = await request(url, {
@@ -98,7 +109,7 @@ export function createTransport(options: TransportOptions): Transport {
       const answeredId = answerHeaders[headerNames.correlationId] ?? correlationId;
       const parsed = parseJson(text);
       if (response.statusCode >= 400) {
-        throw toApiError(response.statusCode, parsed, answeredId, method, path);
+        throw toApiError(response.statusCode, parsed, answeredId, method, path, answerHeaders);
       }
       return {
         status: response.statusCode,
@@ -141,6 +152,7 @@ function toApiError(
   correlationId: string,
   method: string,
   path: string,
+  answerHeaders: Record<string, string | undefined>,
 ): HanseApiError {
   const problem = isRecord(body) ? body : {};
   const errors = Array.isArray(problem.errors) ? (problem.errors as Problem["errors"]) : undefined;
@@ -153,6 +165,7 @@ function toApiError(
     errors,
     method,
     path,
+    retryAfter: answerHeaders[headerNames.retryAfter],
   });
 }
 

@@ -1,6 +1,7 @@
 /** The typed Hanse client. Imports only `protocol/` (DESIGN.md layering). */
 export { createClient, type ClientOptions, type HanseClient } from "./client.js";
 export {
+  CursorExpiredError,
   EntrypointMissingError,
   HanseApiError,
   HanseNetworkError,
@@ -9,6 +10,44 @@ export {
   WaitTimeoutError,
   type EntrypointMissingReason,
 } from "./errors.js";
+export {
+  createEntitlementProjection,
+  createFeedReader,
+  createGrantVerifier,
+  createServiceClient,
+  cursorExpiredCode,
+  entitlementServicePaths,
+  GrantVerificationError,
+  type ChangesPage,
+  type Entitlement,
+  type EntitlementChange,
+  type EntitlementDecision,
+  type EntitlementProjection,
+  type EntitlementProjectionOptions,
+  type FeedEvent,
+  type FeedReader,
+  type FeedReaderOptions,
+  type FollowOptions,
+  type GrantResult,
+  type GrantVerifier,
+  type GrantVerifierOptions,
+  type Introspection,
+  type Jwk,
+  type Jwks,
+  type ServiceClient,
+  type ServiceClientOptions,
+  type SnapshotPage,
+  type VerifiedGrant,
+} from "./entitlements.js";
+export {
+  entitlementAdminEntries,
+  type App,
+  type CreatedServiceBinding,
+  type EntitlementsAdminApi,
+  type RotatedCredential,
+  type ServiceBinding,
+  type SetEntitlementInput,
+} from "./entitlements-admin.js";
 export { hasAction, isUsableKind, selectAction, selectEntry } from "./entrypoints.js";
 export { retryAfterMs } from "./http.js";
 export { makeDirectory } from "./local-files.js";

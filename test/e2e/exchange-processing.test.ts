@@ -14,6 +14,7 @@ import {
   type PartnerSetup,
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import type { ProcessingService } from "../../src/modules/exchange/index.js";
+import { outboundIssues, type OutboundType } from "../../src/modules/exchange/processing.rules.js";
 
 let t: TestApp;
 let tenant: ProvisionedTenant;
@@ -261,6 +262,31 @@ describe("order handling", () => {
     const ordrsp = r.outbound[2]?.text ?? "";
     expect(ordrsp).toContain("LIN+1+5+4000862141435:SRV'");
     expect(ordrsp).toContain("LIN+2+7+4000862141442:SRV'");
+  });
+
+  it("issue 20 defect 7: codes an EANCOM order may carry but the UN directory lacks are left out of ORDRSP and APERAK", async () => {
+    const p = await setupPartner(t, tenant.token, {
+      profile: { orderValidation: "catalog", responses: { contrl: "always" } },
+    });
+    // EAN008 association: the order's codes follow the EANCOM guideline, not the UN lists.
+    const eancom = validOrders("O10")
+      .replace("ORDERS:D:96A:UN'", "ORDERS:D:96A:UN:EAN008'")
+      .replace("NAD+BY+5412345000013::9'", "NAD+BY+5412345000013::XX'")
+      .replace("4000862141404:EN'", "4000862141404:XYZ'");
+    const r = await process(p, eancom);
+    expect(r.status).toBe("processed");
+    expect(r.types).toEqual(["CONTRL", "APERAK", "ORDRSP"]);
+    const [aperak, ordrsp] = [r.outbound[1]?.text ?? "", r.outbound[2]?.text ?? ""];
+    for (const text of [aperak, ordrsp]) {
+      expect(text).toContain("NAD+BY+5412345000013'");
+      expect(text).not.toContain("::XX");
+      expect(text).not.toContain("XYZ");
+    }
+    expect(ordrsp).toContain("LIN+1+7+4000862141404'");
+    // The test setup (outbound-check.setup.ts) validated each of them against D96A as well.
+    for (const o of r.outbound) {
+      expect(outboundIssues(o.type as OutboundType, Buffer.from(o.text, "latin1"), "D96A")).toEqual([]);
+    }
   });
 
   it('responses.ordrsp "never": no ORDRSP', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 import { onPostgres } from "../support/test-database.js";
+import { waitUntil } from "../support/wait-until.js";
 import {
   partnerUrl,
   setupPartner,
@@ -239,6 +240,57 @@ describe("interrupted upload", () => {
     );
     const retry = await upload(t, p, validOrders("CUT"), "cut-key");
     expect(retry.statusCode).toBe(202);
+  });
+  it("issue 20 defect 6: uploads cut off mid-stream (reset, half-closed, chunked; at several points; at once) leave no blob, no chunk and their keys free", async () => {
+    const before = await stored();
+    const body = interchangeOfSize(6 * MiB, "CUTS");
+    const cuts = [1 * MiB + 10, 1 * MiB + 700 * 1024, 2 * MiB + 1, 3 * MiB + 5, 5 * MiB];
+    const sockets = await Promise.all(
+      cuts.flatMap((cut, i) =>
+        (["reset", "half-close", "chunked"] as const).map(async (how) => {
+          const key = `cut-${i}-${how}`;
+          const framing = how === "chunked" ? "Transfer-Encoding: chunked" : `Content-Length: ${body.length}`;
+          const part = body.subarray(0, cut);
+          const socket = connect(Number(new URL(base).port), "127.0.0.1");
+          socket.on("error", () => undefined);
+          await new Promise<void>((resolve) => {
+            socket.once("connect", () => {
+              resolve();
+            });
+          });
+          socket.write(
+            `POST ${partnerUrl(p.connectionId, "/inbox")} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${p.token}\r\n` +
+              `Content-Type: application/edifact\r\nIdempotency-Key: ${key}\r\n${framing}\r\n\r\n`,
+          );
+          // A chunked body announces a chunk longer than what is sent before the cut.
+          if (how === "chunked") socket.write(`${(part.length + 4096).toString(16)}\r\n`);
+          await new Promise<void>((resolve) => {
+            socket.write(part, () => {
+              resolve();
+            });
+          });
+          return { socket, how, key };
+        }),
+      ),
+    );
+    // Let the server store what arrived (its first chunks), then cut every stream.
+    await waitUntil(async () => (await stored()).chunks > before.chunks, {
+      what: "chunks of the cut uploads",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const { socket, how } of sockets) {
+      if (how === "half-close") socket.end();
+      else socket.resetAndDestroy();
+    }
+    // Chunks and blob rows are deleted by separate statements: wait for both.
+    await waitUntil(async () => JSON.stringify(await stored()) === JSON.stringify(before), {
+      what: "the cut uploads' blobs and chunks to be deleted",
+      timeoutMs: 5000,
+    }).catch(() => undefined);
+    expect(await stored()).toEqual(before);
+    for (const { key } of sockets) {
+      expect((await upload(t, p, validOrders(key.replace(/[^A-Za-z0-9]/g, "")), key)).statusCode).toBe(202);
+    }
   });
 });
 

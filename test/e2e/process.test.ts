@@ -43,7 +43,7 @@ describe("the server process on the embedded database (npm start)", () => {
     expect(await server.stop("SIGTERM")).toBe(0);
   });
 
-  it("data survives a restart, and an acknowledged write survives kill -9", async () => {
+  it("data survives a restart, and an acknowledged write survives kill -9", { timeout: 90_000 }, async () => {
     const token = (await readFile(join(dataDir, "bootstrap-token"), "utf8")).trim();
     const first = await startServerProcess({
       HANSE_DATA_DIR: dataDir,

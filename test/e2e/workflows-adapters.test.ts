@@ -1,87 +1,34 @@
-import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 
-interface Received {
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 /** A local HTTPS receiver standing in for a PIM system (a fake at the process edge). */
-let receiver: Server;
+let receiver: HttpsReceiver;
 let receiverUrl: string;
-let behaviour: (received: Received) => Promise<number> = () => Promise.resolve(204);
-const received: Received[] = [];
+let behaviour: (received: ReceivedRequest) => Promise<number> = () => Promise.resolve(204);
+let received: ReceivedRequest[];
 
-let dir: string;
 let t: TestApp;
 const clock = createManualClock(new Date());
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "hanse-adapter-"));
-  const key = join(dir, "key.pem");
-  const cert = join(dir, "cert.pem");
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    ],
-    { stdio: "ignore" },
-  );
-  receiver = createServer({ key: await readFile(key), cert: await readFile(cert) }, (req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (body += chunk));
-    req.on("end", () => {
-      const entry = { headers: req.headers, body };
-      received.push(entry);
-      void behaviour(entry).then((status) => {
-        if (!res.destroyed) res.writeHead(status).end();
-      });
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  receiverUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/pim/lifecycle`;
+  receiver = await startHttpsReceiver("/pim/lifecycle");
+  receiver.answer = async (request) => ({ status: await behaviour(request) });
+  receiverUrl = receiver.url;
+  received = receiver.received;
   t = await createTestApp({
     clock,
-    env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1", HANSE_WEBHOOK_CA_FILE: cert },
+    env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1", HANSE_WEBHOOK_CA_FILE: receiver.caFile },
   });
 });
 
 afterAll(async () => {
   await t.close();
-  receiver.closeAllConnections();
-  await new Promise<void>((resolve) =>
-    receiver.close(() => {
-      resolve();
-    }),
-  );
-  await rm(dir, { recursive: true, force: true });
+  await receiver.close();
 });
 
 async function setUp(adapter: { timeoutMs?: number; maxAttempts?: number } = {}) {

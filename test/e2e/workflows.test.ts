@@ -251,7 +251,8 @@ describe("workflow definitions and entities", () => {
       [{ kind: "product" }, "/attributes"],
       [{ kind: "product", attributes: [] }, "/attributes"],
       [{ kind: "unknown", attributes: {} }, "/kind"],
-      [{ kind: "product", attributes: {}, state: "published" }, "/state"],
+      // An unknown field is named by the object that holds it: an error never repeats the request.
+      [{ kind: "product", attributes: {}, state: "published" }, ""],
     ] as const) {
       const response = await t.inject({
         method: "POST",
@@ -718,7 +719,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
       [{ entity: "product", entityId: "not-a-uuid", transition: "submit" }, "/entityId"],
       [{ entity: "product", entityId: entity.id }, "/transition"],
       [{ entity: "product", entityId: entity.id, transition: "submit", payload: "text" }, "/payload"],
-      [{ entity: "product", entityId: entity.id, transition: "submit", extra: 1 }, "/extra"],
+      [{ entity: "product", entityId: entity.id, transition: "submit", extra: 1 }, ""],
     ] as const) {
       const response = await requestTransition(payload, newKey("schema"));
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);

@@ -1,9 +1,15 @@
-import { tokComp, tokElem, tokenText, tokRep, type TokenTable } from "../syntax/tokenizer.js";
+import { MAX_ISSUE_TAG } from "../issue.types.js";
+import { shownToken, tokComp, tokElem, tokenText, tokRep, type TokenTable } from "../syntax/tokenizer.js";
 import type { Segment } from "./interchange.types.js";
 
 /** The segment tag (first component of element 0). */
+/**
+ * The segment's tag as issues and reports show it: at most MAX_ISSUE_TAG characters (no
+ * directory tag is longer than three), a longer one cut and ending with "…". readSegment and
+ * toInterchange keep the whole tag.
+ */
 export function tagOf(t: TokenTable, seg: number): string {
-  return tokenText(t, t.segToken[seg] as number);
+  return shownToken(t, t.segToken[seg] as number, MAX_ISSUE_TAG);
 }
 
 /**

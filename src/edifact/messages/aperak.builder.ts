@@ -3,7 +3,9 @@ import type { Interchange, Segment } from "../envelope/interchange.types.js";
 import type { OrderRef, PartyRef } from "./business.types.js";
 import {
   EdifactBuildError,
+  copiedValue,
   dtm203,
+  nad,
   seg,
   textComponents,
   wrapMessage,
@@ -29,10 +31,6 @@ export interface AperakInput {
   readonly errors: readonly ApplicationError[];
 }
 
-function nad(qualifier: string, p: PartyRef): Segment {
-  return seg("NAD", qualifier, [p.id, "", p.agency ?? "9"]);
-}
-
 /**
  * Builds an APERAK (BGM 313) reporting application errors in an ORDERS message: RFF+ON (and
  * RFF+ACW) refer to the order, then one ERC + FTX per error. The segment order fits both the
@@ -41,18 +39,26 @@ function nad(qualifier: string, p: PartyRef): Segment {
 export function buildAperak(input: AperakInput): Interchange {
   if (input.errors.length === 0)
     throw new EdifactBuildError("An APERAK reports at least one application error");
+  const dir = input.directory;
   const segments: Segment[] = [
     seg("BGM", "313", input.documentNumber, "9"),
     seg("DTM", ["137", dtm203(input.envelope.preparedAt), "203"]),
-    seg("RFF", ["ON", input.order.documentNumber]),
+    seg("RFF", ["ON", copiedValue(dir, "RFF", "1154", input.order.documentNumber)]),
   ];
-  if (input.order.date) segments.push(seg("DTM", ["171", input.order.date, "102"]));
-  if (input.order.messageRef) segments.push(seg("RFF", ["ACW", input.order.messageRef]));
-  if (input.buyer) segments.push(nad("BY", input.buyer));
-  if (input.supplier) segments.push(nad("SU", input.supplier));
+  if (input.order.date)
+    segments.push(seg("DTM", ["171", copiedValue(dir, "DTM", "2380", input.order.date), "102"]));
+  if (input.order.messageRef)
+    segments.push(seg("RFF", ["ACW", copiedValue(dir, "RFF", "1154", input.order.messageRef)]));
+  for (const [qualifier, party] of [
+    ["BY", input.buyer],
+    ["SU", input.supplier],
+  ] as const) {
+    const segment = party && nad(dir, qualifier, party);
+    if (segment) segments.push(segment);
+  }
   for (const e of input.errors) {
     segments.push(seg("ERC", e.code), seg("FTX", "AAO", "", "", textComponents(e.text)));
-    if (e.lineNumber) segments.push(seg("RFF", ["LI", e.lineNumber]));
+    if (e.lineNumber) segments.push(seg("RFF", ["LI", copiedValue(dir, "RFF", "1154", e.lineNumber)]));
   }
   return wrapMessage(input.envelope, {
     identifier: {

@@ -10,7 +10,9 @@ const CHUNK = 64 * 1024;
  * thrown at once, so that the caller can keep the error order of whole-text encoding.
  */
 export class ByteSink {
+  /** Full chunks, each cut to what was written into it. */
   private readonly chunks: Uint8Array[] = [];
+  private written = 0;
   private current = new Uint8Array(CHUNK);
   private at = 0;
   private readonly utf8: boolean;
@@ -25,7 +27,10 @@ export class ByteSink {
   }
 
   private flush(): void {
-    this.chunks.push(this.current);
+    // Only what was written: `encodeInto` stops before a multi-byte character that does not fit,
+    // leaving an unused (zero) tail, which issue 20 found as NUL bytes in the output.
+    this.chunks.push(this.current.subarray(0, this.at));
+    this.written += this.at;
     this.current = new Uint8Array(CHUNK);
     this.at = 0;
   }
@@ -65,11 +70,13 @@ export class ByteSink {
 
   /** Everything written, as one array. */
   bytes(): Uint8Array {
-    const out = new Uint8Array(this.chunks.length * CHUNK + this.at);
-    this.chunks.forEach((chunk, i) => {
-      out.set(chunk, i * CHUNK);
-    });
-    out.set(this.current.subarray(0, this.at), this.chunks.length * CHUNK);
+    const out = new Uint8Array(this.written + this.at);
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      out.set(chunk, offset);
+      offset += chunk.length;
+    }
+    out.set(this.current.subarray(0, this.at), offset);
     return out;
   }
 }

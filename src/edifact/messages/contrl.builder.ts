@@ -23,8 +23,19 @@ const MESSAGE_TAGS = new Set(["UNH", "UNT"]);
 const MAX_UCS = 999;
 const MAX_UCD = 99;
 
+/**
+ * A received value repeated in UCI/UCF/UCM, cut to its length in the CONTRL message (issue 20):
+ * a hostile 4 MB reference must not be copied into the answer, and the answer stays valid.
+ */
+const clip = (value: string, max: number): string => (value.length <= max ? value : value.slice(0, max));
+
 function party(p: PartyId): string[] {
-  return [p.id, p.qualifier ?? "", p.internalId ?? "", p.internalSubId ?? ""];
+  return [
+    clip(p.id, 35),
+    clip(p.qualifier ?? "", 4),
+    clip(p.internalId ?? "", 35),
+    clip(p.internalSubId ?? "", 35),
+  ];
 }
 
 /** S011: element position, component position and (syntax 4) occurrence. */
@@ -48,8 +59,14 @@ function messageResponse(message: MessageEnvelope, issues: readonly EdifactIssue
   const out: Segment[] = [
     seg(
       "UCM",
-      message.ref,
-      [id.type, id.version, id.release, id.agency, id.association ?? ""],
+      clip(message.ref, 14),
+      [
+        clip(id.type, 6),
+        clip(id.version, 3),
+        clip(id.release, 3),
+        clip(id.agency, 2),
+        clip(id.association ?? "", 6),
+      ],
       "4",
       ...errorElements(envelopeIssue, MESSAGE_TAGS, v),
     ),
@@ -90,7 +107,7 @@ export function buildContrl(
   if (!header) throw new EdifactBuildError("A CONTRL needs the received UNB; the input has none");
   const v = env.syntaxVersion;
   const uci = (action: string, ...errors: string[][]): Segment =>
-    seg("UCI", header.controlRef, party(header.sender), party(header.recipient), action, ...errors);
+    seg("UCI", clip(header.controlRef, 14), party(header.sender), party(header.recipient), action, ...errors);
   if (options.receiptOnly)
     return wrapMessage(env, { identifier: contrlIdentifier(v), segments: [uci(ContrlAction.received)] });
   const interchangeIssue = report.issues.find((i) => i.level === "interchange");
@@ -127,9 +144,9 @@ export function buildContrl(
     segments.push(
       seg(
         "UCF",
-        g.ref,
-        [valueAt(t, s, 2, 0), valueAt(t, s, 2, 1)],
-        [valueAt(t, s, 3, 0), valueAt(t, s, 3, 1)],
+        clip(g.ref, 14),
+        [clip(valueAt(t, s, 2, 0), 35), clip(valueAt(t, s, 2, 1), 4)],
+        [clip(valueAt(t, s, 3, 0), 35), clip(valueAt(t, s, 3, 1), 4)],
         groupIssue ? ContrlAction.rejected : ContrlAction.acknowledged,
         ...errorElements(groupIssue, GROUP_TAGS, v),
       ),

@@ -1,7 +1,7 @@
 import type { Directory } from "../directories/directory.types.js";
 import type { Interchange, Segment } from "../envelope/interchange.types.js";
 import type { OrderRef, PartyRef } from "./business.types.js";
-import { dtm203, seg, wrapMessage, type OutboundEnvelope } from "./outbound.js";
+import { copiedValue, dtm203, nad, seg, wrapMessage, type OutboundEnvelope } from "./outbound.js";
 
 /** BGM 1225 of an ORDRSP: the answer to the whole order. */
 export const ResponseType = { accepted: "29", changed: "4", notAccepted: "27" } as const;
@@ -33,21 +33,29 @@ export interface OrdrspInput {
   readonly lines: readonly OrderLineResponse[];
 }
 
-function nad(qualifier: string, p: PartyRef): Segment {
-  return seg("NAD", qualifier, [p.id, "", p.agency ?? "9"]);
-}
-
 /** The segments between UNH and UNT, made one at a time. */
 function* ordrspSegments(input: OrdrspInput): Generator<Segment> {
   yield seg("BGM", "231", input.documentNumber, input.responseType);
   yield seg("DTM", ["137", dtm203(input.envelope.preparedAt), "203"]);
-  yield seg("RFF", ["ON", input.order.documentNumber]);
-  if (input.order.date) yield seg("DTM", ["171", input.order.date, "102"]);
-  if (input.buyer) yield nad("BY", input.buyer);
-  if (input.supplier) yield nad("SU", input.supplier);
+  const dir = input.directory;
+  yield seg("RFF", ["ON", copiedValue(dir, "RFF", "1154", input.order.documentNumber)]);
+  if (input.order.date) yield seg("DTM", ["171", copiedValue(dir, "DTM", "2380", input.order.date), "102"]);
+  const buyer = input.buyer && nad(dir, "BY", input.buyer);
+  if (buyer) yield buyer;
+  const supplier = input.supplier && nad(dir, "SU", input.supplier);
+  if (supplier) yield supplier;
   for (const line of input.lines) {
-    yield seg("LIN", line.lineNumber, line.action, [line.item.id, line.item.type]);
-    yield seg("QTY", [line.quantity.qualifier ?? "21", line.quantity.value, line.quantity.unit ?? ""]);
+    const item = line.item;
+    yield seg("LIN", copiedValue(dir, "LIN", "1082", line.lineNumber), line.action, [
+      copiedValue(dir, "LIN", "7140", item.id),
+      copiedValue(dir, "LIN", "7143", item.type),
+    ]);
+    const q = line.quantity;
+    yield seg("QTY", [
+      q.qualifier ?? "21",
+      copiedValue(dir, "QTY", "6060", q.value) || "0",
+      copiedValue(dir, "QTY", "6411", q.unit ?? ""),
+    ]);
   }
   yield seg("UNS", "S");
   yield seg("CNT", ["2", String(input.lines.length)]);

@@ -1,4 +1,5 @@
-import { tokenText, type TokenTable } from "./tokenizer.js";
+import { MAX_ISSUE_TAG } from "../issue.types.js";
+import { shownToken, type TokenTable } from "./tokenizer.js";
 
 /**
  * Segment tags as small integers, so that the envelope walk, the structure state machine and
@@ -69,7 +70,8 @@ export function segmentTagId(t: TokenTable, seg: number): number {
       if ((a | b | c) < 0x80) return PACKED | (a << 16) | (b << 8) | c;
     }
   }
-  return tagIdOf(tokenText(t, k));
+  // Bounded: a tag longer than MAX_ISSUE_TAG is cut ("…") and matches no directory tag.
+  return tagIdOf(shownToken(t, k, MAX_ISSUE_TAG));
 }
 
 /** Packed ids of the service segment tags the envelope walk switches on. */

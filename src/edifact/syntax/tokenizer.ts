@@ -1,4 +1,5 @@
 import { decoderFor, findInvalidUtf8, repertoireTable, type Decoder } from "./charset.js";
+import { cutText, MAX_SHOWN_VALUE } from "../issue.types.js";
 import { ErrorCode } from "./error-codes.js";
 import { defaultSeparators, type Separators } from "./separators.js";
 import { LIST_CAP, simdScan, uninitialised, type ScanResult } from "./simd-scan.js";
@@ -27,6 +28,8 @@ export interface TokenTable {
   readonly bytes: Uint8Array;
   readonly separators: Separators;
   readonly una: boolean;
+  /** The UNA's service characters are unusable (issue 20 code 20): nothing after it was read. */
+  readonly unaUnusable: boolean;
   /** Byte offset where segments start (after BOM and UNA). */
   readonly bodyOffset: number;
   readonly bom: boolean;
@@ -76,21 +79,60 @@ export function tokEnd(t: TokenTable, k: number): number {
   const next = k + 1;
   if (next < t.tokenCount && ((t.tokInfo[next] as number) & COORD_MASK) !== 0)
     return (t.tokStart[next] as number) - 1;
-  // Last token of its segment: find its terminator (release-aware; the token holds no other separator).
+  return lastTokenEnd(t, t.tokStart[k] as number, t.bytes.length);
+}
+
+/**
+ * End of a segment's last token starting at `start`: its terminator (release-aware; the token
+ * holds no other separator), the end of input, or `limit`, whichever comes first.
+ */
+function lastTokenEnd(t: TokenTable, start: number, limit: number): number {
   const bytes = t.bytes;
-  const n = bytes.length;
+  const n = Math.min(limit, bytes.length);
   const rel = t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0);
   const term = t.separators.terminator.charCodeAt(0);
-  let i = t.tokStart[k] as number;
+  let i = start;
   while (i < n) {
     const b = bytes[i] as number;
     if (b === rel) i += 2;
     else if (b === term) return i;
     else i++;
   }
+  if (n < bytes.length) return n;
   let end = Math.min(i, n);
-  while (end > (t.tokStart[k] as number) && (bytes[end - 1] === CR || bytes[end - 1] === LF)) end--;
+  while (end > start && (bytes[end - 1] === CR || bytes[end - 1] === LF)) end--;
   return end;
+}
+
+/**
+ * The token's text for an issue: at most `max` characters (a longer one is cut and ends with
+ * "…"), reading O(max) bytes however long the token is (issue 20: a 4 MB tag was decoded, and
+ * copied, once per issue).
+ */
+export function shownToken(t: TokenTable, k: number, max = MAX_SHOWN_VALUE): string {
+  const s = t.tokStart[k] as number;
+  const next = k + 1;
+  const e =
+    next < t.tokenCount && ((t.tokInfo[next] as number) & COORD_MASK) !== 0
+      ? (t.tokStart[next] as number) - 1
+      : lastTokenEnd(t, s, s + shownBytes(max));
+  return shownRange(t, s, e, tokReleased(t, k), max);
+}
+
+/** Bytes that hold `max` characters whatever they are: 4 bytes of UTF-8 or a released byte pair. */
+const shownBytes = (max: number): number => 4 * max + 2;
+
+/** Text of raw bytes [s, e) for an issue: at most `max` characters, decoding O(max) bytes. */
+export function shownRange(
+  t: TokenTable,
+  s: number,
+  e: number,
+  released: boolean,
+  max = MAX_SHOWN_VALUE,
+): string {
+  const limit = Math.min(e, s + shownBytes(max));
+  const text = rangeText(t, s, limit, released);
+  return limit < e && text.length <= max ? `${text}…` : cutText(text, max);
 }
 
 /** Byte classes; the separators that end a token come first, the rare classes last. */
@@ -120,6 +162,29 @@ interface Prelude {
   body: number;
   raw: Separators;
   issues: TokenizerIssue[];
+  /** The UNA cannot be used to read the rest (reported as 20); nothing after it is read. */
+  unusable?: boolean;
+}
+
+const shownChar = (c: string): string => {
+  const b = c.charCodeAt(0);
+  return b >= 0x21 && b < 0x7f ? `"${c}"` : `byte 0x${b.toString(16).padStart(2, "0")}`;
+};
+
+/** What makes a UNA's service characters unusable, or undefined when they are fine. */
+function unaProblem(named: readonly [string, string][]): string | undefined {
+  for (let a = 0; a < named.length; a++) {
+    const [nameA, charA] = named[a] as [string, string];
+    for (let b = a + 1; b < named.length; b++) {
+      const [nameB, charB] = named[b] as [string, string];
+      if (charA === charB)
+        return `UNA advises the same character (${shownChar(charA)}) as ${nameA} and ${nameB}`;
+    }
+  }
+  for (const [name, c] of named) {
+    if (isAlnum(c) || c === " ") return `UNA advises ${c === " " ? "a space" : shownChar(c)} as ${name}`;
+  }
+  return undefined;
 }
 
 function readPrelude(bytes: Uint8Array): Prelude {
@@ -151,14 +216,19 @@ function readPrelude(bytes: Uint8Array): Prelude {
     repetition: ch(4),
     terminator: ch(5),
   };
-  const mandatory = [raw.component, raw.element, raw.terminator];
-  const optional = [raw.release, raw.repetition].filter((c) => c !== " ");
-  const all = [...mandatory, ...optional];
-  const bad =
-    mandatory.some((c) => isAlnum(c) || c === " ") ||
-    optional.some((c) => isAlnum(c)) ||
-    new Set(all).size !== all.length;
-  if (bad) {
+  // Issue 20 defect 2: service characters that are not all distinct make the input ambiguous
+  // (a release character equal to the terminator made every segment end scan to the end of the
+  // input: quadratic). Such a UNA, or one advising a letter, digit or space, is reported at once
+  // and nothing after it is read.
+  const named: [string, string][] = [
+    ["component separator", raw.component],
+    ["data element separator", raw.element],
+    ["segment terminator", raw.terminator],
+  ];
+  if (raw.release !== " ") named.push(["release character", raw.release]);
+  if (raw.repetition !== " ") named.push(["repetition separator", raw.repetition]);
+  const problem = unaProblem(named);
+  if (problem !== undefined) {
     issues.push({
       code: ErrorCode.invalidServiceCharacterInUna,
       offset: i + 3,
@@ -166,8 +236,9 @@ function readPrelude(bytes: Uint8Array): Prelude {
       element: 0,
       component: 0,
       occurrence: 0,
-      text: "UNA advises a letter, digit, space or the same character twice as service characters",
+      text: `${problem}; the interchange cannot be read`,
     });
+    return { bom, una: true, body: bytes.length, raw: defaultSeparators(3), issues, unusable: true };
   }
   if (raw.decimal !== "." && raw.decimal !== ",") {
     issues.push({
@@ -575,6 +646,7 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     bytes,
     separators,
     una: prelude.una,
+    unaUnusable: prelude.unusable === true,
     bodyOffset: prelude.body,
     bom: prelude.bom,
     syntaxIdentifier: syntaxId,

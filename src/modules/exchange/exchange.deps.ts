@@ -5,6 +5,8 @@ import type { Database } from "../../platform/db/database.js";
 import type { CursorCodec } from "../../platform/http/cursor.js";
 import type { JobQueue } from "../../platform/jobs/index.js";
 import type { IdentityService } from "../identity/index.js";
+import type { BacklogLimits } from "./inbox-backlog.js";
+import type { ProcessingRunner } from "./processing-runner.js";
 import type { ExchangeTables } from "./exchange.tables.js";
 
 export interface MailboxSettings {
@@ -26,6 +28,10 @@ export interface ExchangeDeps {
   maxPayloadBytes: number;
   /** Uploads one API key may stream at once in this process (HANSE_PARTNER_MAX_CONCURRENT_UPLOADS). */
   maxConcurrentUploads: number;
+  /** Unprocessed uploads over which the inbox answers 503 (HANSE_INBOX_MAX_BACKLOG*). */
+  backlogLimits: BacklogLimits;
+  /** Runs the EDIFACT work of processing: inline, or on worker threads for large interchanges. */
+  runner: ProcessingRunner;
 }
 
 export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);

@@ -140,12 +140,15 @@ export async function reservePositions(trx: Trx, tenantId: string, connectionId:
   return row.outbound_counter - count + 1;
 }
 
-/** A fresh UNB 0020, unique across every connection. */
-export async function nextControlRef(trx: Trx): Promise<string> {
-  const result = await sql<{ ref: string | number }>`SELECT nextval('exchange_control_refs') AS ref`.execute(
-    trx,
-  );
-  return String(result.rows[0]?.ref ?? "");
+/**
+ * `count` fresh UNB 0020 values, unique across every connection, in one statement. A sequence
+ * is not transactional: values of a run that does not commit are skipped, never reused.
+ */
+export async function nextControlRefs(db: Db, count: number): Promise<string[]> {
+  if (count === 0) return [];
+  const result = await sql<{ ref: string | number }>`
+    SELECT nextval('exchange_control_refs') AS ref FROM generate_series(1, ${count}::integer)`.execute(db);
+  return result.rows.map((row) => String(row.ref)).sort((a, b) => Number(a) - Number(b));
 }
 
 // API keys: the identity module issues them; listing and revocation read the credentials table.
@@ -700,4 +703,19 @@ export async function findProductStates(
   );
   for (const row of rows.rows) out.set(row.gtin, [...(out.get(row.gtin) ?? []), row.state]);
   return out;
+}
+
+// Backlog
+
+/**
+ * Unprocessed uploads per tenant: their processing jobs that are queued (also waiting for a retry)
+ * or running. Reads the jobs table's partial indexes on those two states, so the cost follows the
+ * backlog, not the history.
+ */
+export async function countUploadBacklog(db: Db, jobName: string): Promise<Map<string, number>> {
+  const result = await sql<{ tenant_id: string | null; n: number }>`
+    SELECT tenant_id, count(*)::int AS n FROM jobs
+    WHERE state IN ('queued', 'running') AND name = ${jobName}
+    GROUP BY tenant_id`.execute(db);
+  return new Map(result.rows.map((row) => [row.tenant_id ?? "", row.n]));
 }

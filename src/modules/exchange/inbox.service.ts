@@ -15,6 +15,7 @@ import { createJobNotifier, defaultMaxAttempts, type JobDefinition } from "../..
 import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
 import type { UploadStatus } from "./exchange.tables.js";
+import { createInboxBacklog } from "./inbox-backlog.js";
 import { InterchangeScanner } from "./interchange-scanner.js";
 import {
   connectionIdOf,
@@ -81,6 +82,13 @@ export function createInboxService(
 ) {
   const { database, clock } = deps;
   const { db } = database;
+  /** Unprocessed uploads per tenant and in all: over a bound, uploads are refused (503). */
+  const backlog = createInboxBacklog({
+    db,
+    clock,
+    jobName: processJob().name,
+    limits: deps.backlogLimits,
+  });
   /** NOTIFY after the commit, coalesced: one in flight at a time however many uploads land. */
   const wakeWorkers = createJobNotifier(database);
   /** A body up to this size is stored by the upload's own statement. */
@@ -265,6 +273,7 @@ export function createInboxService(
     upload: repo.AcceptedUpload,
   ): Promise<UploadOutcome> {
     if (result.inserted) {
+      backlog.accepted(tenantId);
       wakeWorkers();
       return {
         status: 202,
@@ -308,10 +317,21 @@ export function createInboxService(
     atStreamLimit: (credentialId: string): boolean =>
       (streaming.get(credentialId) ?? 0) >= deps.maxConcurrentUploads,
 
-    /** Checks that need no body: connection, content type, key, declared length. */
+    /**
+     * Whether a small upload may have its key checked by its accept statement as far as the
+     * backlog goes: no bound is reached anywhere (otherwise its tenant must be known first).
+     */
+    backlogClear: (): Promise<boolean> => backlog.clear(),
+
+    /**
+     * Checks that need no body: connection, content type, key, declared length; then the backlog
+     * of the connection's tenant and of the service (503 with Retry-After over a bound).
+     */
     async precheck(principal: Principal, connectionId: string, headers: UploadHeaders) {
       const connection = await requirePartnerConnection(database, principal, connectionId);
-      return { connection, key: checkHeaders(headers) };
+      const key = checkHeaders(headers);
+      await backlog.admit(connection.tenant_id);
+      return { connection, key };
     },
 
     /**

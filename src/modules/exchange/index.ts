@@ -26,6 +26,7 @@ import { createInboxService } from "./inbox.service.js";
 import { createMailboxService, type MailboxService } from "./mailbox.service.js";
 import { partnerRoutes } from "./partner.routes.js";
 import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
+import { createProcessingRunner } from "./processing-runner.js";
 import {
   createProcessingService,
   processUploadJobName,
@@ -61,6 +62,7 @@ const tenantTypes = ["system", "customer"] as const;
 export function createExchangeModule(
   deps: ModuleDeps & { identity: IdentityService },
 ): HanseModule & { admin: AdminService; mailbox: MailboxService; processing: ProcessingService } {
+  const runner = createProcessingRunner();
   const exchangeDeps: ExchangeDeps = {
     database: deps.database.as<ExchangeTables>(),
     clock: deps.clock,
@@ -76,13 +78,17 @@ export function createExchangeModule(
     },
     maxPayloadBytes,
     maxConcurrentUploads: deps.config.HANSE_PARTNER_MAX_CONCURRENT_UPLOADS,
+    backlogLimits: {
+      maxTotal: deps.config.HANSE_INBOX_MAX_BACKLOG,
+      maxPerTenant: deps.config.HANSE_INBOX_MAX_BACKLOG_PER_TENANT,
+    },
+    runner,
   };
   const admin = createAdminService(exchangeDeps);
   const processing = createProcessingService(exchangeDeps);
   const processJob = defineJob<{ tenantId: string; uploadId: string }>({
     name: processUploadJobName,
     maxAttempts: 5,
-    leaseMs: 120_000,
     run: ({ tenantId, uploadId }) => processing.processUpload(tenantId, uploadId),
     onDead: ({ tenantId, uploadId }, error) => processing.failUpload(tenantId, uploadId, error),
   });
@@ -121,6 +127,7 @@ export function createExchangeModule(
     mailbox,
     processing,
     routes,
+    close: () => runner.close(),
     // The exchange is the only writer of blobs, so it also runs their housekeeping.
     jobs: [processJob, expireJob, sweepJob] as JobDefinition<never>[],
     capabilities: [exchangeCapability],

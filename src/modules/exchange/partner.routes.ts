@@ -197,10 +197,17 @@ export const partnerRoutes =
         let outcome: UploadOutcome;
         // A small upload: one statement checks the key and stores it — unless the key's bucket
         // looks empty or it streams as many uploads as it may, when the ordinary path answers
-        // the 429 after authenticating. (Small uploads are not counted as streams: each holds at
-        // most 64 KiB, while the stream limit bounds the ~2 MiB a stalled large upload holds.)
+        // the 429 after authenticating, or a backlog bound is reached somewhere, when the
+        // ordinary path learns the tenant and answers 503 if the bound is its own or the
+        // service's. (Small uploads are not counted as streams: each holds at most 64 KiB, while
+        // the stream limit bounds the ~2 MiB a stalled large upload holds.)
         const claimed = deferred?.claimedCredentialId ?? "";
-        if (deferred && limiter.wait(claimed) === 0 && !inbox.atStreamLimit(claimed)) {
+        if (
+          deferred &&
+          limiter.wait(claimed) === 0 &&
+          !inbox.atStreamLimit(claimed) &&
+          (await inbox.backlogClear())
+        ) {
           outcome = await inbox.uploadChecked(deferred, request.params.connectionID, headers, body, (p) => {
             limiter.take(p.credentialId);
           });

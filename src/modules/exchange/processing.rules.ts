@@ -8,6 +8,7 @@ import {
   loadDirectory,
   messageSegments,
   parseInterchange,
+  serializeInterchange,
   validateInterchange,
   type ApplicationError,
   type Directory,
@@ -18,16 +19,19 @@ import {
   type PartyRef,
   type Segment,
   type ValidationReport,
+  formatIssue,
 } from "../../edifact/index.js";
 import type { Profile } from "./profile.js";
 
 /**
  * Code values the exchange accepts beyond the UN directories: CONTRACT §4 names `SRV` (GS1 GTIN)
  * as a `LIN` item number type, which UN code list 7143 holds only from later directories on
- * (D.96A has `EN` but not `SRV`). Everything else is validated as the directory publishes it.
+ * (D.96A has `EN` but not `SRV`), and requires APERAK with BGM 1001 `313`, which D.96A's list
+ * lacks (added later). Everything else is validated as the directory publishes it.
  */
 const exchangeCodeAdditions: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "7143": { SRV: "GS1 Global Trade Item Number (GTIN)" },
+  "1001": { "313": "Application error message" },
 };
 
 const exchangeDirectories = new Map<Profile["directory"], Directory>();
@@ -265,3 +269,77 @@ export function planOutbound(analysis: Analysis, profile: Profile, catalog: Cata
   }
   return plan;
 }
+
+/** What the analysis of an upload tells the processing job before the catalog is read. */
+export interface AnalysisSummary {
+  interchangeId: string | undefined;
+  rejected: boolean;
+  /** The GTINs the catalog check needs (empty unless the profile validates against the catalog). */
+  gtins: string[];
+}
+
+/**
+ * One upload's EDIFACT work in three steps, with the database reads and writes of the job in
+ * between: analyse (parse, validate), plan under the catalog facts, build and serialize under the
+ * envelopes the job allocated. Pure; holds the analysis between the steps. The processing job
+ * runs it inline for a small interchange and on a worker thread for a large one.
+ */
+export function createProcessingRun(bytes: Uint8Array, profile: Profile) {
+  const analysis = analyseInterchange(bytes, profile);
+  let plan: PlannedMessage[] = [];
+  return {
+    summary(): AnalysisSummary {
+      return {
+        interchangeId: analysis.interchangeId,
+        rejected: analysis.rejected,
+        gtins: profile.orderValidation === "catalog" && !analysis.rejected ? orderedGtins(analysis) : [],
+      };
+    },
+    plan(catalog: Catalog): OutboundType[] {
+      plan = planOutbound(analysis, profile, catalog);
+      return plan.map((message) => message.type);
+    },
+    /** The serialized interchanges, one per planned message and envelope, in plan order. */
+    build(envelopes: readonly OutboundEnvelope[]): Uint8Array[] {
+      return plan.map((message, index) => {
+        const envelope = envelopes[index];
+        if (!envelope) throw new Error("an envelope per planned message is required");
+        return serializeInterchange(message.build(envelope));
+      });
+    },
+  };
+}
+
+export type ProcessingRun = ReturnType<typeof createProcessingRun>;
+
+/**
+ * Issues of an outbound payload against its own directory: the envelope (every type) and, for
+ * APERAK and ORDRSP, the message against the profile's exchange directory with every code list
+ * checked. Empty for whatever the builders make (issue 20 defect 7). CONTRL is a service message
+ * that no loaded directory defines, so only its envelope is checked.
+ */
+export function outboundIssues(
+  type: OutboundType,
+  payload: Uint8Array,
+  directory: Profile["directory"],
+): string[] {
+  const parsed = parseInterchange(payload);
+  const issues =
+    type === "CONTRL"
+      ? parsed.issues
+      : validateInterchange(parsed, {
+          directory: exchangeDirectory(directory),
+          messageTypes: [type],
+          codeLists: "strict",
+        }).issues;
+  return issues.map(formatIssue);
+}
+
+/**
+ * Sees every outbound payload processing writes, before it is stored. Unset in production; the
+ * test suite's setup (test/support/outbound-check.setup.ts) sets it to fail loudly on any
+ * payload with outboundIssues, so every message written in any test is validated.
+ */
+export const outboundObserver: {
+  check?: (type: OutboundType, payload: Uint8Array, profile: Profile) => void;
+} = {};

@@ -1,9 +1,14 @@
-import { serializeInterchange, type OutboundEnvelope } from "../../edifact/index.js";
+import type { OutboundEnvelope } from "../../edifact/index.js";
 import { recordAudit } from "../../platform/audit/index.js";
 import { blobTransferFor, readBlobBytes, writeBlob } from "../../platform/blobs/index.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
-import { analyseInterchange, orderedGtins, planOutbound, type Catalog } from "./processing.rules.js";
+import {
+  outboundObserver,
+  type AnalysisSummary,
+  type Catalog,
+  type OutboundType,
+} from "./processing.rules.js";
 
 export const processUploadJobName = "exchange.process-upload";
 
@@ -11,6 +16,83 @@ export function createProcessingService(deps: ExchangeDeps) {
   const { database, clock } = deps;
   const { db } = database;
   const transfer = blobTransferFor(database.kind);
+
+  /**
+   * The mailbox entries, their blobs, the upload's final status and its audit event, in one
+   * transaction (a re-run after a crash never duplicates entries).
+   */
+  async function record(
+    tenantId: string,
+    upload: { id: string; connection_id: string; interchange_id: string | null },
+    outcome: {
+      summary: AnalysisSummary;
+      types: readonly OutboundType[];
+      envelopes: readonly OutboundEnvelope[];
+      payloads: readonly Uint8Array[];
+      now: Date;
+    },
+  ): Promise<void> {
+    const { summary, types, envelopes, payloads, now } = outcome;
+    const uploadId = upload.id;
+    await database.transaction(async (trx) => {
+      const current = await repo.lockUpload(trx, tenantId, uploadId);
+      if (current?.status !== "processing") return;
+      // The blobs first: the connection's row stays locked from reserving the mailbox positions
+      // to the commit, so every other upload of the connection waits that long.
+      const blobs = [];
+      for (const [index, payload] of payloads.entries()) {
+        if (index >= types.length) break;
+        blobs.push(
+          await writeBlob(trx, clock, {
+            tenantId,
+            id: deps.newId(),
+            contentType: "application/edifact",
+            bytes: payload,
+            transfer,
+          }),
+        );
+      }
+      const first =
+        types.length > 0 ? await repo.reservePositions(trx, tenantId, upload.connection_id, types.length) : 0;
+      for (const [index, type] of types.entries()) {
+        const envelope = envelopes[index];
+        const blob = blobs[index];
+        if (!envelope || !blob) throw new Error("a planned message was not built");
+        await repo.insertDelivery(trx, {
+          tenant_id: tenantId,
+          id: deps.newId(),
+          connection_id: upload.connection_id,
+          upload_id: uploadId,
+          position: first + index,
+          message_type: type,
+          interchange_id: envelope.controlRef,
+          inbound_interchange_id: summary.interchangeId ?? upload.interchange_id,
+          message_reference: envelope.messageRef,
+          blob_id: blob.id,
+          payload_size: blob.byteCount,
+          payload_sha256: blob.sha256,
+          ...repo.readyForClaim(now),
+          receipt_id: null,
+          acknowledged_at: null,
+          created_at: now,
+          updated_at: now,
+        });
+      }
+      const status = summary.rejected ? "rejected" : "processed";
+      await repo.setUploadStatus(trx, tenantId, uploadId, status, now);
+      await recordAudit(trx, {
+        tenantId,
+        id: deps.newId(),
+        type: `upload.${status}`,
+        occurredAt: now,
+        principalId: null,
+        connectionId: upload.connection_id,
+        uploadId,
+        outcome: status,
+        data: { outboundCount: types.length },
+      });
+    });
+  }
 
   return {
     /**
@@ -33,72 +115,33 @@ export function createProcessingService(deps: ExchangeDeps) {
       if (!revision) throw new Error("profile revision of the upload is missing");
       const profile = revision.profile;
       const bytes = await readBlobBytes(database, tenantId, upload.blob_id);
-      const analysis = analyseInterchange(bytes, profile);
-      const catalog: Catalog =
-        profile.orderValidation === "catalog" && !analysis.rejected
-          ? await repo.findProductStates(db, tenantId, orderedGtins(analysis))
-          : new Map();
-      const plan = planOutbound(analysis, profile, catalog);
-
-      await database.transaction(async (trx) => {
-        const current = await repo.lockUpload(trx, tenantId, uploadId);
-        if (current?.status !== "processing") return;
+      // Parse, validate, plan and serialize: on a worker thread for a large interchange.
+      const run = await deps.runner.analyse(bytes, profile);
+      try {
+        const { summary } = run;
+        const catalog: Catalog =
+          summary.gtins.length > 0 ? await repo.findProductStates(db, tenantId, summary.gtins) : new Map();
+        const types = await run.plan(catalog);
         const now = clock.now();
-        const first =
-          plan.length > 0 ? await repo.reservePositions(trx, tenantId, upload.connection_id, plan.length) : 0;
-        for (const [index, message] of plan.entries()) {
-          const controlRef = await repo.nextControlRef(trx);
-          const envelope: OutboundEnvelope = {
-            syntaxIdentifier: profile.syntaxIdentifier,
-            syntaxVersion: profile.syntaxVersion,
-            sender: profile.ownIdentification,
-            recipient: profile.partnerIdentification,
-            controlRef,
-            messageRef: "1",
-            preparedAt: now,
-          };
-          const payload = serializeInterchange(message.build(envelope));
-          const blob = await writeBlob(trx, clock, {
-            tenantId,
-            id: deps.newId(),
-            contentType: "application/edifact",
-            bytes: payload,
-            transfer,
-          });
-          await repo.insertDelivery(trx, {
-            tenant_id: tenantId,
-            id: deps.newId(),
-            connection_id: upload.connection_id,
-            upload_id: uploadId,
-            position: first + index,
-            message_type: message.type,
-            interchange_id: controlRef,
-            inbound_interchange_id: analysis.interchangeId ?? upload.interchange_id,
-            message_reference: envelope.messageRef,
-            blob_id: blob.id,
-            payload_size: blob.byteCount,
-            payload_sha256: blob.sha256,
-            ...repo.readyForClaim(now),
-            receipt_id: null,
-            acknowledged_at: null,
-            created_at: now,
-            updated_at: now,
-          });
+        const controlRefs = await repo.nextControlRefs(db, types.length);
+        const envelopes = controlRefs.map((controlRef): OutboundEnvelope => ({
+          syntaxIdentifier: profile.syntaxIdentifier,
+          syntaxVersion: profile.syntaxVersion,
+          sender: profile.ownIdentification,
+          recipient: profile.partnerIdentification,
+          controlRef,
+          messageRef: "1",
+          preparedAt: now,
+        }));
+        const payloads = await run.build(envelopes);
+        for (const [index, payload] of payloads.entries()) {
+          const type = types[index];
+          if (type) outboundObserver.check?.(type, payload, profile);
         }
-        const status = analysis.rejected ? "rejected" : "processed";
-        await repo.setUploadStatus(trx, tenantId, uploadId, status, now);
-        await recordAudit(trx, {
-          tenantId,
-          id: deps.newId(),
-          type: `upload.${status}`,
-          occurredAt: now,
-          principalId: null,
-          connectionId: upload.connection_id,
-          uploadId,
-          outcome: status,
-          data: { outboundCount: plan.length },
-        });
-      });
+        await record(tenantId, upload, { summary, types, envelopes, payloads, now });
+      } finally {
+        run.end();
+      }
     },
 
     /** The attempt budget is spent: the upload is `failed` and the operator is alerted. */

@@ -29,9 +29,11 @@ export const identityRoutes =
           tags: ["auth"],
           summary: "Log in with tenant slug, e-mail and password",
           description:
-            "Any wrong part is the same 401. Ten failed logins for one account (then one per 30 s), or a " +
-            "hundred from one address (then one per second), are answered 429 ERR_RATE_LIMITED with " +
-            "Retry-After, before the password is checked.",
+            "Any wrong part is the same 401. Ten failed logins for one account from one client address (then " +
+            "one per 30 s), or a hundred from one address (then one per second), are answered 429 " +
+            "ERR_RATE_LIMITED with Retry-After, before the password is checked; other addresses are not " +
+            "affected. Past HANSE_SIGN_IN_ACCOUNT_FAILURES failures of one account from all addresses, its " +
+            "password checks are spaced one per second: slower, but a correct password is still accepted.",
           body: CreateSessionBody,
           response: { 201: SessionResponse, ...problemResponses(400, 401, 413, 429, 500, 503) },
         },

@@ -12,7 +12,6 @@ import {
 } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/http/app-error.js";
-import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
 import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import {
   derivedCredentialId,
@@ -25,6 +24,7 @@ import {
   type ParsedBearer,
 } from "./credential-format.js";
 import * as repo from "./identity.repository.js";
+import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 import type { IdentityTables } from "./identity.tables.js";
 
 export interface IdentityDeps {
@@ -33,6 +33,8 @@ export interface IdentityDeps {
   newId: IdGenerator;
   cursors: CursorCodec;
   sessionTtlSeconds: number;
+  /** Failed sign-ins of an account (all addresses) before its checks are spaced out. */
+  signInAccountFailures: number;
 }
 
 export type Executor = Parameters<typeof repo.insertUser>[0];
@@ -105,11 +107,10 @@ const scopesLiteral = (scopes: readonly string[]): string => {
 };
 
 export function createIdentityService(deps: IdentityDeps) {
-  // Ten failed logins per account, then one per 30 s; a hundred per client address, then one per second.
-  const failedLogins = {
-    account: new KeyRateLimiter(deps.clock, 10, 1 / 30),
-    address: new KeyRateLimiter(deps.clock, 100, 1),
-  };
+  const signInThrottle = createSignInThrottle(deps.clock, {
+    ...signInLimits,
+    perAccount: { ...signInLimits.perAccount, burst: deps.signInAccountFailures },
+  });
   const database = deps.database.as<IdentityTables>();
   const { db } = database;
 
@@ -174,17 +175,13 @@ export function createIdentityService(deps: IdentityDeps) {
 
     /**
      * CONTRACT §2a: any wrong part is the same 401, and an unknown user costs the same time.
-     * Failed logins are throttled per account and per client address, before the password hash
-     * is computed: guessing is slow, and nobody can make the server run scrypt without end.
+     * Failed logins are throttled before the password hash is computed (sign-in-throttle.ts):
+     * per account and client address, so that an attacker's address cannot lock the account
+     * out, and per account with a ceiling that slows guessing without refusing the right password.
      */
     async createSession(input: { tenant: string; email: string; password: string }, clientAddress = "") {
       const account = `${input.tenant}\n${input.email.toLowerCase()}`;
-      const wait = Math.max(failedLogins.account.wait(account), failedLogins.address.wait(clientAddress));
-      if (wait > 0) {
-        throw new AppError("ERR_RATE_LIMITED", "Too many failed logins; try again later.", {
-          headers: { "retry-after": String(wait) },
-        });
-      }
+      await signInThrottle.admit(account, clientAddress);
       const tenant = await repo.findTenantBySlug(db, input.tenant);
       const user =
         tenant && tenant.status === "active"
@@ -192,8 +189,7 @@ export function createIdentityService(deps: IdentityDeps) {
           : undefined;
       const ok = await verifyPassword(input.password, user?.password_hash ?? unusablePasswordHash);
       if (!tenant || !user || !ok || user.disabled_at) {
-        failedLogins.account.take(account);
-        failedLogins.address.take(clientAddress);
+        signInThrottle.recordFailure(account, clientAddress);
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
       const id = deps.newId();
@@ -363,11 +359,12 @@ export function createIdentityService(deps: IdentityDeps) {
     async bootstrap(input: {
       token?: string | undefined;
       email: string;
-    }): Promise<{ generatedToken?: string; created: boolean }> {
+    }): Promise<{ generatedToken?: string; created: boolean; systemTenantId: string }> {
       return database.transaction(async (trx) => {
         // Serialises concurrent first starts of several processes.
         await sql`SELECT pg_advisory_xact_lock(7420001)`.execute(trx);
-        if (await repo.findSystemTenant(trx)) {
+        const existing = await repo.findSystemTenant(trx);
+        if (existing) {
           // Earlier releases derived the bootstrap token's id without UUID version bits.
           if (input.token) {
             await repo.rekeyCredential(
@@ -376,7 +373,7 @@ export function createIdentityService(deps: IdentityDeps) {
               derivedCredentialId(input.token),
             );
           }
-          return { created: false };
+          return { created: false, systemTenantId: existing.id };
         }
         const now = deps.clock.now();
         const tenantId = deps.newId();
@@ -417,7 +414,9 @@ export function createIdentityService(deps: IdentityDeps) {
           expires_at: null,
           revoked_at: null,
         });
-        return generated ? { generatedToken: generated, created: true } : { created: true };
+        return generated
+          ? { generatedToken: generated, created: true, systemTenantId: tenantId }
+          : { created: true, systemTenantId: tenantId };
       });
     },
   };

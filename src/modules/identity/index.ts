@@ -15,6 +15,7 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
     newId: deps.newId,
     cursors: deps.cursors,
     sessionTtlSeconds: deps.config.HANSE_SESSION_TTL_SECONDS,
+    signInAccountFailures: deps.config.HANSE_SIGN_IN_ACCOUNT_FAILURES,
   });
   const href = "/api/v1/admin/access-tokens";
   return {

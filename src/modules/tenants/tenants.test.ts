@@ -154,7 +154,8 @@ describe("POST /api/v1/system/tenants", () => {
       [{ slug: uniqueSlug() }, "/name"],
       [{ name: "x", slug: "Not A Slug" }, "/slug"],
       [{ name: 42, slug: uniqueSlug() }, "/name"],
-      [{ name: "x", slug: uniqueSlug(), unknown: true }, "/unknown"],
+      // An unknown field is named by the object that holds it: an error never repeats the request.
+      [{ name: "x", slug: uniqueSlug(), unknown: true }, ""],
       [{ name: "x", slug: uniqueSlug(), admin: { email: "a@b.c", password: "short" } }, "/admin/password"],
     ];
     for (const [payload, pointer] of cases) {

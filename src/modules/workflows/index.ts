@@ -38,7 +38,6 @@ export function createWorkflowsModule(deps: ModuleDeps): HanseModule & { service
     adapters: adapters.gate,
   });
   const routes: FastifyPluginAsync = async (app) => {
-    await service.provisionSystemTenantDefaults();
     await app.register(workflowsAdminRoutes(service));
     await app.register(transitionRequestsRoutes(service));
     await app.register(lifecycleAdaptersRoutes(adapters));

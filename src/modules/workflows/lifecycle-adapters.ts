@@ -1,19 +1,21 @@
-import { readFileSync } from "node:fs";
-import { request as httpsRequest } from "node:https";
-import type { LookupAddress } from "node:dns";
-import { rootCertificates } from "node:tls";
 import type { Selectable } from "kysely";
 import type { Config } from "../../config/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
-import { isUuid, sha256, type IdGenerator } from "../../platform/crypto/index.js";
+import { isUuid, sealingKey, type IdGenerator } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
-import { instanceSecret } from "../../platform/db/instance-settings.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
-import { decryptSecret, encryptSecret, newSigningSecret, signPayload } from "./adapter-secrets.js";
-import { AdapterTargetError, checkAdapterUrl, resolveAdapterHost } from "./adapter-target.js";
+import { openSealedSecret, sealSecret } from "../../platform/crypto/index.js";
+import { newWebhookSecret, signWebhook } from "../../platform/outbound/index.js";
+import {
+  OutboundError,
+  OutboundTargetError,
+  checkTargetUrl,
+  createOutboundClient,
+  resolveTargetHost,
+} from "../../platform/outbound/index.js";
 import type { AdapterGate, AdapterVerdict, LifecycleAdapter } from "./transition.job.js";
 import * as repo from "./workflows.repository.js";
 import type { WorkflowLifecycleAdaptersTable, WorkflowTables } from "./workflows.tables.js";
@@ -42,63 +44,17 @@ const toAdapter = (row: Selectable<WorkflowLifecycleAdaptersTable>) => ({
 export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
   const db = deps.database.as<WorkflowTables>().db;
   const allowPrivate = deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1";
-  const extraCa = deps.config.HANSE_WEBHOOK_CA_FILE;
-  let ca: string[] | undefined;
-  const trustedCas = (): string[] | undefined => {
-    if (extraCa === undefined) return undefined;
-    ca ??= [...rootCertificates, readFileSync(extraCa, "utf8")];
-    return ca;
-  };
-  let secretKey: Promise<Buffer> | undefined;
-  const encryptionKey = (): Promise<Buffer> =>
-    (secretKey ??= deps.config.HANSE_SECRET_KEY
-      ? Promise.resolve(sha256(`workflow-adapter-secrets\n${deps.config.HANSE_SECRET_KEY}`))
-      : instanceSecret(deps.database.db, "workflow-adapter-secrets").then((k) => sha256(k)));
+  const outbound = createOutboundClient({ allowPrivate, caFile: deps.config.HANSE_WEBHOOK_CA_FILE });
+  const encryptionKey = sealingKey(
+    deps.config.HANSE_SECRET_KEY,
+    deps.database.db,
+    "workflow-adapter-secrets",
+  );
 
   const invalidUrl = (message: string) =>
     new AppError("ERR_VALIDATION", `The adapter URL is not usable: ${message}.`, {
       errors: [{ pointer: "/url", message }],
     });
-
-  /** One signed POST; resolves to the status code, rejects on a network failure or time-out. */
-  async function post(
-    url: URL,
-    body: string,
-    headers: Record<string, string>,
-    timeoutMs: number,
-  ): Promise<number> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    // Resolved and checked here, and the connection uses exactly the checked address (no rebinding).
-    const [address] = await resolveAdapterHost(url.hostname, allowPrivate);
-    if (!address) throw new AdapterTargetError("the host name does not resolve");
-    const cas = trustedCas();
-    return new Promise<number>((resolve, reject) => {
-      const req = httpsRequest(
-        url,
-        {
-          method: "POST",
-          headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
-          agent: false,
-          signal,
-          ...(cas ? { ca: cas } : {}),
-          lookup: (
-            _host: string,
-            options: { all?: boolean },
-            callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
-          ) => {
-            if (options.all) callback(null, [address]);
-            else callback(null, address.address, address.family);
-          },
-        },
-        (response) => {
-          resolve(response.statusCode ?? 0);
-          response.resume();
-        },
-      );
-      req.on("error", reject);
-      req.end(body);
-    });
-  }
 
   const gate: AdapterGate = {
     async forKind(tenantId, kind): Promise<LifecycleAdapter | undefined> {
@@ -120,7 +76,7 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
           if (Buffer.byteLength(body) > adapterBodyLimit) {
             return { outcome: "rejected", message: "The lifecycle adapter request would exceed 64 KiB." };
           }
-          const secret = decryptSecret(await encryptionKey(), row.secret);
+          const secret = openSealedSecret(await encryptionKey(), row.secret, "adapter secret");
           const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
           // webhook-id is the request id: the same on every retry, so the adapter can deduplicate.
           const headers = {
@@ -128,19 +84,20 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
             "user-agent": "hanse-lifecycle-adapter/1",
             "webhook-id": request.id,
             "webhook-timestamp": String(timestamp),
-            "webhook-signature": signPayload(secret, request.id, timestamp, body),
+            "webhook-signature": signWebhook(secret, request.id, timestamp, body),
           };
           let status: number;
           try {
-            status = await post(new URL(row.url), body, headers, row.timeout_ms);
+            ({ status } = await outbound.post(row.url, body, headers, row.timeout_ms));
           } catch (error) {
             const reason =
-              error instanceof AdapterTargetError
-                ? error.message
-                : (error as { name?: string }).name === "TimeoutError" ||
-                    (error as { name?: string }).name === "AbortError"
+              error instanceof OutboundError
+                ? error.errorClass === "timeout"
                   ? "timed out"
-                  : "could not be reached";
+                  : error.errorClass === "address" || error.errorClass === "dns"
+                    ? error.message
+                    : "could not be reached"
+                : "could not be reached";
             return { outcome: "unavailable", message: `The lifecycle adapter ${reason}.` };
           }
           if (status >= 200 && status < 300) return { outcome: "allowed" };
@@ -165,10 +122,10 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
     ) {
       let url: URL;
       try {
-        url = checkAdapterUrl(body.url);
-        await resolveAdapterHost(url.hostname, allowPrivate);
+        url = checkTargetUrl(body.url);
+        await resolveTargetHost(url.hostname, allowPrivate);
       } catch (error) {
-        if (error instanceof AdapterTargetError) throw invalidUrl(error.message);
+        if (error instanceof OutboundTargetError) throw invalidUrl(error.message);
         throw error;
       }
       if (!(await repo.findDefinition(db, principal.tenant.id, body.kind))) {
@@ -176,13 +133,13 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
           errors: [{ pointer: "/kind", message: "no workflow definition for this kind" }],
         });
       }
-      const secret = newSigningSecret();
+      const secret = newWebhookSecret();
       const row = {
         tenant_id: principal.tenant.id,
         id: deps.newId(),
         kind: body.kind,
         url: url.href,
-        secret: encryptSecret(await encryptionKey(), secret),
+        secret: sealSecret(await encryptionKey(), secret),
         timeout_ms: body.timeoutMs ?? 5000,
         max_attempts: body.maxAttempts ?? 5,
         created_at: deps.clock.now(),

@@ -255,7 +255,6 @@ export function transitionJob(
     name: transitionJobName,
     maxAttempts: 12,
     backoffMs: (attempts) => Math.min(1000 * 2 ** (attempts - 1), 60_000),
-    leaseMs: 60_000,
     run: (payload, context) => processor.process(payload, context),
     onDead: (payload, error) => processor.giveUp(payload, error),
   });

@@ -7,7 +7,6 @@ import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
 import { canonicalJson, type IdempotentOutcome } from "../../platform/http/idempotency.js";
 import { createJobNotifier } from "../../platform/jobs/index.js";
-import type { TenantsTable } from "../identity/index.js";
 import type { ModuleDeps } from "../module.js";
 import { defaultDefinitions, definitionProblems, type WorkflowDefinition } from "./workflow-rules.js";
 import * as repo from "./workflows.repository.js";
@@ -98,20 +97,6 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       for (const definition of defaultDefinitions) {
         await repo.insertDefinition(trx as unknown as Transaction<WorkflowTables>, tenantId, definition, now);
       }
-    },
-
-    /**
-     * The system tenant is created by bootstrap, before any provisioning step exists; it gets the
-     * default definitions when the API starts (idempotent, safe with several processes).
-     */
-    async provisionSystemTenantDefaults(): Promise<void> {
-      const system = await (db as unknown as import("kysely").Kysely<{ tenants: TenantsTable }>)
-        .selectFrom("tenants")
-        .select("id")
-        .where("type", "=", "system")
-        .executeTakeFirst();
-      if (!system) return;
-      await database.transaction((trx) => this.provisionDefaults(trx as Transaction<unknown>, system.id));
     },
 
     async listDefinitions(principal: Principal, options: { limit: number; cursor?: string | undefined }) {

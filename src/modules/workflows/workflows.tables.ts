@@ -58,7 +58,7 @@ export interface WorkflowLifecycleAdaptersTable {
   id: string;
   kind: string;
   url: string;
-  /** The signing secret, encrypted at rest (see adapter-secrets.ts). */
+  /** The signing secret, encrypted at rest (sealed, see platform/crypto/sealed-secrets.ts). */
   secret: string;
   timeout_ms: number;
   max_attempts: number;

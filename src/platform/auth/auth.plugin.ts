@@ -8,6 +8,8 @@ import {
   type Authenticator,
   type Principal,
   type RowCredentialCheck,
+  type ServiceAuthenticator,
+  type ServicePrincipal,
 } from "./principal.js";
 
 declare module "fastify" {
@@ -18,6 +20,8 @@ declare module "fastify" {
     principal: Principal | null;
     /** Set on `deferred` routes until the credential has been checked. */
     deferredCredential: DeferredCredential | null;
+    /** The verified caller of a `service` route. */
+    service: ServicePrincipal | null;
   }
 }
 
@@ -52,6 +56,12 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   if (typeof header !== "string") return undefined;
   const match = /^Bearer[ ]+([\x21-\x7e]{1,1024})$/i.exec(header.trim());
   return match?.[1];
+}
+
+/** The caller of a route that declared `auth: service`. */
+export function requireService(request: FastifyRequest): ServicePrincipal {
+  if (!request.service) throw new AppError("ERR_SERVICE_AUTH_MISSING");
+  return request.service;
 }
 
 /** The principal of a route that declared an authenticated requirement. */
@@ -139,7 +149,7 @@ export async function settleDeferredCredential(request: FastifyRequest): Promise
 async function authenticate(
   authenticator: Authenticator,
   request: FastifyRequest,
-  auth: Exclude<AuthRequirement, { kind: "public" }>,
+  auth: Exclude<AuthRequirement, { kind: "public" | "service" }>,
 ): Promise<void> {
   const partner = auth.kind === "partner";
   const token = bearerToken(request);
@@ -168,10 +178,11 @@ async function authenticate(
  * credential in its own statement (a request without any bearer token is still refused here), and
  * a partner route's `deferredUpTo` for a request declaring a small body.
  */
-export const authPlugin = fp<{ authenticator: Authenticator }>(
-  (app: FastifyInstance, { authenticator }, done) => {
+export const authPlugin = fp<{ authenticator: Authenticator; services?: ServiceAuthenticator | undefined }>(
+  (app: FastifyInstance, { authenticator, services }, done) => {
     app.decorateRequest("principal", null);
     app.decorateRequest("deferredCredential", null);
+    app.decorateRequest("service", null);
     app.addHook("onRoute", (route) => {
       const auth = route.config?.auth;
       if (!auth && !route.url.startsWith("/docs")) {
@@ -189,9 +200,39 @@ export const authPlugin = fp<{ authenticator: Authenticator }>(
         done();
         return;
       }
+      if (auth.kind === "service") {
+        // Formats now; the signature covers the body, so it is verified once the body is read.
+        try {
+          if (!services) throw new AppError("ERR_SERVICE_AUTH_MISSING");
+          services.checkHeaders(request.headers);
+          done();
+        } catch (error) {
+          done(error as Error);
+        }
+        return;
+      }
       authenticate(authenticator, request, auth).then(() => {
         done();
       }, done);
+    });
+    // Before the schema is validated: a refused request learns nothing about its query or body.
+    app.addHook("preValidation", (request, _reply, done) => {
+      if (request.routeOptions.config.auth?.kind !== "service" || !services) {
+        done();
+        return;
+      }
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      services
+        .verify({
+          method: request.method,
+          target: request.raw.url ?? request.url,
+          headers: request.headers,
+          body,
+        })
+        .then((principal) => {
+          request.service = principal;
+          done();
+        }, done);
     });
     done();
   },

@@ -3,6 +3,7 @@ export {
   authPlugin,
   bearerToken,
   requirePrincipal,
+  requireService,
   settleDeferredCredential,
   type DeferredCredential,
 } from "./auth.plugin.js";

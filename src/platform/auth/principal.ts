@@ -94,6 +94,10 @@ export type AuthRequirement =
       deferred?: boolean;
     }
   | {
+      /** A signed entitlement service request (CONTRACT §5); its body is taken as raw bytes. */
+      kind: "service";
+    }
+  | {
       kind: "partner";
       scope: PartnerScope;
       /**
@@ -108,3 +112,29 @@ export const hasAnyScope = (principal: Principal, scopes: readonly Scope[]): boo
 
 export const hasAllScopes = (principal: Principal, scopes: readonly Scope[]): boolean =>
   scopes.every((scope) => principal.scopes.has(scope));
+
+/** A separately deployed service, identified by a signed request (CONTRACT §5). */
+export interface ServicePrincipal {
+  /** The credential id as issued (`hanse_sc_…`). */
+  credentialId: string;
+  bindingId: string;
+  tenantId: string;
+  appId: string;
+  audience: string;
+  requiredCapabilities: readonly string[];
+}
+
+/** What a signed request presents: the method, the request target as sent, its headers and body. */
+export interface SignedRequest {
+  method: string;
+  target: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: Buffer;
+}
+
+/** Verifies signed service requests; throws the `ERR_SERVICE_AUTH_*` AppError that refuses one. */
+export interface ServiceAuthenticator {
+  /** Header presence and formats only (before the body is read). */
+  checkHeaders(headers: SignedRequest["headers"]): void;
+  verify(request: SignedRequest): Promise<ServicePrincipal>;
+}

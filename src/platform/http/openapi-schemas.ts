@@ -1,4 +1,4 @@
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { reasonPhrases } from "../../protocol/error-codes.js";
 
 export const ProblemSchema = Type.Object(
@@ -39,6 +39,23 @@ export const listOf = <T extends TSchema>(item: T) =>
 
 export const Timestamp = Type.String({ format: "date-time", description: "RFC 3339 UTC with milliseconds" });
 export const Uuid = Type.String({ format: "uuid" });
+
+/**
+ * `schema` or null as one JSON Schema type array (OpenAPI 3.1), for a schema with one `type`.
+ * fast-json-stringify writes it directly, where it checks an `anyOf` (`Type.Union([x,
+ * Type.Null()])`) with ajv for every value it serializes: a 1,000-change feed page took 5.1 ms
+ * to serialize with unions and 2.2 ms like this (docs/decisions.md).
+ */
+export const nullable = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({
+    ...schema,
+    type: [schema.type as string, "null"],
+    ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}),
+  });
+
+/** One of `values` as a string `enum` (serialized directly, unlike a union of literals). */
+export const stringEnum = <const V extends readonly string[]>(values: V) =>
+  Type.Unsafe<V[number]>({ type: "string", enum: [...values] });
 
 export const PageQuery = Type.Object(
   {

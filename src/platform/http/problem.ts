@@ -9,6 +9,7 @@ import {
 import { isDatabaseUnavailable, isUnstorableText } from "../db/errors.js";
 import { AppError, type FieldError } from "./app-error.js";
 import { nulTextError } from "./json-text.js";
+import { lingerAfterAnswer } from "./lingering-close.js";
 
 const defaultDetail: Partial<Record<ErrorCode, string>> = {
   ERR_UNAUTHENTICATED: "Valid credentials are required.",
@@ -40,28 +41,51 @@ export function problemBody(
 /** Areas that answer with their own codes (the partner exchange) map the generic ones here. */
 export type ErrorCodeMapper = (code: ErrorCode) => ErrorCode;
 
+/**
+ * The rest of this request's body will not be read: answer with `Connection: close`, and close
+ * by lingering, so that a client still writing reads the answer instead of a reset (CONTRACT §1).
+ */
+export function closeAfterAnswer(reply: FastifyReply): void {
+  reply.header("connection", "close");
+  lingerAfterAnswer(reply.raw.socket);
+}
+
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   const mapped = (reply.request.routeOptions.config as { mapErrorCode?: ErrorCodeMapper }).mapErrorCode;
   const code = mapped ? mapped(error.code) : error.code;
   const body = problemBody(code, reply.request.id, error.detail, error.extra.errors);
   if (code === "ERR_UNAUTHENTICATED" || code === "ERR_B2B_EXCHANGE_UNAUTHENTICATED") {
     reply.header("www-authenticate", 'Bearer realm="hanse"');
+  } else if (code.startsWith("ERR_SERVICE_AUTH_")) {
+    reply.header("www-authenticate", 'PlatformService realm="hanse"');
   }
   if (body.status === 503 && !error.extra.headers?.["retry-after"]) reply.header("retry-after", "5");
   if (body.status === 413) {
     // The spec names RFC 7231's reason phrase (Node would send "Payload Too Large"), and the
     // rest of an oversized body is not read: answer, then close.
     reply.raw.statusMessage = body.title;
-    reply.header("connection", "close");
+    closeAfterAnswer(reply);
   }
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
   return reply.code(body.status).type("application/problem+json").send(body);
 }
 
-const toPointer = (instancePath: string, missing?: unknown): string => {
-  const base = instancePath === "" ? "" : instancePath;
-  return typeof missing === "string" ? `${base}/${missing}` : base;
-};
+/**
+ * The pointer of a validation error, cut before the first member name the schema does not
+ * declare: an unknown field or a key of a free-form map is the caller's text, and an error
+ * answer never repeats the request (issue 20). Array indexes and declared names stay.
+ */
+function declaredPointer(instancePath: string, schemaPath: string, missing?: string): string {
+  const schemaSegments = schemaPath.split("/");
+  const declared = new Set(schemaSegments.filter((_, i) => schemaSegments[i - 1] === "properties"));
+  const kept: string[] = [];
+  for (const segment of instancePath.split("/").slice(1)) {
+    if (!/^\d+$/.test(segment) && !declared.has(segment)) break;
+    kept.push(segment);
+  }
+  if (missing !== undefined && kept.length === instancePath.split("/").length - 1) kept.push(missing);
+  return kept.map((segment) => `/${segment}`).join("");
+}
 
 const maxFieldErrors = 20;
 
@@ -72,19 +96,24 @@ function validationError(error: FastifyError): AppError {
   // Pointers name the request's parts as users do: `/query/limit`, `/params/id`, `/headers/x-…`.
   const context = error.validationContext === "querystring" ? "query" : (error.validationContext ?? "body");
   // The first few problems are enough to correct a request; a body of 90,000 unknown fields must
-  // not be answered with 90,000 pointers.
-  const errors: FieldError[] = (error.validation ?? []).slice(0, maxFieldErrors).map((v) => {
+  // not be answered with 90,000 pointers (nor with one per unknown field: they share a pointer).
+  const errors = new Map<string, FieldError>();
+  for (const v of error.validation ?? []) {
+    if (errors.size >= maxFieldErrors) break;
     const params = v.params as { missingProperty?: string; additionalProperty?: string };
-    const pointer = toPointer(v.instancePath, params.missingProperty ?? params.additionalProperty);
+    const pointer = declaredPointer(v.instancePath, v.schemaPath, params.missingProperty);
     const message =
       params.additionalProperty !== undefined
         ? "unknown field"
         : params.missingProperty !== undefined
           ? "required field is missing"
           : (v.message ?? "invalid value");
-    return { pointer: context === "body" ? pointer : `/${context}${pointer}`, message };
+    const field = { pointer: context === "body" ? pointer : `/${context}${pointer}`, message };
+    errors.set(`${field.pointer}\n${message}`, field);
+  }
+  return new AppError("ERR_VALIDATION", `The request ${context} is invalid.`, {
+    errors: [...errors.values()],
   });
-  return new AppError("ERR_VALIDATION", `The request ${context} is invalid.`, { errors });
 }
 
 /** Library errors are mapped by their `code`, never by message text. */
@@ -98,6 +127,12 @@ export function toAppError(error: unknown): AppError | undefined {
     return new AppError("ERR_UNAVAILABLE", "The database is unavailable; retry with backoff.");
   }
   switch (fastifyError.code) {
+    case "FST_ERR_BAD_URL":
+      return new AppError("ERR_VALIDATION", "The request path is not valid percent-encoded UTF-8.", {
+        errors: [{ pointer: "/path", message: "invalid percent-encoding" }],
+      });
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return new AppError("ERR_URI_TOO_LONG", "A path segment is longer than this server accepts.");
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new AppError("ERR_PAYLOAD_TOO_LARGE");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

@@ -19,7 +19,11 @@ export interface JobDefinition<P = unknown> {
   maxAttempts?: number;
   /** Delay before attempt n+1 after n failed attempts. */
   backoffMs?(attempts: number): number;
-  /** How long a claim lasts without a heartbeat. */
+  /**
+   * How long a claim lasts without a heartbeat; default the worker's lease (HANSE_JOB_LEASE_SECONDS).
+   * The worker renews it every third of it while the job runs, so it bounds how long the job of
+   * a dead worker waits, not how long a job may run.
+   */
   leaseMs?: number;
   /**
    * Makes the job recurring: it is one row (key `recurringJobKey(name)`, payload `{}`) that the

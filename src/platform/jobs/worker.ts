@@ -17,6 +17,11 @@ export interface WorkerOptions {
   workerId: string;
   concurrency: number;
   pollMs: number;
+  /**
+   * How long a claim lasts without a heartbeat (default 30 s; HANSE_JOB_LEASE_SECONDS). A running
+   * job renews it every third of it, so a job holds its lease as long as its worker lives, and a
+   * job whose worker died is claimable again one lease after the last renewal.
+   */
   defaultLeaseMs?: number;
   /** Ids of the rows `start()` inserts for recurring jobs; default UUIDv7 at the clock's time. */
   newId?: IdGenerator;
@@ -31,6 +36,9 @@ export interface Worker {
   drain(): Promise<number>;
 }
 
+/** The lease of a claimed job when neither the worker nor the job names one. */
+export const defaultJobLeaseMs = 30_000;
+
 type ClaimedJob = Pick<JobsTable, "id" | "name" | "payload" | "attempts" | "max_attempts">;
 
 export function createWorker(options: WorkerOptions): Worker {
@@ -38,7 +46,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const db = database.db as Kysely<JobTables>;
   const definitions = new Map(options.jobs.map((job) => [job.name, job as JobDefinition]));
   const names = [...definitions.keys()];
-  const defaultLeaseMs = options.defaultLeaseMs ?? 60_000;
+  const defaultLeaseMs = options.defaultLeaseMs ?? defaultJobLeaseMs;
   const newId = options.newId ?? (() => uuidv7(clock.now().getTime()));
   const running = new Set<Promise<void>>();
   const abort = new AbortController();
@@ -175,7 +183,8 @@ export function createWorker(options: WorkerOptions): Worker {
       await markDead(job, new Error("attempt budget spent"), "attempt budget spent");
       return;
     }
-    await extendLease(job);
+    // The claim took the default lease; a job with a lease of its own takes that one at once.
+    if (leaseFor(job.name) !== defaultLeaseMs) await extendLease(job);
     const heartbeat = setInterval(
       () => {
         extendLease(job).catch(() => undefined);

@@ -5,6 +5,8 @@ import * as exchange from "./2026-11-21T2330-exchange.js";
 import * as blobChunkCompression from "./2026-11-22T0100-blob-chunk-compression.js";
 import * as dropUnusedRequestIndex from "./2026-11-22T0300-drop-unused-request-index.js";
 import * as blobChunkToastTarget from "./2026-11-24T1900-blob-chunk-toast-target.js";
+import * as entitlements from "./2026-11-26T1000-entitlements.js";
+import * as webhookDeliveries from "./2026-11-26T1100-webhook-deliveries.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22T0100-blob-chunk-compression": blobChunkCompression,
   "2026-11-22T0300-drop-unused-request-index": dropUnusedRequestIndex,
   "2026-11-24T1900-blob-chunk-toast-target": blobChunkToastTarget,
+  "2026-11-26T1000-entitlements": entitlements,
+  "2026-11-26T1100-webhook-deliveries": webhookDeliveries,
 };

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP } from "node:net";
 
 /**
- * Where a lifecycle adapter may live: HTTPS, no userinfo, and — unless private targets are
+ * Where a webhook or lifecycle adapter may live: HTTPS, no userinfo, and — unless private targets are
  * allowed for local testing — never an address of this host or its networks (loopback, private,
  * link-local, CGNAT, multicast, ULA, unspecified, reserved and their IPv4-mapped forms).
  */
@@ -69,36 +69,36 @@ export function isBlockedAddress(address: string): boolean {
   return true;
 }
 
-export class AdapterTargetError extends Error {
-  override readonly name = "AdapterTargetError";
+export class OutboundTargetError extends Error {
+  override readonly name = "OutboundTargetError";
 }
 
-/** Checks the URL's form; throws AdapterTargetError with a safe message. */
-export function checkAdapterUrl(raw: string): URL {
+/** Checks the URL's form; throws OutboundTargetError with a safe message. */
+export function checkTargetUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new AdapterTargetError("not a valid URL");
+    throw new OutboundTargetError("not a valid URL");
   }
-  if (url.protocol !== "https:") throw new AdapterTargetError("must be an https URL");
-  if (url.username !== "" || url.password !== "") throw new AdapterTargetError("must not carry credentials");
-  if (url.hash !== "") throw new AdapterTargetError("must not have a fragment");
+  if (url.protocol !== "https:") throw new OutboundTargetError("must be an https URL");
+  if (url.username !== "" || url.password !== "") throw new OutboundTargetError("must not carry credentials");
+  if (url.hash !== "") throw new OutboundTargetError("must not have a fragment");
   return url;
 }
 
 /** Resolves the host and checks every address; the connection later uses only checked addresses. */
-export async function resolveAdapterHost(hostname: string, allowPrivate: boolean): Promise<LookupAddress[]> {
+export async function resolveTargetHost(hostname: string, allowPrivate: boolean): Promise<LookupAddress[]> {
   const host = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
   const addresses = await new Promise<LookupAddress[]>((resolve, reject) => {
     dnsLookup(host, { all: true, verbatim: true }, (error, result) => {
-      if (error) reject(new AdapterTargetError("the host name does not resolve"));
+      if (error) reject(new OutboundTargetError("the host name does not resolve"));
       else resolve(result);
     });
   });
-  if (addresses.length === 0) throw new AdapterTargetError("the host name does not resolve");
+  if (addresses.length === 0) throw new OutboundTargetError("the host name does not resolve");
   if (!allowPrivate && addresses.some((a) => isBlockedAddress(a.address))) {
-    throw new AdapterTargetError("resolves to a private, loopback or otherwise reserved address");
+    throw new OutboundTargetError("resolves to a private, loopback or otherwise reserved address");
   }
   return addresses;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkAdapterUrl, isBlockedAddress, resolveAdapterHost } from "./adapter-target.js";
+import { checkTargetUrl, isBlockedAddress, resolveTargetHost } from "./target.js";
 
 describe("lifecycle adapter targets", () => {
   it("refuses loopback, private, link-local, CGNAT, multicast, ULA and mapped forms", () => {
@@ -41,15 +41,15 @@ describe("lifecycle adapter targets", () => {
   });
 
   it("checks the URL form", () => {
-    expect(() => checkAdapterUrl("http://example.com/")).toThrow(/https/);
-    expect(() => checkAdapterUrl("https://u:p@example.com/")).toThrow(/credentials/);
-    expect(() => checkAdapterUrl("not a url")).toThrow(/valid/);
-    expect(checkAdapterUrl("https://pim.example.com/hook").hostname).toBe("pim.example.com");
+    expect(() => checkTargetUrl("http://example.com/")).toThrow(/https/);
+    expect(() => checkTargetUrl("https://u:p@example.com/")).toThrow(/credentials/);
+    expect(() => checkTargetUrl("not a url")).toThrow(/valid/);
+    expect(checkTargetUrl("https://pim.example.com/hook").hostname).toBe("pim.example.com");
   });
 
   it("refuses a host that resolves to loopback unless private targets are allowed", async () => {
-    await expect(resolveAdapterHost("localhost", false)).rejects.toThrow(/private|loopback|reserved/);
-    await expect(resolveAdapterHost("127.0.0.1", false)).rejects.toThrow();
-    await expect(resolveAdapterHost("127.0.0.1", true)).resolves.toHaveLength(1);
+    await expect(resolveTargetHost("localhost", false)).rejects.toThrow(/private|loopback|reserved/);
+    await expect(resolveTargetHost("127.0.0.1", false)).rejects.toThrow();
+    await expect(resolveTargetHost("127.0.0.1", true)).resolves.toHaveLength(1);
   });
 });

@@ -1,0 +1,166 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { requirePrincipal } from "../../platform/auth/index.js";
+import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
+import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import type { BindingsService } from "./bindings.service.js";
+import {
+  AppEntitlementsParams,
+  AppList,
+  AppParams,
+  AppSchema,
+  BindingList,
+  BindingSchema,
+  CreateAppBody,
+  CreateBindingBody,
+  CreatedBinding,
+  EntitlementList,
+  EntitlementParams,
+  EntitlementSchema,
+  IdParams,
+  PutEntitlementBody,
+  RotatedCredential,
+} from "./entitlements.schemas.js";
+import type { EntitlementsService } from "./entitlements.service.js";
+
+export const entitlementAdminPaths = {
+  apps: "/api/v1/admin/apps",
+  entitlements: "/api/v1/admin/apps/{appId}/entitlements",
+  bindings: "/api/v1/admin/service-bindings",
+  subscriptions: "/api/v1/admin/webhook-subscriptions",
+} as const;
+
+const tags = ["entitlements admin"];
+const security = [{ bearerAuth: [] }];
+const collection = { tags, scopes: { read: "admin:read", write: "admin:write" } } as const;
+const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };
+const write = { auth: { kind: "session" as const, allScopes: ["admin:write" as const] } };
+
+export const entitlementAdminRoutes =
+  (entitlements: EntitlementsService, bindings: BindingsService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const p = entitlementAdminPaths;
+    registerCollectionRoutes(app, {
+      ...collection,
+      path: p.apps,
+      list: {
+        summary: "List the tenant's apps (admin:read)",
+        response: AppList,
+        run: (principal, page) => entitlements.listApps(principal, page),
+      },
+      create: {
+        summary: "Create an app with its capabilities (admin:write)",
+        description: "App ids are unique per tenant: an id already used is 409 ERR_CONFLICT.",
+        body: CreateAppBody,
+        response: AppSchema,
+        conflict: true,
+        run: (principal, body) => entitlements.createApp(principal, body),
+      },
+      read: {
+        summary: "Read an app (admin:read)",
+        params: AppParams,
+        response: AppSchema,
+        run: (principal, { id }) => entitlements.getApp(principal, id),
+      },
+    });
+
+    const entitlementsPath = "/api/v1/admin/apps/:appId/entitlements";
+    app.get(
+      entitlementsPath,
+      {
+        config: read,
+        schema: {
+          tags,
+          security,
+          summary: "List an app's entitlements in actor order (admin:read)",
+          params: AppEntitlementsParams,
+          querystring: PageQuery,
+          response: { 200: EntitlementList, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (request) =>
+        entitlements.listEntitlements(requirePrincipal(request), request.params.appId, {
+          limit: request.query.limit ?? 50,
+          cursor: request.query.cursor,
+        }),
+    );
+    app.get(
+      `${entitlementsPath}/:actorId`,
+      {
+        config: read,
+        schema: {
+          tags,
+          security,
+          summary: "Read an actor's entitlement (admin:read)",
+          params: EntitlementParams,
+          response: { 200: EntitlementSchema, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (request) =>
+        entitlements.getEntitlement(requirePrincipal(request), request.params.appId, request.params.actorId),
+    );
+    app.put(
+      `${entitlementsPath}/:actorId`,
+      {
+        config: write,
+        schema: {
+          tags,
+          security,
+          summary: "Set an actor's entitlement (admin:write)",
+          description:
+            "Replaces the actor's entitlement and records it as the next change of the app's stream " +
+            "(its `sequence`). `capabilities` must be the app's; `validFrom` defaults to the earlier " +
+            "value or now; `validUntil` (exclusive) must be later than `validFrom`, null or absent for no end.",
+          params: EntitlementParams,
+          body: PutEntitlementBody,
+          response: { 200: EntitlementSchema, ...problemResponses(400, 401, 403, 404, 413, 500, 503) },
+        },
+      },
+      async (request) =>
+        entitlements.putEntitlement(
+          requirePrincipal(request),
+          request.params.appId,
+          request.params.actorId,
+          request.body,
+        ),
+    );
+
+    registerCollectionRoutes(app, {
+      ...collection,
+      path: p.bindings,
+      list: {
+        summary: "List service bindings (admin:read)",
+        response: BindingList,
+        run: (principal, page) => bindings.listBindings(principal, page),
+      },
+      create: {
+        summary: "Create a service binding and issue its credential (admin:write)",
+        description: "The `secret` is shown only in this response; the binding's app must exist.",
+        body: CreateBindingBody,
+        response: CreatedBinding,
+        run: (principal, body) => bindings.createBinding(principal, body),
+      },
+      read: {
+        summary: "Read a service binding (admin:read)",
+        params: IdParams,
+        response: BindingSchema,
+        run: (principal, { id }) => bindings.getBinding(principal, id),
+      },
+    });
+    app.post(
+      `${p.bindings}/:id/rotate`,
+      {
+        config: write,
+        schema: {
+          tags,
+          security,
+          summary: "Rotate a service binding's credential (admin:write)",
+          description:
+            "Issues a new credential id and secret (shown only here); the previous ones stay valid for " +
+            "HANSE_CREDENTIAL_OVERLAP_SECONDS.",
+          params: IdParams,
+          response: { 200: RotatedCredential, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (request) => bindings.rotateCredential(requirePrincipal(request), request.params.id),
+    );
+  };

@@ -1,0 +1,184 @@
+import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
+import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
+import type { Database } from "../../platform/db/database.js";
+import {
+  createStatementBatcher,
+  runJsonStatements,
+  statementLanes,
+} from "../../platform/db/statement-batcher.js";
+import type {
+  EntitlementTables,
+  ServiceBindingsTable,
+  ServiceCredentialsTable,
+} from "./entitlements.tables.js";
+
+type Db = Kysely<EntitlementTables>;
+type Trx = Transaction<EntitlementTables>;
+
+// ---- service bindings and their credentials ----------------------------------------------------
+
+export async function insertBinding(trx: Trx, row: Selectable<ServiceBindingsTable>): Promise<void> {
+  await trx.insertInto("service_bindings").values(row).execute();
+}
+
+export const findBinding = (db: Db | Trx, tenantId: string, id: string) =>
+  db
+    .selectFrom("service_bindings")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+
+/** Locks the binding row: rotations of one binding run one after another. */
+export const lockBinding = (trx: Trx, tenantId: string, id: string) =>
+  trx
+    .selectFrom("service_bindings")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+
+export const listBindings = (db: Db, tenantId: string, limit: number, after: CreationPosition | undefined) =>
+  creationPage(
+    db.selectFrom("service_bindings").selectAll().where("tenant_id", "=", tenantId),
+    limit,
+    after,
+  ).execute();
+
+export async function insertCredential(trx: Trx, row: Selectable<ServiceCredentialsTable>): Promise<void> {
+  await trx.insertInto("service_credentials").values(row).execute();
+}
+
+/** Ends the validity of the binding's credentials that are still open-ended at `expiresAt`. */
+export async function expireCredentials(trx: Trx, tenantId: string, bindingId: string, expiresAt: Date) {
+  await trx
+    .updateTable("service_credentials")
+    .set({ expires_at: expiresAt })
+    .where("tenant_id", "=", tenantId)
+    .where("binding_id", "=", bindingId)
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", expiresAt)]))
+    .execute();
+}
+
+/** The newest credential of a binding (the one a rotation issued last). */
+export const currentCredential = (db: Db | Trx, tenantId: string, bindingId: string) =>
+  db
+    .selectFrom("service_credentials")
+    .select(["id", "created_at"])
+    .where("tenant_id", "=", tenantId)
+    .where("binding_id", "=", bindingId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+
+export interface CredentialWithBinding {
+  id: string;
+  tenant_id: string;
+  binding_id: string;
+  secret: string;
+  expires_at: Date | null;
+  app_id: string;
+  audience: string;
+  required_capabilities: string[];
+}
+
+const credentialFromJson = (value: unknown): CredentialWithBinding | undefined => {
+  if (value === null || value === undefined) return undefined;
+  const json = (typeof value === "string" ? JSON.parse(value) : value) as Omit<
+    CredentialWithBinding,
+    "expires_at"
+  > & { expires_at: string | null };
+  if (!json.id) return undefined;
+  return { ...json, expires_at: json.expires_at === null ? null : new Date(json.expires_at) };
+};
+
+/**
+ * The credential lookup of every signed request: a credential by its id, with its binding.
+ * Lookups that arrive together share one prepared statement (`createStatementBatcher`, as the
+ * bearer credential lookup in identity.repository.ts), the row as one JSON column. Nothing is
+ * cached: a rotation or expiry counts from the next request on.
+ */
+export function createCredentialLookup(
+  database: Database<EntitlementTables>,
+): (id: string) => Promise<CredentialWithBinding | undefined> {
+  const text = `SELECT i.ord, to_json(credential) AS credential
+FROM json_array_elements_text($1::json) WITH ORDINALITY AS i (id, ord)
+LEFT JOIN (
+  SELECT c.id, c.tenant_id, c.binding_id, c.secret, c.expires_at, b.app_id, b.audience, b.required_capabilities
+  FROM service_credentials AS c
+  INNER JOIN service_bindings AS b ON b.tenant_id = c.tenant_id AND b.id = c.binding_id
+) AS credential ON credential.id = i.id::uuid
+ORDER BY i.ord`;
+  const lookups = createStatementBatcher<string, CredentialWithBinding | undefined>({
+    lanes: statementLanes[database.kind],
+    maxItems: 64,
+    runItems: async (ids) => {
+      const rows = await database.prepared<{ credential: unknown }>("hanse_service_credential_lookup", text, [
+        JSON.stringify(ids),
+      ]);
+      return rows.map((row) => credentialFromJson(row.credential));
+    },
+  });
+  return (id) => lookups.run(id);
+}
+
+// ---- nonces ------------------------------------------------------------------------------------
+
+export interface NonceRecord {
+  credentialId: string;
+  nonce: string;
+  expiresAt: Date;
+}
+
+/**
+ * Records nonces insert-if-absent; each caller learns whether its nonce was fresh (false: the
+ * credential used it before, a replay). Nonces that arrive together share one prepared statement
+ * (`createStatementBatcher`); the same nonce twice in one batch goes to a later statement of it
+ * (`runJsonStatements`), so the second one is a replay as it would be alone.
+ */
+export function createNonceRecorder(
+  database: Database<EntitlementTables>,
+): (record: NonceRecord) => Promise<boolean> {
+  const text = `WITH i AS (
+  SELECT * FROM json_to_recordset($1::json) AS i (ord integer, credential_id uuid, nonce text, expires_at timestamptz)
+), inserted AS (
+  INSERT INTO service_nonces (credential_id, nonce, expires_at)
+  SELECT credential_id, nonce, expires_at FROM i
+  ON CONFLICT (credential_id, nonce) DO NOTHING
+  RETURNING credential_id, nonce
+)
+SELECT i.ord, inserted.nonce IS NOT NULL AS fresh
+FROM i LEFT JOIN inserted ON inserted.credential_id = i.credential_id AND inserted.nonce = i.nonce`;
+  const records = createStatementBatcher<NonceRecord, boolean>({
+    lanes: statementLanes[database.kind],
+    maxItems: 64,
+    runItems: (items) =>
+      runJsonStatements<NonceRecord, { ord: number; fresh: boolean }, boolean>(
+        database,
+        { name: "hanse_service_nonce_record", text },
+        items,
+        {
+          keyOf: (r) => `${r.credentialId} ${r.nonce}`,
+          inputOf: (r) => ({
+            credential_id: r.credentialId,
+            nonce: r.nonce,
+            expires_at: r.expiresAt.toISOString(),
+          }),
+          outcomeOf: (row) => row.fresh,
+        },
+      ),
+  });
+  return (record) => records.run(record);
+}
+
+export async function pruneNonces(db: Db, now: Date, batch = 5000): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    WITH gone AS (
+      DELETE FROM service_nonces WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM service_nonces WHERE expires_at < ${now} LIMIT ${batch}))
+      RETURNING 1)
+    SELECT count(*)::integer AS n FROM gone`.execute(db);
+  return rows[0]?.n ?? 0;
+}

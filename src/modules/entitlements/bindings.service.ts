@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import type { Config } from "../../config/index.js";
+import { serviceCredentialId } from "../../protocol/service-signature.js";
+import { recordAudit } from "../../platform/audit/index.js";
+import type { Principal } from "../../platform/auth/index.js";
+import { isUuid, sealSecret } from "../../platform/crypto/index.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
+import { AppError } from "../../platform/http/app-error.js";
+import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
+import type { ModuleDeps } from "../module.js";
+import * as bindings from "./bindings.repository.js";
+import { findApp } from "./entitlements.repository.js";
+import type { EntitlementTables, ServiceBindingsTable } from "./entitlements.tables.js";
+
+type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
+  config: Pick<Config, "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
+  sealingKey: () => Promise<Buffer>;
+};
+
+/** `hanse_ss_<43 base64url>`: 256 bits; the HMAC key is the UTF-8 of this whole string. */
+const newServiceSecret = (): string => `hanse_ss_${randomBytes(32).toString("base64url")}`;
+
+const toBinding = (row: ServiceBindingsTable, credentialUuid: string) => ({
+  id: row.id,
+  appId: row.app_id,
+  audience: row.audience,
+  requiredCapabilities: row.required_capabilities,
+  credentialId: serviceCredentialId(credentialUuid),
+  createdAt: row.created_at.toISOString(),
+});
+
+const noSuchBinding = () => new AppError("ERR_NOT_FOUND", "No such service binding.");
+
+/** Service bindings, their credentials and webhook subscriptions (CONTRACT §2a, §5). */
+export function createBindingsService(deps: Deps) {
+  const database = deps.database.as<EntitlementTables>();
+  const db = database.db;
+
+  async function issueCredential(
+    trx: Parameters<Parameters<typeof database.transaction>[0]>[0],
+    principal: Principal,
+    binding: { tenant_id: string; id: string },
+    type: "service_credential.issued" | "service_credential.rotated",
+  ) {
+    const secret = newServiceSecret();
+    const now = deps.clock.now();
+    const id = deps.newId();
+    await bindings.insertCredential(trx, {
+      id,
+      tenant_id: binding.tenant_id,
+      binding_id: binding.id,
+      secret: sealSecret(await deps.sealingKey(), secret),
+      created_at: now,
+      expires_at: null,
+    });
+    await recordAudit(trx, {
+      tenantId: binding.tenant_id,
+      id: deps.newId(),
+      type,
+      occurredAt: now,
+      principalId: principal.id,
+      data: { bindingId: binding.id, credentialId: serviceCredentialId(id) },
+    });
+    return { id, secret };
+  }
+
+  async function bindingOf(tenantId: string, id: string) {
+    const row = isUuid(id) ? await bindings.findBinding(db, tenantId, id.toLowerCase()) : undefined;
+    if (!row) throw noSuchBinding();
+    return row;
+  }
+
+  return {
+    async createBinding(
+      principal: Principal,
+      body: { appId: string; audience: string; requiredCapabilities: string[] },
+    ) {
+      const tenantId = principal.tenant.id;
+      const app = await findApp(db, tenantId, body.appId);
+      if (!app) {
+        throw new AppError("ERR_VALIDATION", "The tenant has no app with this id.", {
+          errors: [{ pointer: "/appId", message: "no such app" }],
+        });
+      }
+      const allowed = new Set(app.capabilities);
+      const foreign = body.requiredCapabilities.findIndex((c) => !allowed.has(c));
+      if (foreign >= 0) {
+        throw new AppError("ERR_VALIDATION", "A required capability is not one of the app's.", {
+          errors: [{ pointer: `/requiredCapabilities/${foreign}`, message: "not a capability of the app" }],
+        });
+      }
+      const row = {
+        tenant_id: tenantId,
+        id: deps.newId(),
+        app_id: body.appId,
+        audience: body.audience,
+        required_capabilities: body.requiredCapabilities,
+        created_at: deps.clock.now(),
+      };
+      const credential = await database.transaction(async (trx) => {
+        await bindings.insertBinding(trx, row);
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: "service_binding.created",
+          occurredAt: row.created_at,
+          principalId: principal.id,
+          data: { bindingId: row.id, appId: row.app_id },
+        });
+        return issueCredential(trx, principal, row, "service_credential.issued");
+      });
+      return { ...toBinding(row, credential.id), secret: credential.secret };
+    },
+
+    /**
+     * Issues a new credential; the binding's earlier ones stay valid for the overlap (CONTRACT §5:
+     * HANSE_CREDENTIAL_OVERLAP_SECONDS), so services can roll the new secret out without downtime.
+     */
+    async rotateCredential(principal: Principal, bindingId: string) {
+      const tenantId = principal.tenant.id;
+      if (!isUuid(bindingId)) throw noSuchBinding();
+      return database.transaction(async (trx) => {
+        const binding = await bindings.lockBinding(trx, tenantId, bindingId.toLowerCase());
+        if (!binding) throw noSuchBinding();
+        const previous = await bindings.currentCredential(trx, tenantId, binding.id);
+        const until = new Date(
+          deps.clock.now().getTime() + deps.config.HANSE_CREDENTIAL_OVERLAP_SECONDS * 1000,
+        );
+        await bindings.expireCredentials(trx, tenantId, binding.id, until);
+        const credential = await issueCredential(trx, principal, binding, "service_credential.rotated");
+        return {
+          bindingId: binding.id,
+          credentialId: serviceCredentialId(credential.id),
+          secret: credential.secret,
+          previousCredentialId: previous ? serviceCredentialId(previous.id) : null,
+          previousValidUntil: previous ? until.toISOString() : null,
+        };
+      });
+    },
+
+    async getBinding(principal: Principal, id: string) {
+      const row = await bindingOf(principal.tenant.id, id);
+      const credential = await bindings.currentCredential(db, row.tenant_id, row.id);
+      return toBinding(row, credential?.id ?? row.id);
+    },
+
+    async listBindings(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+      const key = `admin.serviceBindings:${principal.tenant.id}`;
+      const after = page.cursor ? deps.cursors.decode<CreationPosition>(key, page.cursor) : undefined;
+      const rows = await bindings.listBindings(db, principal.tenant.id, page.limit, after);
+      const { items, meta } = pageOf(deps.cursors, key, rows, page.limit, toCreationPosition);
+      const out = [];
+      for (const row of items) {
+        const credential = await bindings.currentCredential(db, row.tenant_id, row.id);
+        out.push(toBinding(row, credential?.id ?? row.id));
+      }
+      return { items: out, meta };
+    },
+  };
+}
+
+export type BindingsService = ReturnType<typeof createBindingsService>;

@@ -1,0 +1,319 @@
+import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
+import type { Entitlement } from "../../protocol/entitlement-decision.js";
+import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
+import type { Database } from "../../platform/db/database.js";
+import type { EntitlementAppsTable, EntitlementsTable, EntitlementTables } from "./entitlements.tables.js";
+
+type Db = Kysely<EntitlementTables>;
+type Trx = Transaction<EntitlementTables>;
+
+/** The wire form of a stored entitlement (CONTRACT §5). */
+export const toEntitlement = (row: Selectable<EntitlementsTable>): Entitlement => ({
+  appId: row.app_id,
+  actorId: row.actor_id,
+  status: row.status,
+  plan: row.plan,
+  capabilities: row.capabilities,
+  validFrom: row.valid_from.toISOString(),
+  validUntil: row.valid_until?.toISOString() ?? null,
+  sequence: row.sequence,
+  updatedAt: row.updated_at.toISOString(),
+});
+
+// ---- tenant state and apps ---------------------------------------------------------------------
+
+export async function ensureTenantState(db: Db | Trx, tenantId: string, at: Date): Promise<void> {
+  await db
+    .insertInto("entitlement_tenants")
+    .values({ tenant_id: tenantId, created_at: at })
+    .onConflict((oc) => oc.column("tenant_id").doNothing())
+    .execute();
+}
+
+export async function hasTenantState(db: Db, tenantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("entitlement_tenants")
+    .select("tenant_id")
+    .where("tenant_id", "=", tenantId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Inserts the app and its stream's counter row; false when the id is taken in the tenant. */
+export async function insertApp(trx: Trx, row: EntitlementAppsTable): Promise<boolean> {
+  const inserted = await trx
+    .insertInto("entitlement_apps")
+    .values(row)
+    .onConflict((oc) => oc.columns(["tenant_id", "id"]).doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  if (!inserted) return false;
+  await trx
+    .insertInto("entitlement_streams")
+    .values({ tenant_id: row.tenant_id, app_id: row.id, last_sequence: 0, pruned_through: 0 })
+    .execute();
+  return true;
+}
+
+export const findApp = (db: Db | Trx, tenantId: string, appId: string) =>
+  db
+    .selectFrom("entitlement_apps")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", appId)
+    .executeTakeFirst();
+
+export const listApps = (db: Db, tenantId: string, limit: number, after: CreationPosition | undefined) =>
+  creationPage(
+    db.selectFrom("entitlement_apps").selectAll().where("tenant_id", "=", tenantId),
+    limit,
+    after,
+  ).execute();
+
+// ---- entitlements and their changes ------------------------------------------------------------
+
+/**
+ * Takes the next sequence of the stream. The UPDATE locks the stream's counter row until the
+ * transaction ends, so a later writer gets its number only after this one committed: sequence
+ * order is commit order, and a reader that saw N never later finds a change ≤ N it missed.
+ */
+export async function nextSequence(trx: Trx, tenantId: string, appId: string): Promise<number> {
+  const row = await trx
+    .updateTable("entitlement_streams")
+    .set({ last_sequence: sql`last_sequence + 1` })
+    .where("tenant_id", "=", tenantId)
+    .where("app_id", "=", appId)
+    .returning("last_sequence")
+    .executeTakeFirstOrThrow();
+  return row.last_sequence;
+}
+
+export const findEntitlement = (db: Db | Trx, tenantId: string, appId: string, actorId: string) =>
+  db
+    .selectFrom("entitlements")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("app_id", "=", appId)
+    .where("actor_id", "=", actorId)
+    .executeTakeFirst();
+
+/**
+ * `findEntitlement` for the hot paths outside transactions (introspection, grants): a statement
+ * prepared once, which on PGlite also spares the parse and plan of every call.
+ */
+export async function findEntitlementPrepared(
+  database: Database<EntitlementTables>,
+  tenantId: string,
+  appId: string,
+  actorId: string,
+): Promise<Selectable<EntitlementsTable> | undefined> {
+  const rows = await database.prepared<Selectable<EntitlementsTable>>(
+    "hanse_entitlement_find",
+    "SELECT * FROM entitlements WHERE tenant_id = $1 AND app_id = $2 AND actor_id = $3",
+    [tenantId, appId, actorId],
+  );
+  return rows[0];
+}
+
+export async function upsertEntitlement(trx: Trx, row: Selectable<EntitlementsTable>): Promise<void> {
+  await trx
+    .insertInto("entitlements")
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(["tenant_id", "app_id", "actor_id"]).doUpdateSet({
+        status: row.status,
+        plan: row.plan,
+        capabilities: row.capabilities,
+        valid_from: row.valid_from,
+        valid_until: row.valid_until,
+        sequence: row.sequence,
+        updated_at: row.updated_at,
+      }),
+    )
+    .execute();
+}
+
+export async function insertChange(
+  trx: Trx,
+  change: {
+    tenantId: string;
+    appId: string;
+    sequence: number;
+    eventId: string;
+    actorId: string;
+    entitlement: Entitlement | null;
+    previous: Entitlement | null;
+    occurredAt: Date;
+  },
+): Promise<void> {
+  await trx
+    .insertInto("entitlement_changes")
+    .values({
+      tenant_id: change.tenantId,
+      app_id: change.appId,
+      sequence: change.sequence,
+      event_id: change.eventId,
+      type: "entitlement.changed",
+      actor_id: change.actorId,
+      entitlement: change.entitlement === null ? null : JSON.stringify(change.entitlement),
+      previous: change.previous === null ? null : JSON.stringify(change.previous),
+      occurred_at: change.occurredAt,
+    })
+    .execute();
+}
+
+/** The admin list of an app's entitlements, in actor order. */
+export const listEntitlements = (
+  db: Db,
+  tenantId: string,
+  appId: string,
+  limit: number,
+  afterActor: string | undefined,
+) => {
+  let query = db
+    .selectFrom("entitlements")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("app_id", "=", appId);
+  if (afterActor !== undefined) query = query.where("actor_id", ">", afterActor);
+  return query
+    .orderBy("actor_id")
+    .limit(limit + 1)
+    .execute();
+};
+
+export interface StreamState {
+  lastSequence: number;
+  prunedThrough: number;
+}
+
+export async function streamState(db: Db, tenantId: string, appId: string): Promise<StreamState | undefined> {
+  const row = await db
+    .selectFrom("entitlement_streams")
+    .select(["last_sequence", "pruned_through"])
+    .where("tenant_id", "=", tenantId)
+    .where("app_id", "=", appId)
+    .executeTakeFirst();
+  return row && { lastSequence: row.last_sequence, prunedThrough: row.pruned_through };
+}
+
+/**
+ * One snapshot page as of `asOf`: the app's actors after `afterActor` in actor order that had an
+ * entitlement then (one more than `limit`, to tell whether more follow), each with its state as
+ * of `asOf` — the stored row when its last change is at or before `asOf`, else the state before
+ * its first change after `asOf`. Actors that came later are skipped, so pages are full.
+ */
+export async function snapshotRows(
+  db: Db,
+  tenantId: string,
+  appId: string,
+  asOf: number,
+  afterActor: string | undefined,
+  limit: number,
+): Promise<{ actorId: string; entitlement: Entitlement | null }[]> {
+  const { rows } = await sql<{ actor_id: string; state: Entitlement | null }>`
+    SELECT actor_id, state FROM (SELECT e.actor_id,
+      CASE WHEN e.sequence <= ${asOf} THEN json_build_object(
+          'appId', e.app_id, 'actorId', e.actor_id, 'status', e.status, 'plan', e.plan,
+          'capabilities', e.capabilities,
+          'validFrom', to_char(e.valid_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'validUntil', to_char(e.valid_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'sequence', e.sequence,
+          'updatedAt', to_char(e.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+      ELSE (SELECT c.previous::json FROM entitlement_changes c
+            WHERE c.tenant_id = e.tenant_id AND c.app_id = e.app_id AND c.actor_id = e.actor_id
+              AND c.sequence > ${asOf}
+            ORDER BY c.sequence LIMIT 1)
+      END AS state
+    FROM entitlements e
+    WHERE e.tenant_id = ${tenantId} AND e.app_id = ${appId}
+      ${afterActor === undefined ? sql`` : sql`AND e.actor_id > ${afterActor}`}
+    ) AS as_of
+    WHERE state IS NOT NULL
+    ORDER BY actor_id
+    LIMIT ${limit + 1}`.execute(db);
+  return rows.map((r) => ({ actorId: r.actor_id, entitlement: r.state }));
+}
+
+export interface ChangesPageJson {
+  lastSequence: number;
+  prunedThrough: number;
+  /** The page's first and last sequence (null: no changes after `after`). */
+  first: number | null;
+  last: number | null;
+  /** The page's changes in ascending order as a JSON array text, in their wire form. */
+  items: string;
+}
+
+/**
+ * One feed page with the stream's state, in one statement (so both come from one snapshot), the
+ * changes as JSON text made by the database: the stored entitlement JSON is not parsed and
+ * written again per request (docs/decisions.md). Undefined when the stream does not exist.
+ */
+export async function changesPageJson(
+  database: Database<EntitlementTables>,
+  tenantId: string,
+  appId: string,
+  after: number,
+  limit: number,
+): Promise<ChangesPageJson | undefined> {
+  const [row] = await database.prepared<{
+    last_sequence: number;
+    pruned_through: number;
+    first: number | null;
+    last: number | null;
+    items: string | null;
+  }>(
+    "hanse_entitlement_changes_page",
+    `SELECT s.last_sequence, s.pruned_through, p.first, p.last, p.items
+    FROM entitlement_streams AS s
+    CROSS JOIN LATERAL (
+      SELECT min(c.sequence) AS first, max(c.sequence) AS last,
+        json_agg(json_build_object('sequence', c.sequence, 'eventId', c.event_id, 'type', c.type,
+          'actorId', c.actor_id, 'entitlement', c.entitlement,
+          'occurredAt', to_char(c.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+          ORDER BY c.sequence)::text AS items
+      FROM (SELECT * FROM entitlement_changes
+        WHERE tenant_id = s.tenant_id AND app_id = s.app_id AND sequence > $3
+        ORDER BY sequence LIMIT $4) AS c
+    ) AS p
+    WHERE s.tenant_id = $1 AND s.app_id = $2`,
+    [tenantId, appId, after, limit],
+  );
+  return (
+    row && {
+      lastSequence: row.last_sequence,
+      prunedThrough: row.pruned_through,
+      first: row.first,
+      last: row.last,
+      items: row.items ?? "[]",
+    }
+  );
+}
+
+/**
+ * Removes changes that occurred before `before`, a batch per statement, and raises each stream's
+ * `pruned_through` to the highest sequence removed; a change of the same stream at or below it
+ * that occurred later (clocks of concurrent writers differ a little) goes too, so that everything
+ * up to `pruned_through` is gone and everything after it is kept. Returns the number removed.
+ */
+export async function pruneChanges(db: Db, before: Date, batch = 1000): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    WITH gone AS (
+      DELETE FROM entitlement_changes WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM entitlement_changes WHERE occurred_at < ${before} LIMIT ${batch}))
+      RETURNING tenant_id, app_id, sequence),
+    highest AS (SELECT tenant_id, app_id, max(sequence) AS through FROM gone GROUP BY tenant_id, app_id),
+    stragglers AS (
+      DELETE FROM entitlement_changes c USING highest h
+      WHERE c.tenant_id = h.tenant_id AND c.app_id = h.app_id AND c.sequence <= h.through
+        AND c.occurred_at >= ${before}
+      RETURNING 1),
+    raised AS (
+      UPDATE entitlement_streams s SET pruned_through = GREATEST(s.pruned_through, h.through)
+      FROM highest h WHERE s.tenant_id = h.tenant_id AND s.app_id = h.app_id
+      RETURNING 1)
+    SELECT ((SELECT count(*) FROM gone) + (SELECT count(*) FROM stragglers))::integer AS n,
+      (SELECT count(*) FROM raised)::integer AS streams`.execute(db);
+  return rows[0]?.n ?? 0;
+}

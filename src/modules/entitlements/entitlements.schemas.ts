@@ -1,0 +1,244 @@
+import { Type, type Static } from "@sinclair/typebox";
+import {
+  ListMetaSchema,
+  PageQuery,
+  Timestamp,
+  Uuid,
+  listOf,
+  nullable,
+  stringEnum,
+} from "../../platform/http/openapi-schemas.js";
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+export const AppId = Type.String({
+  pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$",
+  description: "Unique in the tenant: letters, digits, `.`, `_`, `:`, `-` (at most 64)",
+});
+const Capability = Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$" });
+const Capabilities = Type.Array(Capability, { maxItems: 100, uniqueItems: true });
+/** At most 128 characters (checked by `checkActorId`, so that a longer one is 400, not 404). */
+export const ActorId = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  pattern: "^[^\\x00-\\x1f\\x7f]+$",
+  description: "A user or installation id: 1 to 128 characters, no control characters",
+});
+// Nullable values and the status are type arrays and enums, not unions: the feed, the snapshot
+// and introspection serialize them for every item (see `nullable`).
+const Status = stringEnum(["active", "suspended", "revoked"]);
+const NullableTimestamp = nullable(Timestamp);
+
+export const CreateAppBody = Type.Object(
+  { id: AppId, name: Name, capabilities: Capabilities },
+  { additionalProperties: false },
+);
+export const AppSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  capabilities: Type.Array(Type.String()),
+  createdAt: Timestamp,
+});
+export const AppList = listOf(AppSchema);
+export const AppParams = Type.Object({ id: AppId });
+
+export const PutEntitlementBody = Type.Object(
+  {
+    status: Status,
+    plan: Type.String({ minLength: 1, maxLength: 100 }),
+    capabilities: Capabilities,
+    validFrom: Type.Optional(Timestamp),
+    validUntil: Type.Optional(NullableTimestamp),
+  },
+  { additionalProperties: false },
+);
+export type PutEntitlementBody = Static<typeof PutEntitlementBody>;
+
+export const EntitlementSchema = Type.Object({
+  appId: Type.String(),
+  actorId: Type.String(),
+  status: Status,
+  plan: Type.String(),
+  capabilities: Type.Array(Type.String()),
+  validFrom: Timestamp,
+  validUntil: NullableTimestamp,
+  sequence: Type.Integer({ description: "The change of the (tenant, app) stream that set this state" }),
+  updatedAt: Timestamp,
+});
+export const EntitlementList = listOf(EntitlementSchema);
+export const EntitlementParams = Type.Object({ appId: AppId, actorId: ActorId });
+export const AppEntitlementsParams = Type.Object({ appId: AppId });
+
+export const CreateBindingBody = Type.Object(
+  {
+    appId: AppId,
+    audience: Type.String({ minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" }),
+    requiredCapabilities: Capabilities,
+  },
+  { additionalProperties: false },
+);
+export const BindingSchema = Type.Object({
+  id: Uuid,
+  appId: Type.String(),
+  audience: Type.String(),
+  requiredCapabilities: Type.Array(Type.String()),
+  credentialId: Type.String({ description: "The binding's newest credential" }),
+  createdAt: Timestamp,
+});
+export const BindingList = listOf(BindingSchema);
+export const CreatedBinding = Type.Composite([
+  BindingSchema,
+  Type.Object({ secret: Type.String({ description: "Shown only in this response" }) }),
+]);
+export const RotatedCredential = Type.Object({
+  bindingId: Uuid,
+  credentialId: Type.String(),
+  secret: Type.String({ description: "Shown only in this response" }),
+  previousCredentialId: Type.Union([Type.String(), Type.Null()]),
+  previousValidUntil: NullableTimestamp,
+});
+export const IdParams = Type.Object({ id: Uuid });
+
+export const CreateSubscriptionBody = Type.Object(
+  { bindingId: Uuid, url: Type.String({ minLength: 1, maxLength: 2048 }) },
+  { additionalProperties: false },
+);
+export const SubscriptionSchema = Type.Object({
+  id: Uuid,
+  bindingId: Uuid,
+  appId: Type.String(),
+  url: Type.String(),
+  enabled: Type.Boolean(),
+  disabledReason: Type.Union([Type.String(), Type.Null()], { description: "Why deliveries stopped" }),
+  failingSince: NullableTimestamp,
+  createdAt: Timestamp,
+});
+export const SubscriptionList = listOf(SubscriptionSchema);
+export const CreatedSubscription = Type.Composite([
+  SubscriptionSchema,
+  Type.Object({
+    secret: Type.String({ description: "Standard Webhooks secret `whsec_…`, shown only here" }),
+  }),
+]);
+
+export const WebhookAttempt = Type.Object({
+  id: Uuid,
+  deliveryId: Uuid,
+  sequence: Type.Integer(),
+  attempt: Type.Integer(),
+  attemptedAt: Timestamp,
+  status: Type.Union([Type.Integer(), Type.Null()], { description: "HTTP status; null when no answer came" }),
+  latencyMs: Type.Integer(),
+  errorClass: Type.Union([Type.String(), Type.Null()], {
+    description: "address, dns, timeout, connect, tls, protocol or http-<status>; null on success",
+  }),
+});
+export const WebhookAttemptList = listOf(WebhookAttempt);
+export const RecoverBody = Type.Object(
+  { fromSequence: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);
+export const RecoverResult = Type.Object({
+  subscriptionId: Uuid,
+  fromSequence: Type.Integer(),
+  enqueued: Type.Integer({ description: "Deliveries queued (changes still in the feed)" }),
+});
+export const RotatedWebhookSecret = Type.Object({
+  subscriptionId: Uuid,
+  secret: Type.String({ description: "The new `whsec_…` secret, shown only here" }),
+  previousSecretValidUntil: Timestamp,
+});
+
+export const SigningKeySchema = Type.Object({
+  kid: Type.String(),
+  state: Type.Union(
+    ["next", "scheduled", "signing", "retired", "expired", "withdrawn"].map((s) => Type.Literal(s)),
+  ),
+  createdAt: Timestamp,
+  activatesAt: NullableTimestamp,
+  retiresAt: NullableTimestamp,
+  expiresAt: NullableTimestamp,
+  withdrawnAt: NullableTimestamp,
+});
+export const SigningKeyList = Type.Object({ items: Type.Array(SigningKeySchema) });
+export const TenantParams = Type.Object({ tenantId: Uuid });
+export const TenantKeyParams = Type.Object({
+  tenantId: Uuid,
+  kid: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export const RotationResult = Type.Object({ kid: Type.String(), activatesAt: Timestamp });
+
+// ---- the service interface (spec C) ------------------------------------------------------------
+
+export const IntrospectParams = Type.Object({ actorId: ActorId });
+export const Introspection = Type.Object({
+  tenantId: Uuid,
+  appId: Type.String(),
+  actorId: Type.String(),
+  entitled: Type.Boolean(),
+  status: nullable(Status),
+  plan: nullable(Type.String()),
+  capabilities: Type.Array(Type.String()),
+  validFrom: NullableTimestamp,
+  validUntil: NullableTimestamp,
+  sequence: nullable(Type.Integer()),
+  evaluatedAt: Timestamp,
+});
+
+export const SnapshotQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    asOfSequence: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+export const Snapshot = Type.Object({
+  asOfSequence: Type.Integer(),
+  items: Type.Array(EntitlementSchema),
+  meta: ListMetaSchema,
+});
+
+export const ChangesQuery = Type.Object(
+  {
+    afterSequence: Type.Integer({ minimum: 0 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+export const Change = Type.Object({
+  sequence: Type.Integer(),
+  eventId: Uuid,
+  type: Type.Literal("entitlement.changed"),
+  actorId: Type.String(),
+  entitlement: nullable(EntitlementSchema),
+  occurredAt: Timestamp,
+});
+export const Changes = Type.Object({
+  items: Type.Array(Change),
+  meta: Type.Object({
+    hasMore: Type.Boolean(),
+    lastSequence: Type.Integer(),
+    latestSequence: Type.Integer(),
+  }),
+});
+
+export const Grant = Type.Object({
+  grant: Type.String({ description: "JWS compact serialization, header typ entitlement-grant+jwt" }),
+  expiresAt: Timestamp,
+  keyId: Type.String(),
+});
+
+export const Jwks = Type.Object({
+  keys: Type.Array(
+    Type.Object({
+      kty: Type.Literal("OKP"),
+      crv: Type.Literal("Ed25519"),
+      x: Type.String(),
+      kid: Type.String(),
+      alg: Type.Literal("EdDSA"),
+      use: Type.Literal("sig"),
+    }),
+  ),
+});
+
+export { PageQuery };

@@ -1,0 +1,197 @@
+import type { Transaction } from "kysely";
+import type { Entitlement } from "../../protocol/entitlement-decision.js";
+import { characterCount } from "../../protocol/headers.js";
+import { recordAudit } from "../../platform/audit/index.js";
+import type { Principal } from "../../platform/auth/index.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
+import { AppError } from "../../platform/http/app-error.js";
+import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
+import type { ModuleDeps } from "../module.js";
+import * as repo from "./entitlements.repository.js";
+import type { PutEntitlementBody } from "./entitlements.schemas.js";
+import type { EntitlementTables } from "./entitlements.tables.js";
+
+type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
+  /** Runs in the change's transaction (the webhook outbox). */
+  onChange?: (
+    trx: Transaction<EntitlementTables>,
+    change: {
+      tenantId: string;
+      appId: string;
+      sequence: number;
+      eventId: string;
+      actorId: string;
+      occurredAt: Date;
+    },
+  ) => Promise<void>;
+};
+
+const toApp = (row: { id: string; name: string; capabilities: string[]; created_at: Date }) => ({
+  id: row.id,
+  name: row.name,
+  capabilities: row.capabilities,
+  createdAt: row.created_at.toISOString(),
+});
+
+export const maxActorIdCharacters = 128;
+
+/** CONTRACT §5: an actor id is at most 128 characters; a longer one is a request to correct. */
+export function checkActorId(actorId: string): void {
+  if (characterCount(actorId) > maxActorIdCharacters) {
+    throw new AppError("ERR_VALIDATION", "An actor id is at most 128 characters.", {
+      errors: [{ pointer: "/params/actorId", message: "longer than 128 characters" }],
+    });
+  }
+}
+
+const noSuchApp = () => new AppError("ERR_NOT_FOUND", "No such app.");
+
+/** Apps and their entitlements: the administration side (CONTRACT §2a, §5). */
+export function createEntitlementsService(deps: Deps) {
+  const database = deps.database.as<EntitlementTables>();
+  const db = database.db;
+
+  return {
+    /** Provisioning step: the tenant's entitlement state (the anchor of its apps' streams). */
+    provisionTenant: (trx: Transaction<unknown>, tenantId: string) =>
+      repo.ensureTenantState(trx as unknown as Transaction<EntitlementTables>, tenantId, deps.clock.now()),
+
+    async createApp(principal: Principal, body: { id: string; name: string; capabilities: string[] }) {
+      const tenantId = principal.tenant.id;
+      const row = {
+        tenant_id: tenantId,
+        id: body.id,
+        name: body.name,
+        capabilities: body.capabilities,
+        created_at: deps.clock.now(),
+      };
+      await database.transaction(async (trx) => {
+        await repo.ensureTenantState(trx, tenantId, row.created_at);
+        if (!(await repo.insertApp(trx, row))) {
+          throw new AppError("ERR_CONFLICT", "The tenant already has an app with this id.");
+        }
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: "entitlement_app.created",
+          occurredAt: row.created_at,
+          principalId: principal.id,
+          data: { appId: row.id },
+        });
+      });
+      return toApp(row);
+    },
+
+    async getApp(principal: Principal, appId: string) {
+      const row = await repo.findApp(db, principal.tenant.id, appId);
+      if (!row) throw noSuchApp();
+      return toApp(row);
+    },
+
+    async listApps(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+      const binding = `admin.apps:${principal.tenant.id}`;
+      const after = page.cursor ? deps.cursors.decode<CreationPosition>(binding, page.cursor) : undefined;
+      const rows = await repo.listApps(db, principal.tenant.id, page.limit, after);
+      const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, toCreationPosition);
+      return { items: items.map(toApp), meta };
+    },
+
+    /**
+     * Sets an actor's entitlement: the state, its change record with the stream's next sequence
+     * and the audit record commit together. An unchanged state is still a change (a new sequence):
+     * the administrator asked for it, and the feed's readers learn that it was confirmed.
+     */
+    async putEntitlement(
+      principal: Principal,
+      appId: string,
+      actorId: string,
+      body: PutEntitlementBody,
+    ): Promise<Entitlement> {
+      checkActorId(actorId);
+      const tenantId = principal.tenant.id;
+      const app = await repo.findApp(db, tenantId, appId);
+      if (!app) throw noSuchApp();
+      const allowed = new Set(app.capabilities);
+      const foreign = body.capabilities.findIndex((c) => !allowed.has(c));
+      if (foreign >= 0) {
+        throw new AppError("ERR_VALIDATION", "A capability is not one of the app's.", {
+          errors: [{ pointer: `/capabilities/${foreign}`, message: "not a capability of the app" }],
+        });
+      }
+      return database.transaction(async (trx) => {
+        const sequence = await repo.nextSequence(trx, tenantId, appId);
+        // Read after the stream is locked: concurrent writers of this stream wait for us.
+        const before = await repo.findEntitlement(trx, tenantId, appId, actorId);
+        const now = deps.clock.now();
+        const validFrom = body.validFrom ? new Date(body.validFrom) : (before?.valid_from ?? now);
+        const validUntil = body.validUntil ? new Date(body.validUntil) : null;
+        if (validUntil && validUntil <= validFrom) {
+          throw new AppError("ERR_VALIDATION", "validUntil must be later than validFrom.", {
+            errors: [{ pointer: "/validUntil", message: "must be later than validFrom" }],
+          });
+        }
+        const row = {
+          tenant_id: tenantId,
+          app_id: appId,
+          actor_id: actorId,
+          status: body.status,
+          plan: body.plan,
+          capabilities: body.capabilities,
+          valid_from: validFrom,
+          valid_until: validUntil,
+          sequence,
+          created_at: before?.created_at ?? now,
+          updated_at: now,
+        };
+        await repo.upsertEntitlement(trx, row);
+        const entitlement = repo.toEntitlement(row);
+        const eventId = deps.newId();
+        await repo.insertChange(trx, {
+          tenantId,
+          appId,
+          sequence,
+          eventId,
+          actorId,
+          entitlement,
+          previous: before ? repo.toEntitlement(before) : null,
+          occurredAt: now,
+        });
+        await deps.onChange?.(trx, { tenantId, appId, sequence, eventId, actorId, occurredAt: now });
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: "entitlement.changed",
+          occurredAt: now,
+          principalId: principal.id,
+          data: { appId, actorId, sequence, status: body.status },
+        });
+        return entitlement;
+      });
+    },
+
+    async getEntitlement(principal: Principal, appId: string, actorId: string) {
+      const row = await repo.findEntitlement(db, principal.tenant.id, appId, actorId);
+      if (!row) {
+        if (!(await repo.findApp(db, principal.tenant.id, appId))) throw noSuchApp();
+        throw new AppError("ERR_NOT_FOUND", "The actor has no entitlement for this app.");
+      }
+      return repo.toEntitlement(row);
+    },
+
+    async listEntitlements(
+      principal: Principal,
+      appId: string,
+      page: { limit: number; cursor?: string | undefined },
+    ) {
+      const tenantId = principal.tenant.id;
+      if (!(await repo.findApp(db, tenantId, appId))) throw noSuchApp();
+      const binding = `admin.entitlements:${tenantId}:${appId}`;
+      const after = page.cursor ? deps.cursors.decode<string>(binding, page.cursor) : undefined;
+      const rows = await repo.listEntitlements(db, tenantId, appId, page.limit, after);
+      const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, (last) => last.actor_id);
+      return { items: items.map(repo.toEntitlement), meta };
+    },
+  };
+}
+
+export type EntitlementsService = ReturnType<typeof createEntitlementsService>;

@@ -1,0 +1,163 @@
+import type { AuditTables } from "../../platform/audit/index.js";
+
+import type { EntitlementStatus } from "../../protocol/entitlement-decision.js";
+export type { EntitlementStatus };
+
+export interface EntitlementTenantsTable {
+  tenant_id: string;
+  created_at: Date;
+}
+
+export interface EntitlementAppsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  capabilities: string[];
+  created_at: Date;
+}
+
+/** One counter row per (tenant, app): the lock that orders a stream's changes. */
+export interface EntitlementStreamsTable {
+  tenant_id: string;
+  app_id: string;
+  last_sequence: number;
+  /** Changes up to this sequence have been pruned (0: none). */
+  pruned_through: number;
+}
+
+export interface EntitlementsTable {
+  tenant_id: string;
+  app_id: string;
+  actor_id: string;
+  status: EntitlementStatus;
+  plan: string;
+  capabilities: string[];
+  valid_from: Date;
+  valid_until: Date | null;
+  sequence: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface EntitlementChangesTable {
+  tenant_id: string;
+  app_id: string;
+  sequence: number;
+  event_id: string;
+  type: string;
+  actor_id: string;
+  /** The entitlement after the change (its wire form), as JSON text on insert. */
+  entitlement: unknown;
+  /** The entitlement before the change (null: none), to serve snapshots pinned before it. */
+  previous: unknown;
+  occurred_at: Date;
+}
+
+export interface ServiceBindingsTable {
+  tenant_id: string;
+  id: string;
+  app_id: string;
+  audience: string;
+  required_capabilities: string[];
+  created_at: Date;
+}
+
+export interface ServiceCredentialsTable {
+  id: string;
+  tenant_id: string;
+  binding_id: string;
+  /** The secret sealed with AES-GCM (sealed-secrets.ts): needed to verify HMACs. */
+  secret: string;
+  created_at: Date;
+  /** Set when rotated out: the secret stays valid until then. */
+  expires_at: Date | null;
+}
+
+export interface ServiceNoncesTable {
+  credential_id: string;
+  nonce: string;
+  expires_at: Date;
+}
+
+export interface EntitlementSigningKeysTable {
+  tenant_id: string;
+  kid: string;
+  public_jwk: unknown;
+  /** PKCS#8 PEM, sealed. */
+  private_key: string;
+  created_at: Date;
+  /** Signs from then on (null: published, not yet scheduled to sign). */
+  activates_at: Date | null;
+  /** Signs no more from then on (a newer key took over). */
+  retires_at: Date | null;
+  /** Leaves the JWKS then (every grant it signed has expired). */
+  expires_at: Date | null;
+  withdrawn_at: Date | null;
+}
+
+export interface WebhookSubscriptionsTable {
+  tenant_id: string;
+  id: string;
+  binding_id: string;
+  url: string;
+  /** The app of the binding, copied: changes find their subscriptions by it. */
+  app_id: string;
+  /** The Standard Webhooks secret, sealed. */
+  secret: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  /** Since when every delivery failed (null: the last one succeeded). */
+  failing_since: Date | null;
+  /** During a secret rotation: the old secret (sealed), signed with as well until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+}
+
+export type WebhookDeliveryState = "pending" | "delivered" | "failed" | "cancelled";
+
+export interface WebhookDeliveriesTable {
+  tenant_id: string;
+  id: string;
+  subscription_id: string;
+  app_id: string;
+  sequence: number;
+  event_id: string;
+  actor_id: string;
+  occurred_at: Date;
+  state: WebhookDeliveryState;
+  attempts: number;
+  next_attempt_at: Date;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export interface WebhookAttemptsTable {
+  tenant_id: string;
+  id: string;
+  subscription_id: string;
+  delivery_id: string;
+  sequence: number;
+  attempt: number;
+  attempted_at: Date;
+  status: number | null;
+  latency_ms: number;
+  error_class: string | null;
+}
+
+export interface EntitlementTables extends AuditTables {
+  entitlement_tenants: EntitlementTenantsTable;
+  entitlement_apps: EntitlementAppsTable;
+  entitlement_streams: EntitlementStreamsTable;
+  entitlements: EntitlementsTable;
+  entitlement_changes: EntitlementChangesTable;
+  service_bindings: ServiceBindingsTable;
+  service_credentials: ServiceCredentialsTable;
+  service_nonces: ServiceNoncesTable;
+  entitlement_signing_keys: EntitlementSigningKeysTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}

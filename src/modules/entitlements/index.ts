@@ -1,0 +1,223 @@
+import type { FastifyPluginAsync } from "fastify";
+import {
+  decideEntitlement,
+  type Entitlement,
+  type EntitlementDecision,
+} from "../../protocol/entitlement-decision.js";
+import type { ServiceAuthenticator } from "../../platform/auth/index.js";
+import { sealingKey } from "../../platform/crypto/index.js";
+import type { EntrypointDefinition } from "../../platform/http/entrypoints.js";
+import { crudActions } from "../../platform/http/entrypoints.js";
+import type { HanseModule, ModuleDeps } from "../module.js";
+import { entitlementAdminPaths, entitlementAdminRoutes } from "./admin.routes.js";
+import { createBindingsService } from "./bindings.service.js";
+import * as repo from "./entitlements.repository.js";
+import {
+  AppSchema,
+  BindingSchema,
+  CreateAppBody,
+  CreateBindingBody,
+  CreateSubscriptionBody,
+  EntitlementSchema,
+  PutEntitlementBody,
+  SubscriptionSchema,
+} from "./entitlements.schemas.js";
+import { createEntitlementsService } from "./entitlements.service.js";
+import type { EntitlementTables } from "./entitlements.tables.js";
+import { entitlementHousekeepingJob } from "./housekeeping.job.js";
+import { createServiceApi } from "./service-api.service.js";
+import { createServiceAuthenticator } from "./service-auth.js";
+import { jwksPath, serviceRoutes } from "./service.routes.js";
+import { createKeyRing } from "./signing-keys.js";
+import { signingKeysAdmin } from "./signing-keys.routes.js";
+import { webhookDeliveryJob, type WebhookCounters } from "./webhook-delivery.job.js";
+import { webhooksRoutes } from "./webhooks.routes.js";
+import { createWebhooksService } from "./webhooks.service.js";
+import { createOutboundClient } from "../../platform/outbound/index.js";
+
+export type { EntitlementTables } from "./entitlements.tables.js";
+export const entitlementsCapability = "entitlements.service";
+
+export interface EntitlementsModule extends HanseModule {
+  /** Webhook delivery counters (attempts, outcomes, commit-to-delivery lag) for metrics. */
+  webhookCounters: WebhookCounters;
+  serviceAuthenticator: ServiceAuthenticator;
+  /** What discovery reports (CONTRACT §3). */
+  discovery: { issuer: string; jwksUri: string };
+  /**
+   * The native resolver (spec C rule 4's first mode): one actor's entitlement decision for code in
+   * this process, isolated by tenant, decided as introspection decides.
+   */
+  resolveEntitlement(
+    tenantId: string,
+    appId: string,
+    actorId: string,
+    requiredCapabilities?: readonly string[],
+  ): Promise<EntitlementDecision & { entitlement: Entitlement | null }>;
+}
+
+export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
+  const database = deps.database.as<EntitlementTables>();
+  const seal = sealingKey(deps.config.HANSE_SECRET_KEY, deps.database.db, "entitlement-secrets");
+  const keys = createKeyRing({
+    clock: deps.clock,
+    sealingKey: seal,
+    grantTtlSeconds: deps.config.HANSE_GRANT_TTL_SECONDS,
+  });
+  const webhooks = createWebhooksService({ ...deps, sealingKey: seal });
+  const counters: WebhookCounters = {
+    attempts: 0,
+    delivered: 0,
+    failedAttempts: 0,
+    gaveUp: 0,
+    disabled: 0,
+    recentLagsMs: [],
+  };
+  const entitlements = createEntitlementsService({
+    ...deps,
+    onChange: (trx, change) => webhooks.enqueueChange(trx, change),
+  });
+  const bindings = createBindingsService({ ...deps, sealingKey: seal });
+  const api = createServiceApi({ ...deps, keys });
+  const p = entitlementAdminPaths;
+
+  const routes: FastifyPluginAsync = async (app) => {
+    await app.register(entitlementAdminRoutes(entitlements, bindings));
+    await app.register(serviceRoutes(api));
+    await app.register(signingKeysAdmin({ ...deps, keys }));
+    await app.register(webhooksRoutes(webhooks));
+  };
+
+  const admin = (
+    id: string,
+    href: string,
+    schemas: EntrypointDefinition["schemas"],
+    extra = crudActions(href, { read: "admin:read", write: "admin:write" }),
+  ): EntrypointDefinition => ({
+    id,
+    kind: "crud",
+    href,
+    tenantTypes: ["system", "customer"],
+    actions: extra,
+    ...(schemas ? { schemas } : {}),
+  });
+
+  return {
+    name: "entitlements",
+    routes,
+    prepare: async () => {
+      await seal();
+    },
+    serviceAuthenticator: createServiceAuthenticator({
+      database,
+      clock: deps.clock,
+      sealingKey: seal,
+    }),
+    discovery: {
+      issuer: deps.config.HANSE_PUBLIC_URL,
+      jwksUri: `${deps.config.HANSE_PUBLIC_URL}${jwksPath}`,
+    },
+    capabilities: [entitlementsCapability],
+    webhookCounters: counters,
+    jobs: [
+      webhookDeliveryJob({
+        database: deps.database,
+        clock: deps.clock,
+        jobs: deps.jobs,
+        newId: deps.newId,
+        logger: deps.logger,
+        outbound: createOutboundClient({
+          allowPrivate: deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1",
+          caFile: deps.config.HANSE_WEBHOOK_CA_FILE,
+        }),
+        sealingKey: seal,
+        timeoutMs: deps.config.HANSE_WEBHOOK_TIMEOUT_MS,
+        disableAfterMs: deps.config.HANSE_WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
+        counters,
+      }),
+      entitlementHousekeepingJob({
+        database: deps.database,
+        clock: deps.clock,
+        logger: deps.logger,
+        keys,
+        feedRetentionSeconds: deps.config.HANSE_FEED_RETENTION_SECONDS,
+        keyRotationSeconds: deps.config.HANSE_SIGNING_KEY_ROTATION_DAYS * 86400,
+      }),
+    ],
+    provisioningSteps: [
+      {
+        name: "entitlement-state",
+        run: (trx, { tenantId }) => entitlements.provisionTenant(trx, tenantId),
+      },
+      {
+        name: "signing-keys",
+        run: (trx, { tenantId }) => keys.provision(trx as never, tenantId),
+      },
+    ],
+    entrypoints: [
+      admin("admin.apps", p.apps, { create: CreateAppBody, update: null, item: AppSchema }),
+      admin(
+        "admin.entitlements",
+        p.entitlements,
+        { create: PutEntitlementBody, update: PutEntitlementBody, item: EntitlementSchema },
+        [
+          { id: "list", method: "GET", href: p.entitlements, anyScopes: ["admin:read"] },
+          { id: "read", method: "GET", href: `${p.entitlements}/{actorId}`, anyScopes: ["admin:read"] },
+          { id: "update", method: "PUT", href: `${p.entitlements}/{actorId}`, anyScopes: ["admin:write"] },
+        ],
+      ),
+      admin(
+        "admin.serviceBindings",
+        p.bindings,
+        { create: CreateBindingBody, update: null, item: BindingSchema },
+        [
+          ...crudActions(p.bindings, { read: "admin:read", write: "admin:write" }),
+          { id: "rotate", method: "POST", href: `${p.bindings}/{id}/rotate`, anyScopes: ["admin:write"] },
+        ],
+      ),
+      admin(
+        "admin.webhookSubscriptions",
+        p.subscriptions,
+        { create: CreateSubscriptionBody, update: null, item: SubscriptionSchema },
+        [
+          ...crudActions(p.subscriptions, { read: "admin:read", write: "admin:write" }),
+          {
+            id: "attempts",
+            method: "GET",
+            href: `${p.subscriptions}/{id}/attempts`,
+            anyScopes: ["admin:read"],
+          },
+          {
+            id: "enable",
+            method: "POST",
+            href: `${p.subscriptions}/{id}/enable`,
+            anyScopes: ["admin:write"],
+          },
+          {
+            id: "disable",
+            method: "POST",
+            href: `${p.subscriptions}/{id}/disable`,
+            anyScopes: ["admin:write"],
+          },
+          {
+            id: "recover",
+            method: "POST",
+            href: `${p.subscriptions}/{id}/recover`,
+            anyScopes: ["admin:write"],
+          },
+          {
+            id: "rotateSecret",
+            method: "POST",
+            href: `${p.subscriptions}/{id}/rotate-secret`,
+            anyScopes: ["admin:write"],
+          },
+        ],
+      ),
+    ],
+    async resolveEntitlement(tenantId, appId, actorId, requiredCapabilities = []) {
+      const row = await repo.findEntitlementPrepared(database, tenantId, appId, actorId);
+      const entitlement = row ? repo.toEntitlement(row) : null;
+      return { ...decideEntitlement(entitlement, requiredCapabilities, deps.clock.now()), entitlement };
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { requirePrincipal } from "../../platform/auth/index.js";
+import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
+import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import {
+  CreatedSubscription,
+  CreateSubscriptionBody,
+  IdParams,
+  RecoverBody,
+  RecoverResult,
+  RotatedWebhookSecret,
+  SubscriptionList,
+  SubscriptionSchema,
+  WebhookAttemptList,
+} from "./entitlements.schemas.js";
+import type { WebhooksService } from "./webhooks.service.js";
+
+export const subscriptionsHref = "/api/v1/admin/webhook-subscriptions";
+const tags = ["entitlements admin"];
+const security = [{ bearerAuth: [] }];
+const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };
+const write = { auth: { kind: "session" as const, allScopes: ["admin:write" as const] } };
+const errors = problemResponses(400, 401, 403, 404, 500, 503);
+
+export const webhooksRoutes =
+  (webhooks: WebhooksService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    registerCollectionRoutes(app, {
+      tags,
+      scopes: { read: "admin:read", write: "admin:write" },
+      path: subscriptionsHref,
+      list: {
+        summary: "List webhook subscriptions (admin:read)",
+        response: SubscriptionList,
+        run: (principal, page) => webhooks.list(principal, page),
+      },
+      create: {
+        summary: "Subscribe an HTTPS URL to a binding's entitlement changes (admin:write)",
+        description:
+          "HTTPS only, no credentials in the URL, and the host must resolve to public addresses (checked " +
+          "again at every delivery). The Standard Webhooks `secret` is shown only in this response.",
+        body: CreateSubscriptionBody,
+        response: CreatedSubscription,
+        run: (principal, body) => webhooks.create(principal, body),
+      },
+      read: {
+        summary: "Read a webhook subscription (admin:read)",
+        params: IdParams,
+        response: SubscriptionSchema,
+        run: (principal, { id }) => webhooks.get(principal, id),
+      },
+    });
+
+    app.get(
+      `${subscriptionsHref}/:id/attempts`,
+      {
+        config: read,
+        schema: {
+          tags,
+          security,
+          summary: "A subscription's delivery attempts, newest first (admin:read)",
+          params: IdParams,
+          querystring: PageQuery,
+          response: { 200: WebhookAttemptList, ...errors },
+        },
+      },
+      async (request) =>
+        webhooks.attempts(requirePrincipal(request), request.params.id, {
+          limit: request.query.limit ?? 50,
+          cursor: request.query.cursor,
+        }),
+    );
+    for (const [action, enabled] of [
+      ["enable", true],
+      ["disable", false],
+    ] as const) {
+      app.post(
+        `${subscriptionsHref}/:id/${action}`,
+        {
+          config: write,
+          schema: {
+            tags,
+            security,
+            summary: enabled
+              ? "Enable a subscription again (admin:write)"
+              : "Disable a subscription; its pending deliveries are dropped (admin:write)",
+            params: IdParams,
+            response: { 200: SubscriptionSchema, ...errors },
+          },
+        },
+        async (request) => webhooks.setEnabled(requirePrincipal(request), request.params.id, enabled),
+      );
+    }
+    app.post(
+      `${subscriptionsHref}/:id/recover`,
+      {
+        config: write,
+        schema: {
+          tags,
+          security,
+          summary: "Re-send every change from a sequence on (admin:write)",
+          description:
+            "Queues one delivery per change of the app from `fromSequence` on that the feed still holds.",
+          params: IdParams,
+          body: RecoverBody,
+          response: { 200: RecoverResult, ...errors, ...problemResponses(409) },
+        },
+      },
+      async (request) =>
+        webhooks.recover(requirePrincipal(request), request.params.id, request.body.fromSequence),
+    );
+    app.post(
+      `${subscriptionsHref}/:id/rotate-secret`,
+      {
+        config: write,
+        schema: {
+          tags,
+          security,
+          summary: "Rotate a subscription's signing secret (admin:write)",
+          description:
+            "Deliveries carry a signature with each secret until the old one expires " +
+            "(HANSE_CREDENTIAL_OVERLAP_SECONDS): `webhook-signature: v1,<new> v1,<old>`.",
+          params: IdParams,
+          response: { 200: RotatedWebhookSecret, ...errors },
+        },
+      },
+      async (request) => webhooks.rotateSecret(requirePrincipal(request), request.params.id),
+    );
+  };

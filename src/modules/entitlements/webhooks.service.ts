@@ -1,0 +1,254 @@
+import type { Transaction } from "kysely";
+import type { Config } from "../../config/index.js";
+import { recordAudit } from "../../platform/audit/index.js";
+import type { Principal } from "../../platform/auth/index.js";
+import { isUuid, sealSecret } from "../../platform/crypto/index.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
+import { AppError } from "../../platform/http/app-error.js";
+import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
+import {
+  checkTargetUrl,
+  newWebhookSecret,
+  OutboundTargetError,
+  resolveTargetHost,
+} from "../../platform/outbound/index.js";
+import type { ModuleDeps } from "../module.js";
+import { findBinding } from "./bindings.repository.js";
+import type {
+  EntitlementTables,
+  WebhookAttemptsTable,
+  WebhookSubscriptionsTable,
+} from "./entitlements.tables.js";
+import { webhookDeliveryJobName, webhookJobKey } from "./webhook-delivery.job.js";
+import * as repo from "./webhooks.repository.js";
+
+type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs"> & {
+  config: Pick<Config, "HANSE_WEBHOOK_ALLOW_PRIVATE" | "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
+  sealingKey: () => Promise<Buffer>;
+};
+type Trx = Transaction<EntitlementTables>;
+
+const toSubscription = (row: WebhookSubscriptionsTable) => ({
+  id: row.id,
+  bindingId: row.binding_id,
+  appId: row.app_id,
+  url: row.url,
+  enabled: row.enabled,
+  disabledReason: row.disabled_reason,
+  failingSince: row.failing_since?.toISOString() ?? null,
+  createdAt: row.created_at.toISOString(),
+});
+
+const toAttempt = (row: WebhookAttemptsTable) => ({
+  id: row.id,
+  deliveryId: row.delivery_id,
+  sequence: row.sequence,
+  attempt: row.attempt,
+  attemptedAt: row.attempted_at.toISOString(),
+  status: row.status,
+  latencyMs: row.latency_ms,
+  errorClass: row.error_class,
+});
+
+const noSuchSubscription = () => new AppError("ERR_NOT_FOUND", "No such webhook subscription.");
+
+/** Webhook subscriptions (CONTRACT §5): registration, the outbox of deliveries, and their administration. */
+export function createWebhooksService(deps: Deps) {
+  const database = deps.database.as<EntitlementTables>();
+  const db = database.db;
+
+  const invalidUrl = (message: string) =>
+    new AppError("ERR_VALIDATION", `The webhook URL is not usable: ${message}.`, {
+      errors: [{ pointer: "/url", message }],
+    });
+
+  async function enqueue(trx: Trx, tenantId: string, deliveryIds: readonly string[]) {
+    for (const deliveryId of deliveryIds) {
+      await deps.jobs.enqueue(
+        trx,
+        webhookDeliveryJobName,
+        { tenantId, deliveryId },
+        {
+          key: webhookJobKey(deliveryId, 0),
+          tenantId,
+        },
+      );
+    }
+  }
+
+  async function subscriptionOf(trx: Trx | typeof db, tenantId: string, id: string) {
+    const row = isUuid(id) ? await repo.findSubscription(trx, tenantId, id.toLowerCase()) : undefined;
+    if (!row) throw noSuchSubscription();
+    return row;
+  }
+
+  const audit = (trx: Trx, principal: Principal, type: string, subscriptionId: string) =>
+    recordAudit(trx, {
+      tenantId: principal.tenant.id,
+      id: deps.newId(),
+      type,
+      occurredAt: deps.clock.now(),
+      principalId: principal.id,
+      data: { subscriptionId },
+    });
+
+  return {
+    /** In a change's transaction: one delivery (and its job) per enabled subscription of the app. */
+    async enqueueChange(
+      trx: Trx,
+      change: {
+        tenantId: string;
+        appId: string;
+        sequence: number;
+        eventId: string;
+        actorId: string;
+        occurredAt: Date;
+      },
+    ): Promise<void> {
+      const ids = await repo.insertDeliveries(trx, change, deps.newId);
+      await enqueue(trx, change.tenantId, ids);
+    },
+
+    /**
+     * A subscription of a binding: an HTTPS URL without credentials whose host resolves only to
+     * public addresses (checked again at every delivery). Its secret is returned once.
+     */
+    async create(principal: Principal, body: { bindingId: string; url: string }) {
+      const tenantId = principal.tenant.id;
+      const binding = isUuid(body.bindingId)
+        ? await findBinding(db, tenantId, body.bindingId.toLowerCase())
+        : undefined;
+      if (!binding) {
+        throw new AppError("ERR_VALIDATION", "The tenant has no service binding with this id.", {
+          errors: [{ pointer: "/bindingId", message: "no such service binding" }],
+        });
+      }
+      let url: URL;
+      try {
+        url = checkTargetUrl(body.url);
+        await resolveTargetHost(url.hostname, deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1");
+      } catch (error) {
+        if (error instanceof OutboundTargetError) throw invalidUrl(error.message);
+        throw error;
+      }
+      const secret = newWebhookSecret();
+      const row = {
+        tenant_id: tenantId,
+        id: deps.newId(),
+        binding_id: binding.id,
+        app_id: binding.app_id,
+        url: url.href,
+        secret: sealSecret(await deps.sealingKey(), secret),
+        enabled: true,
+        disabled_reason: null,
+        failing_since: null,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        created_at: deps.clock.now(),
+      };
+      await database.transaction(async (trx) => {
+        await repo.insertSubscription(trx, row);
+        await audit(trx, principal, "webhook_subscription.created", row.id);
+      });
+      return { ...toSubscription(row), secret };
+    },
+
+    async get(principal: Principal, id: string) {
+      return toSubscription(await subscriptionOf(db, principal.tenant.id, id));
+    },
+
+    async list(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+      const key = `admin.webhookSubscriptions:${principal.tenant.id}`;
+      const after = page.cursor ? deps.cursors.decode<CreationPosition>(key, page.cursor) : undefined;
+      const rows = await repo.listSubscriptions(db, principal.tenant.id, page.limit, after);
+      const { items, meta } = pageOf(deps.cursors, key, rows, page.limit, toCreationPosition);
+      return { items: items.map(toSubscription), meta };
+    },
+
+    /** Delivery attempts, newest first: time, status, latency and error class, never a body or secret. */
+    async attempts(principal: Principal, id: string, page: { limit: number; cursor?: string | undefined }) {
+      const subscription = await subscriptionOf(db, principal.tenant.id, id);
+      const key = `admin.webhookAttempts:${principal.tenant.id}:${subscription.id}`;
+      const after = page.cursor
+        ? deps.cursors.decode<{ attemptedAt: string; id: string }>(key, page.cursor)
+        : undefined;
+      const rows = await repo.listAttempts(db, principal.tenant.id, subscription.id, page.limit, after);
+      const { items, meta } = pageOf(deps.cursors, key, rows, page.limit, (last) => ({
+        attemptedAt: last.attempted_at.toISOString(),
+        id: last.id,
+      }));
+      return { items: items.map(toAttempt), meta };
+    },
+
+    async setEnabled(principal: Principal, id: string, enabled: boolean) {
+      return database.transaction(async (trx) => {
+        const row = await subscriptionOf(trx, principal.tenant.id, id);
+        const now = deps.clock.now();
+        const values = enabled
+          ? { enabled: true, disabled_reason: null, failing_since: null }
+          : { enabled: false, disabled_reason: "disabled by an administrator" };
+        await repo.updateSubscription(trx, row.tenant_id, row.id, values);
+        if (!enabled) await repo.cancelPendingDeliveries(trx, row.tenant_id, row.id, now);
+        await audit(
+          trx,
+          principal,
+          enabled ? "webhook_subscription.enabled" : "webhook_subscription.disabled",
+          row.id,
+        );
+        return toSubscription({ ...row, ...values });
+      });
+    },
+
+    /** Re-sends every change of the app from `fromSequence` on that the feed still holds. */
+    async recover(principal: Principal, id: string, fromSequence: number) {
+      return database.transaction(async (trx) => {
+        const row = await subscriptionOf(trx, principal.tenant.id, id);
+        if (!row.enabled) {
+          throw new AppError("ERR_CONFLICT", "The subscription is disabled; enable it first.");
+        }
+        const changes = await repo.changesFrom(trx, row.tenant_id, row.app_id, fromSequence);
+        let count = 0;
+        for (const change of changes) {
+          const ids = await repo.insertDeliveries(
+            trx,
+            {
+              tenantId: row.tenant_id,
+              appId: row.app_id,
+              sequence: change.sequence,
+              eventId: change.event_id,
+              actorId: change.actor_id,
+              occurredAt: change.occurred_at,
+            },
+            deps.newId,
+            [row.id],
+          );
+          await enqueue(trx, row.tenant_id, ids);
+          count += ids.length;
+        }
+        await audit(trx, principal, "webhook_subscription.recovered", row.id);
+        return { subscriptionId: row.id, fromSequence, enqueued: count };
+      });
+    },
+
+    /** A new secret (shown once); the old one signs too until HANSE_CREDENTIAL_OVERLAP_SECONDS pass. */
+    async rotateSecret(principal: Principal, id: string) {
+      const secret = newWebhookSecret();
+      const sealed = sealSecret(await deps.sealingKey(), secret);
+      return database.transaction(async (trx) => {
+        const row = await subscriptionOf(trx, principal.tenant.id, id);
+        const until = new Date(
+          deps.clock.now().getTime() + deps.config.HANSE_CREDENTIAL_OVERLAP_SECONDS * 1000,
+        );
+        await repo.updateSubscription(trx, row.tenant_id, row.id, {
+          secret: sealed,
+          previous_secret: row.secret,
+          previous_secret_expires_at: until,
+        });
+        await audit(trx, principal, "webhook_subscription.secret_rotated", row.id);
+        return { subscriptionId: row.id, secret, previousSecretValidUntil: until.toISOString() };
+      });
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

@@ -1,0 +1,104 @@
+import { isIPv4, isIPv6 } from "node:net";
+import type { Clock } from "../../platform/clock/clock.js";
+import { AppError } from "../../platform/http/app-error.js";
+import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
+
+/**
+ * Failed sign-ins (OWASP Authentication Cheat Sheet, "Protect against automated attacks"; these
+ * counters are per API process, like every rate limit here):
+ * - per account and client address: ten failures, then one per 30 s. Answered 429 before the
+ *   password is checked, so only the address that failed is held back, never the account.
+ * - per client address: a hundred failures (any accounts), then one per second; 429 the same way.
+ * - per account, from every address together: a hundred failures (HANSE_SIGN_IN_ACCOUNT_FAILURES),
+ *   then one per 30 s. Past this
+ *   ceiling the account is not locked: each attempt waits its turn, one password check per
+ *   second for the account, and a correct password is accepted. Only when twenty attempts are
+ *   already waiting is one refused with 429.
+ */
+export const signInLimits = {
+  perAccountAndAddress: { burst: 10, perSecond: 1 / 30 },
+  perAddress: { burst: 100, perSecond: 1 },
+  /** `burst`: HANSE_SIGN_IN_ACCOUNT_FAILURES. */
+  perAccount: { burst: 100, perSecond: 1 / 30 },
+  /** Past the account ceiling: the spacing of password checks for that account. */
+  delayMs: 1000,
+  /** Past the account ceiling: attempts that may wait at once. */
+  maxWaiting: 20,
+};
+
+/**
+ * The address a limit counts: an IPv4 address as it is, an IPv6 address by its /64 network
+ * (one subscriber usually holds a whole /64, so its addresses count as one).
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  if (isIPv4(address) || !isIPv6(address)) return address;
+  const [head = "", tail = ""] = address.split("::");
+  const headGroups = head === "" ? [] : head.split(":");
+  const tailGroups = address.includes("::") ? (tail === "" ? [] : tail.split(":")) : [];
+  const missing = 8 - headGroups.length - tailGroups.length;
+  const groups = [...headGroups, ...Array<string>(Math.max(0, missing)).fill("0"), ...tailGroups];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
+const rateLimited = (seconds: number) =>
+  new AppError("ERR_RATE_LIMITED", "Too many failed sign-ins; try again later.", {
+    headers: { "retry-after": String(seconds) },
+  });
+
+export function createSignInThrottle(clock: Clock, limits = signInLimits) {
+  const pairs = new KeyRateLimiter(
+    clock,
+    limits.perAccountAndAddress.burst,
+    limits.perAccountAndAddress.perSecond,
+  );
+  const addresses = new KeyRateLimiter(clock, limits.perAddress.burst, limits.perAddress.perSecond);
+  const accounts = new KeyRateLimiter(clock, limits.perAccount.burst, limits.perAccount.perSecond);
+  /** Past the ceiling: per account, the end of the last reserved turn and the attempts waiting. */
+  const turns = new Map<string, { next: number; waiting: number }>();
+  const pairKey = (account: string, address: string) => `${account}\n${address}`;
+
+  /** Waits for the account's next turn (real time: this delay is what slows a distributed guesser). */
+  async function awaitTurn(account: string): Promise<void> {
+    const now = Date.now();
+    const turn = turns.get(account) ?? { next: now, waiting: 0 };
+    if (turn.waiting >= limits.maxWaiting) {
+      throw rateLimited(Math.max(1, Math.ceil((turn.next - now) / 1000)));
+    }
+    const at = Math.max(now, turn.next);
+    turn.next = at + limits.delayMs;
+    turn.waiting++;
+    turns.set(account, turn);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, at - now));
+    } finally {
+      turn.waiting--;
+      if (turn.waiting === 0 && turn.next <= Date.now()) turns.delete(account);
+    }
+  }
+
+  return {
+    /**
+     * Before the password is checked: 429 for an address that failed too often (for this
+     * account or for any), and past the account's ceiling, a wait for the account's turn.
+     */
+    async admit(account: string, clientAddress: string): Promise<void> {
+      const address = addressKey(clientAddress);
+      const wait = Math.max(pairs.wait(pairKey(account, address)), addresses.wait(address));
+      if (wait > 0) throw rateLimited(wait);
+      if (accounts.wait(account) > 0) await awaitTurn(account);
+    },
+
+    /** A failed sign-in counts against the pair, the address and the account. */
+    recordFailure(account: string, clientAddress: string): void {
+      const address = addressKey(clientAddress);
+      pairs.take(pairKey(account, address));
+      addresses.take(address);
+      accounts.take(account);
+    },
+  };
+}

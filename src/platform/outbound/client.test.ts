@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHttpsReceiver, type HttpsReceiver } from "../../../test/support/https-receiver.js";
+import { createOutboundClient, OutboundError } from "./client.js";
+
+let receiver: HttpsReceiver;
+beforeAll(async () => {
+  receiver = await startHttpsReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+});
+
+const port = () => new URL(receiver.url).port;
+
+describe("the outbound client (issue 22 item 1)", () => {
+  it("connects to the checked address only: a host that resolves to loopback at call time is refused", async () => {
+    let answer = [{ address: "93.184.216.34", family: 4 }];
+    const client = createOutboundClient({
+      allowPrivate: false,
+      caFile: receiver.caFile,
+      resolve: async (_host, allowPrivate) => {
+        // The real guard's rule, on addresses the test chooses (DNS rebinding).
+        const { isBlockedAddress } = await import("./target.js");
+        if (!allowPrivate && answer.some((a) => isBlockedAddress(a.address))) {
+          const { OutboundTargetError } = await import("./target.js");
+          throw new OutboundTargetError("resolves to a private, loopback or otherwise reserved address");
+        }
+        return answer;
+      },
+    });
+    answer = [{ address: "127.0.0.1", family: 4 }];
+    const before = receiver.received.length;
+    await expect(client.post(`https://hooks.example:${port()}/x`, "{}", {}, 1000)).rejects.toMatchObject({
+      errorClass: "address",
+    });
+    expect(receiver.received.length).toBe(before);
+    await client.close();
+  });
+
+  it("refuses http:, userinfo and IP literals of blocked ranges before any connection", async () => {
+    const client = createOutboundClient({ allowPrivate: false });
+    for (const url of [
+      "http://example.com/",
+      "https://user:secret@example.com/",
+      "https://127.0.0.1/",
+      "https://[::ffff:10.0.0.1]/",
+      "https://169.254.169.254/latest/meta-data",
+    ]) {
+      const failure = await client.post(url, "{}", {}, 1000).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure, url).toBeInstanceOf(OutboundError);
+      expect((failure as Error).message).not.toContain("secret");
+    }
+  });
+
+  it("does not follow redirects: a 3xx is the answer", async () => {
+    const client = createOutboundClient({ allowPrivate: true, caFile: receiver.caFile });
+    receiver.answer = (request) =>
+      request.url === "/redirect"
+        ? { status: 302, headers: { location: "https://10.0.0.1/" } }
+        : { status: 204 };
+    const before = receiver.received.length;
+    const response = await client.post(receiver.url.replace("/hooks", "/redirect"), "{}", {}, 2000);
+    expect(response.status).toBe(302);
+    expect(receiver.received.length).toBe(before + 1);
+    await client.close();
+  });
+
+  it("reports Retry-After in milliseconds and classifies a time-out", async () => {
+    const client = createOutboundClient({ allowPrivate: true, caFile: receiver.caFile });
+    receiver.answer = () => ({ status: 503, headers: { "retry-after": "7" } });
+    expect(await client.post(receiver.url, "{}", {}, 2000)).toMatchObject({
+      status: 503,
+      retryAfterMs: 7000,
+    });
+    receiver.answer = () => "hang";
+    await expect(client.post(receiver.url, "{}", {}, 200)).rejects.toMatchObject({ errorClass: "timeout" });
+    await client.close();
+  });
+});

@@ -1,0 +1,190 @@
+import { readFileSync } from "node:fs";
+import type { LookupAddress } from "node:dns";
+import { rootCertificates } from "node:tls";
+import { Agent, request } from "undici";
+import { checkTargetUrl, OutboundTargetError, resolveTargetHost } from "./target.js";
+
+/** Why a call to a customer's URL failed, for attempt logs and metrics (never a message from the peer). */
+export type OutboundErrorClass = "address" | "dns" | "timeout" | "connect" | "tls" | "protocol";
+
+export class OutboundError extends Error {
+  override readonly name = "OutboundError";
+  constructor(
+    readonly errorClass: OutboundErrorClass,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface OutboundResponse {
+  status: number;
+  /** `Retry-After` in milliseconds, when the answer carried a usable one. */
+  retryAfterMs: number | undefined;
+  latencyMs: number;
+}
+
+export interface OutboundClientOptions {
+  /** Local testing only (HANSE_WEBHOOK_ALLOW_PRIVATE): private and loopback targets allowed. */
+  allowPrivate: boolean;
+  /** Local testing only (HANSE_WEBHOOK_CA_FILE): a PEM bundle trusted besides the system's roots. */
+  caFile?: string | undefined;
+  /** Resolves a host name (tests stub it to play DNS rebinding); default node:dns lookup. */
+  resolve?: (hostname: string, allowPrivate: boolean) => Promise<LookupAddress[]>;
+  connectTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** A response body is read no further than this (the status is what counts). */
+const maxResponseBytes = 4096;
+
+function retryAfterMs(value: string | string[] | undefined, now: number): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return undefined;
+  if (/^[0-9]{1,9}$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function classify(error: unknown): OutboundError {
+  if (error instanceof OutboundError) return error;
+  if (error instanceof OutboundTargetError) {
+    return new OutboundError(error.message.includes("does not resolve") ? "dns" : "address", error.message);
+  }
+  const code = (error as { code?: unknown }).code;
+  const name = (error as { name?: unknown }).name;
+  if (
+    name === "TimeoutError" ||
+    name === "AbortError" ||
+    code === "UND_ERR_CONNECT_TIMEOUT" ||
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT"
+  ) {
+    return new OutboundError("timeout", "timed out");
+  }
+  if (
+    typeof code === "string" &&
+    (code.startsWith("ERR_TLS") || code.includes("CERT") || code === "DEPTH_ZERO_SELF_SIGNED_CERT")
+  ) {
+    return new OutboundError("tls", "the TLS handshake failed");
+  }
+  if (
+    typeof code === "string" &&
+    (code.startsWith("ECONN") ||
+      code === "EHOSTUNREACH" ||
+      code === "ENETUNREACH" ||
+      code === "EPIPE" ||
+      code === "UND_ERR_SOCKET")
+  ) {
+    return new OutboundError("connect", "could not be reached");
+  }
+  return new OutboundError("protocol", "the request failed");
+}
+
+/**
+ * The one HTTP client for calls to customers' URLs (webhooks, lifecycle adapters): HTTPS only,
+ * no userinfo, no redirects followed, every resolved address checked at every call, and the
+ * connection made to exactly the checked address (the agent's lookup returns it), so that DNS
+ * rebinding cannot reach a blocked address. Time-outs bound connect and the whole exchange; a
+ * response body is read no further than a few KiB.
+ */
+export function createOutboundClient(options: OutboundClientOptions) {
+  const resolve = options.resolve ?? resolveTargetHost;
+  const now = options.now ?? Date.now;
+  let ca: string[] | undefined;
+  const trusted = (): string[] | undefined => {
+    if (options.caFile === undefined) return undefined;
+    ca ??= [...rootCertificates, readFileSync(options.caFile, "utf8")];
+    return ca;
+  };
+
+  /**
+   * Keep-alive agents per origin and checked address: a connection is only ever made to the
+   * address its agent was made for, so reuse keeps the pinning; a host that resolves elsewhere
+   * next time gets another agent. At most `maxAgents`, the oldest closed first.
+   */
+  const agents = new Map<string, Agent>();
+  const maxAgents = 64;
+  function agentFor(url: URL, address: LookupAddress, timeoutMs: number): Agent {
+    const key = `${url.origin}|${address.address}`;
+    let agent = agents.get(key);
+    if (agent) {
+      agents.delete(key);
+      agents.set(key, agent);
+      return agent;
+    }
+    const cas = trusted();
+    agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connect: {
+        timeout: options.connectTimeoutMs ?? Math.min(timeoutMs, 10_000),
+        ...(cas ? { ca: cas } : {}),
+        lookup: (
+          _host: string,
+          lookupOptions: { all?: boolean },
+          callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+        ) => {
+          if (lookupOptions.all) callback(null, [address]);
+          else callback(null, address.address, address.family);
+        },
+      },
+    });
+    agents.set(key, agent);
+    if (agents.size > maxAgents) {
+      const [oldest] = agents;
+      if (oldest) {
+        agents.delete(oldest[0]);
+        void oldest[1].close().catch(() => undefined);
+      }
+    }
+    return agent;
+  }
+
+  return {
+    async close(): Promise<void> {
+      const all = [...agents.values()];
+      agents.clear();
+      await Promise.allSettled(all.map((a) => a.close()));
+    },
+
+    async post(
+      rawUrl: string,
+      body: string,
+      headers: Record<string, string>,
+      timeoutMs: number,
+    ): Promise<OutboundResponse> {
+      const started = now();
+      const signal = AbortSignal.timeout(timeoutMs);
+      try {
+        const url = checkTargetUrl(rawUrl);
+        const [address] = await resolve(url.hostname, options.allowPrivate);
+        if (!address) throw new OutboundError("dns", "the host name does not resolve");
+        const agent = agentFor(url, address, timeoutMs);
+        const response = await request(url, {
+          method: "POST",
+          dispatcher: agent,
+          signal,
+          headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+          body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        let read = 0;
+        for await (const chunk of response.body) {
+          read += (chunk as Buffer).length;
+          if (read >= maxResponseBytes) break;
+        }
+        response.body.destroy();
+        return {
+          status: response.statusCode,
+          retryAfterMs: retryAfterMs(response.headers["retry-after"], now()),
+          latencyMs: now() - started,
+        };
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+  };
+}
+
+export type OutboundClient = ReturnType<typeof createOutboundClient>;

@@ -1,0 +1,3 @@
+export * from "./target.js";
+export * from "./webhook-signing.js";
+export * from "./client.js";

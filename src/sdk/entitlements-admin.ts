@@ -1,0 +1,98 @@
+import type { Entitlement, EntitlementStatus, Entrypoint } from "../protocol/index.js";
+import { expandAction, selectAction } from "./entrypoints.js";
+import type { Transport } from "./http.js";
+import type { Page } from "./types.js";
+
+/** The published admin entries of the entitlement area (CONTRACT §2a). */
+export const entitlementAdminEntries = {
+  apps: "admin.apps",
+  entitlements: "admin.entitlements",
+  bindings: "admin.serviceBindings",
+} as const;
+
+export interface App {
+  id: string;
+  name: string;
+  capabilities: string[];
+  createdAt: string;
+}
+
+export interface SetEntitlementInput {
+  status: EntitlementStatus;
+  plan: string;
+  capabilities: string[];
+  validFrom?: string;
+  validUntil?: string | null;
+}
+
+export interface ServiceBinding {
+  id: string;
+  appId: string;
+  audience: string;
+  requiredCapabilities: string[];
+  credentialId: string;
+  createdAt: string;
+}
+
+/** A binding as created: the `secret` is shown only here. */
+export type CreatedServiceBinding = ServiceBinding & { secret: string };
+
+export interface RotatedCredential {
+  bindingId: string;
+  credentialId: string;
+  /** Shown only here. */
+  secret: string;
+  previousCredentialId: string | null;
+  previousValidUntil: string | null;
+}
+
+type PageQuery = { limit?: number | undefined; cursor?: string | undefined };
+
+export interface EntitlementsAdminApi {
+  createApp(input: { id: string; name: string; capabilities: string[] }): Promise<App>;
+  listApps(query?: PageQuery): Promise<Page<App>>;
+  getApp(appId: string): Promise<App>;
+  setEntitlement(appId: string, actorId: string, input: SetEntitlementInput): Promise<Entitlement>;
+  getEntitlement(appId: string, actorId: string): Promise<Entitlement>;
+  listEntitlements(appId: string, query?: PageQuery): Promise<Page<Entitlement>>;
+  createBinding(input: {
+    appId: string;
+    audience: string;
+    requiredCapabilities: string[];
+  }): Promise<CreatedServiceBinding>;
+  rotateBinding(bindingId: string): Promise<RotatedCredential>;
+}
+
+/** Admin calls through the session's published entries only (spec B: no path is guessed). */
+export function createEntitlementsAdminApi(
+  transport: Transport,
+  findEntry: (id: string) => Promise<Entrypoint>,
+): EntitlementsAdminApi {
+  const run = async <T>(
+    entryId: string,
+    actionId: string,
+    values: Record<string, string> = {},
+    extra: { body?: unknown; query?: PageQuery } = {},
+  ): Promise<T> => {
+    const action = selectAction(await findEntry(entryId), actionId);
+    const answer = await transport.send<T>({
+      method: action.method,
+      href: expandAction(action.href, values),
+      ...(extra.body === undefined ? {} : { body: extra.body }),
+      ...(extra.query ? { query: { limit: extra.query.limit, cursor: extra.query.cursor } } : {}),
+    });
+    return answer.body;
+  };
+  const e = entitlementAdminEntries;
+  return {
+    createApp: (input) => run(e.apps, "create", {}, { body: input }),
+    listApps: (query = {}) => run(e.apps, "list", {}, { query }),
+    getApp: (appId) => run(e.apps, "read", { id: appId }),
+    setEntitlement: (appId, actorId, input) =>
+      run(e.entitlements, "update", { appId, actorId }, { body: input }),
+    getEntitlement: (appId, actorId) => run(e.entitlements, "read", { appId, actorId }),
+    listEntitlements: (appId, query = {}) => run(e.entitlements, "list", { appId }, { query }),
+    createBinding: (input) => run(e.bindings, "create", {}, { body: input }),
+    rotateBinding: (bindingId) => run(e.bindings, "rotate", { id: bindingId }),
+  };
+}

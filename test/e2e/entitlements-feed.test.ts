@@ -1,0 +1,254 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock } from "../../src/platform/clock/clock.js";
+import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { signedHeaders, type ServiceCredential } from "../support/service-signer.js";
+import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
+import { onPostgres } from "../support/test-database.js";
+
+const base = "/api/v1/public/v1/app-entitlements";
+const clock = createManualClock(new Date("2026-11-26T08:00:00.000Z"));
+let t: TestApp;
+let tenant: ProvisionedTenant;
+let counter = 0;
+
+interface Entitlement {
+  actorId: string;
+  status: string;
+  plan: string;
+  sequence: number;
+}
+interface ChangesPage {
+  items: { sequence: number; actorId: string; entitlement: Entitlement | null }[];
+  meta: { hasMore: boolean; lastSequence: number; latestSequence: number };
+}
+interface SnapshotPage {
+  asOfSequence: number;
+  items: Entitlement[];
+  meta: { hasMore: boolean; nextCursor: string | null };
+}
+
+const get = (credential: ServiceCredential, target: string) =>
+  t.inject({
+    method: "GET",
+    url: target,
+    headers: signedHeaders(credential, "GET", target, {
+      timestamp: Math.floor(clock.now().getTime() / 1000),
+    }),
+  });
+
+async function setup() {
+  const appId = `feed-${counter++}`;
+  const headers = bearer(tenant.token);
+  await t.inject({
+    method: "POST",
+    url: "/api/v1/admin/apps",
+    headers,
+    payload: { id: appId, name: appId, capabilities: ["use"] },
+  });
+  const binding = await t.inject({
+    method: "POST",
+    url: "/api/v1/admin/service-bindings",
+    headers,
+    payload: { appId, audience: `aud-${appId}`, requiredCapabilities: [] },
+  });
+  const set = async (actorId: string, plan: string) => {
+    const response = await t.inject({
+      method: "PUT",
+      url: `/api/v1/admin/apps/${appId}/entitlements/${actorId}`,
+      headers,
+      payload: { status: "active", plan, capabilities: ["use"] },
+    });
+    expect(response.statusCode).toBe(200);
+  };
+  return { appId, credential: binding.json<ServiceCredential>(), set };
+}
+
+/** What a sync service does (spec C rules 1-2): snapshot, then changes; on 410 start again. */
+async function synchronise(
+  credential: ServiceCredential,
+  projection: Map<string, Entitlement>,
+  from: number,
+) {
+  let after = from;
+  for (;;) {
+    const response = await get(credential, `${base}/service/changes?afterSequence=${after}`);
+    if (response.statusCode === 410) {
+      expect(response.json<{ code: string }>().code).toBe("ERR_APP_ENTITLEMENT_CURSOR_EXPIRED");
+      projection.clear();
+      let page = (await get(credential, `${base}/service/snapshot?limit=2`)).json<SnapshotPage>();
+      const asOf = page.asOfSequence;
+      for (;;) {
+        for (const item of page.items) projection.set(item.actorId, item);
+        if (!page.meta.nextCursor) break;
+        page = (
+          await get(
+            credential,
+            `${base}/service/snapshot?limit=2&asOfSequence=${asOf}&cursor=${page.meta.nextCursor}`,
+          )
+        ).json<SnapshotPage>();
+      }
+      after = asOf;
+      continue;
+    }
+    expect(response.statusCode).toBe(200);
+    const page = response.json<ChangesPage>();
+    for (const change of page.items) {
+      if (change.entitlement) projection.set(change.actorId, change.entitlement);
+      else projection.delete(change.actorId);
+    }
+    after = page.meta.lastSequence;
+    if (!page.meta.hasMore) return after;
+  }
+}
+
+/** The recurring entitlements.housekeeping job, run now (the worker would run it within a minute). */
+async function runHousekeeping() {
+  const job = t.container.jobs.find((j) => j.name === "entitlements.housekeeping");
+  if (!job) throw new Error("no entitlements.housekeeping job");
+  await job.run({} as never, {
+    jobId: "test",
+    attempt: 1,
+    maxAttempts: 1,
+    signal: new AbortController().signal,
+  });
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ clock, env: { HANSE_FEED_RETENTION_SECONDS: "60" } });
+  tenant = await provisionTenant(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe("change feed retention (CONTRACT §5, spec C rule 2)", () => {
+  it("CONTRACT §5: 410 ERR_APP_ENTITLEMENT_CURSOR_EXPIRED exactly when a change after afterSequence was pruned", async () => {
+    const { credential, set } = await setup();
+    await set("a", "p1");
+    await set("b", "p1");
+    await set("c", "p1");
+    clock.advance(120_000);
+    await set("a", "p2");
+    await set("d", "p1");
+    await runHousekeeping();
+    for (const after of [0, 1, 2]) {
+      const response = await get(credential, `${base}/service/changes?afterSequence=${after}`);
+      expect(response.statusCode, String(after)).toBe(410);
+      expect(response.headers["content-type"]).toContain("application/problem+json");
+    }
+    const kept = (await get(credential, `${base}/service/changes?afterSequence=3`)).json<ChangesPage>();
+    expect(kept.items.map((c) => c.sequence)).toEqual([4, 5]);
+    // A snapshot pinned before the pruned changes cannot be served any more either.
+    const stale = await get(credential, `${base}/service/snapshot?asOfSequence=2`);
+    expect(stale.statusCode).toBe(410);
+    const fresh = (await get(credential, `${base}/service/snapshot`)).json<SnapshotPage>();
+    expect(fresh.asOfSequence).toBe(5);
+  });
+
+  it("spec C rule 2: on 410 the client discards its projection, takes a new snapshot and follows the changes", async () => {
+    const { credential, set } = await setup();
+    await set("x", "p1");
+    await set("y", "p1");
+    const projection = new Map<string, Entitlement>();
+    const seen = await synchronise(credential, projection, 0);
+    expect(seen).toBe(2);
+    projection.set("ghost", { actorId: "ghost", status: "active", plan: "stale", sequence: 0 });
+    clock.advance(120_000);
+    await set("x", "p2");
+    await set("z", "p1");
+    clock.advance(120_000);
+    await set("y", "p3");
+    await runHousekeeping();
+    const after = await synchronise(credential, projection, seen);
+    expect(after).toBe(5);
+    expect([...projection.values()].map((e) => `${e.actorId}:${e.plan}`).sort()).toEqual([
+      "x:p2",
+      "y:p3",
+      "z:p1",
+    ]);
+  });
+});
+
+describe("credentials over time (CONTRACT §5)", () => {
+  it("CONTRACT §5: a rotated-out secret is valid for HANSE_CREDENTIAL_OVERLAP_SECONDS, then refused", async () => {
+    const { credential } = await setup();
+    const bindingId = (
+      await t.inject({
+        method: "GET",
+        url: "/api/v1/admin/service-bindings?limit=100",
+        headers: bearer(tenant.token),
+      })
+    )
+      .json<{ items: { id: string; credentialId: string }[] }>()
+      .items.find((b) => b.credentialId === credential.credentialId)?.id;
+    const rotated = await t.inject({
+      method: "POST",
+      url: `/api/v1/admin/service-bindings/${bindingId ?? ""}/rotate`,
+      headers: bearer(tenant.token),
+    });
+    const fresh = rotated.json<ServiceCredential>();
+    const target = `${base}/service/introspect/anyone`;
+    clock.advance(3599_000);
+    expect((await get(credential, target)).statusCode).toBe(200);
+    clock.advance(2_000);
+    const late = await get(credential, target);
+    expect(late.statusCode).toBe(401);
+    expect(late.json<{ code: string }>().code).toBe("ERR_SERVICE_AUTH_INVALID_CREDENTIAL");
+    expect((await get(fresh, target)).statusCode).toBe(200);
+  });
+
+  it("CONTRACT §5: a nonce store that cannot answer fails the request with 503, never lets it through", async () => {
+    const { credential } = await setup();
+    const target = `${base}/service/introspect/anyone`;
+    await sql`ALTER TABLE service_nonces RENAME TO service_nonces_away`.execute(t.container.database.db);
+    try {
+      const response = await get(credential, target);
+      expect(response.statusCode).toBe(503);
+      expect(response.json<{ code: string }>().code).toBe("ERR_UNAVAILABLE");
+      expect(response.headers["retry-after"]).toBeDefined();
+    } finally {
+      await sql`ALTER TABLE service_nonces_away RENAME TO service_nonces`.execute(t.container.database.db);
+    }
+    expect((await get(credential, target)).statusCode).toBe(200);
+  });
+});
+
+describe.runIf(onPostgres)("sequences in commit order (issue 21 item 2, CONTRACT §5)", () => {
+  it("8 concurrent writers × 1,000 changes: a following reader sees every sequence once, in order, none late", async () => {
+    const { credential, appId } = await setup();
+    const headers = bearer(tenant.token);
+    const writers = 8;
+    const perWriter = 1000;
+    const progress = { writing: true };
+    const seen: number[] = [];
+    const reader = (async () => {
+      let after = 0;
+      while (progress.writing || after < writers * perWriter) {
+        const page = (
+          await get(credential, `${base}/service/changes?afterSequence=${after}&limit=1000`)
+        ).json<ChangesPage>();
+        for (const change of page.items) seen.push(change.sequence);
+        after = page.meta.lastSequence;
+        if (page.items.length === 0) await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        for (let i = 0; i < perWriter; i++) {
+          const response = await t.inject({
+            method: "PUT",
+            url: `/api/v1/admin/apps/${appId}/entitlements/w${w}-${i % 50}`,
+            headers,
+            payload: { status: "active", plan: `p${i}`, capabilities: [] },
+          });
+          expect(response.statusCode).toBe(200);
+        }
+      }),
+    );
+    progress.writing = false;
+    await reader;
+    expect(seen.length).toBe(writers * perWriter);
+    expect(seen.every((sequence, i) => sequence === i + 1)).toBe(true);
+  }, 300_000);
+});
