@@ -4,3 +4,4 @@ export * from "./headers.js";
 export * from "./entrypoints.js";
 export * from "./service-signature.js";
 export * from "./entitlement-decision.js";
+export * from "./webhook-signature.js";
