@@ -10,7 +10,7 @@ import { healthRoutes } from "./platform/http/health.routes.js";
 import { ProblemSchema } from "./platform/http/openapi-schemas.js";
 import { holdsNulEscape, nulTextError } from "./platform/http/json-text.js";
 import { createClientErrorHandler } from "./platform/http/client-errors.js";
-import { createHttpServer, serverLimits } from "./platform/http/http-server.js";
+import { httpServerFactory, serverLimits } from "./platform/http/http-server.js";
 import { closeAfterAnswer, handleError, sendProblem, toAppError } from "./platform/http/problem.js";
 import { createValidatorCompiler } from "./platform/http/validators.js";
 import { headers } from "./protocol/headers.js";
@@ -27,6 +27,7 @@ const successPhrases: Record<string, string> = {
 };
 
 export async function buildApp(container: Container): Promise<FastifyInstance> {
+  const clientErrorHandler = createClientErrorHandler(container.logger);
   const app = Fastify({
     loggerInstance: container.logger,
     genReqId: correlationIdFor,
@@ -39,9 +40,12 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: serverLimits.maxParamLength },
     // The client address (request.ip) is the TCP peer unless a trusted proxy forwarded the request.
     trustProxy: container.config.HANSE_TRUST_PROXY ?? false,
-    serverFactory: createHttpServer,
+    serverFactory: httpServerFactory({
+      idleTimeoutMs: container.config.HANSE_HTTP_IDLE_TIMEOUT_MS,
+      onStalledRequest: clientErrorHandler,
+    }),
     // What Node's parser and Fastify's router refuse is answered as problem+json too (CONTRACT §1).
-    clientErrorHandler: createClientErrorHandler(container.logger),
+    clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       reply.header(headers.correlationId, request.id);
       handleError(error, request, reply);

@@ -136,6 +136,13 @@ export const ConfigSchema = Type.Object({
     description: "Jobs run at once",
   }),
   HANSE_JOB_LEASE_SECONDS: seconds(30, "Job lease, renewed every third of it while the job runs", 3600),
+  HANSE_HTTP_IDLE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 60000,
+    description:
+      "A request whose body sends nothing this long is answered 408 (what it stored is dropped); a response that makes no progress this long is closed",
+  }),
   HANSE_SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 0,
     default: 10000,

@@ -21,6 +21,8 @@ export interface RawRequest {
   bodyBytes?: number;
   /** Send the body with chunked transfer coding (else raw bytes, as a Content-Length body). */
   chunked?: boolean;
+  /** After the body bytes, neither end nor close: a client that stalls mid-request. */
+  stall?: boolean;
   /** Give up (error `timeout`) when the server has not closed by then. */
   timeoutMs?: number;
 }
@@ -53,6 +55,12 @@ export function rawRequest(port: number, request: RawRequest): Promise<RawExchan
         }
       }
       if (socket.destroyed) return;
+      if (request.stall) {
+        // Stalled, but not deaf: once the server has answered and closed its side, so do we.
+        socket.once("end", () => socket.destroy());
+        socket.resume();
+        return;
+      }
       socket.end(request.chunked ? "0\r\n\r\n" : "");
       socket.resume();
     };
