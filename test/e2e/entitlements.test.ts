@@ -225,6 +225,33 @@ describe("apps and entitlements administration (CONTRACT §2a, §5)", () => {
     expect((await admin("GET", `/api/v1/admin/apps/${appId}`, undefined, other)).statusCode).toBe(404);
   });
 
+  it("a binding's read and its list entry name its newest credential (after a rotation, the new one)", async () => {
+    const appId = await createApp();
+    const created = await createBinding(appId);
+    const rotated = (await admin("POST", `/api/v1/admin/service-bindings/${created.id}/rotate`)).json<{
+      credentialId: string;
+    }>();
+    expect(rotated.credentialId).not.toBe(created.credentialId);
+    const read = (await admin("GET", `/api/v1/admin/service-bindings/${created.id}`)).json<{
+      credentialId: string;
+    }>();
+    expect(read.credentialId).toBe(rotated.credentialId);
+    const listed: { id: string; credentialId: string }[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+      const page: { items: { id: string; credentialId: string }[]; meta: { nextCursor: string | null } } = (
+        await admin("GET", `/api/v1/admin/service-bindings?limit=2${query}`)
+      ).json();
+      listed.push(...page.items);
+      cursor = page.meta.nextCursor;
+    } while (cursor);
+    expect(listed.find((b) => b.id === created.id)?.credentialId).toBe(rotated.credentialId);
+    expect(await admin("GET", "/api/v1/admin/service-bindings/not-a-uuid")).toMatchObject({
+      statusCode: 404,
+    });
+  });
+
   it("every change and every credential issue and rotation is audited", async () => {
     const appId = await createApp();
     await setEntitlement(appId, "audited", active);

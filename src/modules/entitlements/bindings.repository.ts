@@ -39,12 +39,32 @@ export const lockBinding = (trx: Trx, tenantId: string, id: string) =>
     .forUpdate()
     .executeTakeFirst();
 
+/** Bindings, each with the id of its newest credential (the one a rotation issued last). */
+const bindingsWithCredential = (db: Db, tenantId: string) =>
+  db
+    .selectFrom("service_bindings")
+    .selectAll("service_bindings")
+    .select((eb) =>
+      eb
+        .selectFrom("service_credentials")
+        .select("service_credentials.id")
+        .whereRef("service_credentials.tenant_id", "=", "service_bindings.tenant_id")
+        .whereRef("service_credentials.binding_id", "=", "service_bindings.id")
+        .orderBy("service_credentials.created_at", "desc")
+        .orderBy("service_credentials.id", "desc")
+        .limit(1)
+        .$asScalar()
+        // A binding's first credential is inserted in the binding's own transaction.
+        .$notNull()
+        .as("credential_id"),
+    )
+    .where("service_bindings.tenant_id", "=", tenantId);
+
+export const findBindingWithCredential = (db: Db, tenantId: string, id: string) =>
+  bindingsWithCredential(db, tenantId).where("service_bindings.id", "=", id).executeTakeFirst();
+
 export const listBindings = (db: Db, tenantId: string, limit: number, after: CreationPosition | undefined) =>
-  creationPage(
-    db.selectFrom("service_bindings").selectAll().where("tenant_id", "=", tenantId),
-    limit,
-    after,
-  ).execute();
+  creationPage(bindingsWithCredential(db, tenantId), limit, after).execute();
 
 export async function insertCredential(trx: Trx, row: Selectable<ServiceCredentialsTable>): Promise<void> {
   await trx.insertInto("service_credentials").values(row).execute();

@@ -10,6 +10,7 @@ import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
 import type { ModuleDeps } from "../module.js";
 import * as bindings from "./bindings.repository.js";
 import { findApp } from "./entitlements.repository.js";
+import { checkCapabilitiesOfApp } from "./entitlements.service.js";
 import type { EntitlementTables, ServiceBindingsTable } from "./entitlements.tables.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
@@ -64,12 +65,6 @@ export function createBindingsService(deps: Deps) {
     return { id, secret };
   }
 
-  async function bindingOf(tenantId: string, id: string) {
-    const row = isUuid(id) ? await bindings.findBinding(db, tenantId, id.toLowerCase()) : undefined;
-    if (!row) throw noSuchBinding();
-    return row;
-  }
-
   return {
     async createBinding(
       principal: Principal,
@@ -82,13 +77,7 @@ export function createBindingsService(deps: Deps) {
           errors: [{ pointer: "/appId", message: "no such app" }],
         });
       }
-      const allowed = new Set(app.capabilities);
-      const foreign = body.requiredCapabilities.findIndex((c) => !allowed.has(c));
-      if (foreign >= 0) {
-        throw new AppError("ERR_VALIDATION", "A required capability is not one of the app's.", {
-          errors: [{ pointer: `/requiredCapabilities/${foreign}`, message: "not a capability of the app" }],
-        });
-      }
+      checkCapabilitiesOfApp(app, body.requiredCapabilities, "/requiredCapabilities");
       const row = {
         tenant_id: tenantId,
         id: deps.newId(),
@@ -139,9 +128,11 @@ export function createBindingsService(deps: Deps) {
     },
 
     async getBinding(principal: Principal, id: string) {
-      const row = await bindingOf(principal.tenant.id, id);
-      const credential = await bindings.currentCredential(db, row.tenant_id, row.id);
-      return toBinding(row, credential?.id ?? row.id);
+      const row = isUuid(id)
+        ? await bindings.findBindingWithCredential(db, principal.tenant.id, id.toLowerCase())
+        : undefined;
+      if (!row) throw noSuchBinding();
+      return toBinding(row, row.credential_id);
     },
 
     async listBindings(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
@@ -149,12 +140,7 @@ export function createBindingsService(deps: Deps) {
       const after = page.cursor ? deps.cursors.decode<CreationPosition>(key, page.cursor) : undefined;
       const rows = await bindings.listBindings(db, principal.tenant.id, page.limit, after);
       const { items, meta } = pageOf(deps.cursors, key, rows, page.limit, toCreationPosition);
-      const out = [];
-      for (const row of items) {
-        const credential = await bindings.currentCredential(db, row.tenant_id, row.id);
-        out.push(toBinding(row, credential?.id ?? row.id));
-      }
-      return { items: out, meta };
+      return { items: items.map((row) => toBinding(row, row.credential_id)), meta };
     },
   };
 }

@@ -26,6 +26,21 @@ type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
   ) => Promise<void>;
 };
 
+/** Refuses capabilities that are not the app's, naming the first one at `pointer/index` (400). */
+export function checkCapabilitiesOfApp(
+  app: { capabilities: string[] },
+  capabilities: string[],
+  pointer: string,
+) {
+  const allowed = new Set(app.capabilities);
+  const foreign = capabilities.findIndex((c) => !allowed.has(c));
+  if (foreign >= 0) {
+    throw new AppError("ERR_VALIDATION", "A capability is not one of the app's.", {
+      errors: [{ pointer: `${pointer}/${foreign}`, message: "not a capability of the app" }],
+    });
+  }
+}
+
 const toApp = (row: { id: string; name: string; capabilities: string[]; created_at: Date }) => ({
   id: row.id,
   name: row.name,
@@ -111,13 +126,7 @@ export function createEntitlementsService(deps: Deps) {
       const tenantId = principal.tenant.id;
       const app = await repo.findApp(db, tenantId, appId);
       if (!app) throw noSuchApp();
-      const allowed = new Set(app.capabilities);
-      const foreign = body.capabilities.findIndex((c) => !allowed.has(c));
-      if (foreign >= 0) {
-        throw new AppError("ERR_VALIDATION", "A capability is not one of the app's.", {
-          errors: [{ pointer: `/capabilities/${foreign}`, message: "not a capability of the app" }],
-        });
-      }
+      checkCapabilitiesOfApp(app, body.capabilities, "/capabilities");
       return database.transaction(async (trx) => {
         const sequence = await repo.nextSequence(trx, tenantId, appId);
         // Read after the stream is locked: concurrent writers of this stream wait for us.
