@@ -76,7 +76,8 @@ beforeAll(async () => {
     env: {
       HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
       HANSE_WEBHOOK_CA_FILE: receiver.caFile,
-      HANSE_WEBHOOK_TIMEOUT_MS: "300",
+      // Generous: on a loaded 2-core machine a TLS handshake alone can take several hundred ms.
+      HANSE_WEBHOOK_TIMEOUT_MS: "5000",
       HANSE_WEBHOOK_DISABLE_AFTER_SECONDS: "3600",
     },
   });

@@ -110,11 +110,12 @@ describe.skipIf(!onPostgres)("job queue across processes (PostgreSQL)", () => {
     expect(job.locked_by).toBe("A");
     await sql`UPDATE jobs SET payload = jsonb_set(payload, '{sleepMs}', '0')`.execute(t.database.db);
     await startWorker("B", env);
+    const finalJob = () =>
+      (t.database.db as Kysely<JobTables>).selectFrom("jobs").selectAll().executeTakeFirstOrThrow();
+    // The run's own record comes first, the worker marks the job done after it: wait for both.
     await waitFor(async () => (await runs()).some((r) => r.worker === "B" && r.phase === "finished"));
-    const done = await (t.database.db as Kysely<JobTables>)
-      .selectFrom("jobs")
-      .selectAll()
-      .executeTakeFirstOrThrow();
+    await waitFor(async () => (await finalJob()).state !== "running");
+    const done = await finalJob();
     expect(done.state).toBe("succeeded");
     expect(done.attempts).toBe(2);
     expect((await runs()).filter((r) => r.phase === "finished").map((r) => r.worker)).toEqual(["B"]);
