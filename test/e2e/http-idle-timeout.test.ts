@@ -31,7 +31,7 @@ const stored = async () => ({
 });
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { HANSE_HTTP_IDLE_TIMEOUT_MS: "1500" } });
+  t = await createTestApp({ env: { HANSE_HTTP_IDLE_TIMEOUT_MS: "2500" } });
   tenant = await provisionTenant(t);
   p = await setupPartner(t, tenant.token);
   port = Number(new URL(await t.app.listen({ port: 0, host: "127.0.0.1" })).port);
@@ -97,8 +97,8 @@ describe("HANSE_HTTP_IDLE_TIMEOUT_MS: a client that stalls mid-request", () => {
     );
     socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     await waitUntil(async () => responses() === 1, { what: "the first answer" });
-    // Twice the idle time of 1.5 s, well inside the keep-alive time of 65 s.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Longer than the idle time of 2.5 s, well inside the keep-alive time of 65 s.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
     expect(socket.destroyed).toBe(false);
     socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     await waitUntil(async () => responses() === 2, { what: "the second answer on the same connection" });
