@@ -3,6 +3,7 @@ export { createClient, type ClientOptions, type HanseClient } from "./client.js"
 export {
   CursorExpiredError,
   EntrypointMissingError,
+  FeedSequenceError,
   HanseApiError,
   HanseNetworkError,
   HanseProtocolError,
@@ -50,7 +51,7 @@ export {
 } from "./entitlements-admin.js";
 export { hasAction, isUsableKind, selectAction, selectEntry } from "./entrypoints.js";
 export { retryAfterMs } from "./http.js";
-export { makeDirectory } from "./local-files.js";
+export { makeDirectory, readJsonFile, writeFileAtomic } from "./local-files.js";
 export {
   systemTenantsEntryId,
   type CreateOptions,
