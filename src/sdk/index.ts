@@ -41,6 +41,29 @@ export {
   type VerifiedGrant,
 } from "./entitlements.js";
 export {
+  EntitlementMirror,
+  type DefectPolicy,
+  type EntitlementMirrorOptions,
+  type MirrorEvent,
+  type SnapshotReason,
+} from "./entitlement-mirror.js";
+export {
+  createJsonFileStorage,
+  createMemoryStorage,
+  MirrorStateError,
+  type MirrorState,
+  type MirrorStorage,
+} from "./mirror-storage.js";
+export {
+  createWebhookReceiver,
+  type WebhookHeaders,
+  type WebhookOutcome,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+  type WebhookRequest,
+  type WebhookResponse,
+} from "./webhook-receiver.js";
+export {
   entitlementAdminEntries,
   type App,
   type CreatedServiceBinding,
