@@ -54,6 +54,22 @@ export default tseslint.config(
     ],
   ),
   layer(["src/protocol/**"], [{ group: ["../*"], message: "protocol/ has no dependencies" }]),
+  layer(
+    ["examples/**"],
+    [
+      {
+        group: [
+          "**/platform/**",
+          "**/modules/**",
+          "**/edifact/**",
+          "**/config/**",
+          "**/cli/**",
+          "**/test/**",
+        ],
+        message: "examples use only src/sdk (and src/protocol): what a separately deployed service has",
+      },
+    ],
+  ),
   {
     files: ["src/modules/*/**"],
     rules: {

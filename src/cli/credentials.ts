@@ -1,7 +1,7 @@
-import { chmod, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { makeDirectory } from "../sdk/index.js";
+import { makeDirectory, readJsonFile, writeFileAtomic } from "../sdk/index.js";
 
 /** What `hanse login` keeps between runs. The token never appears in output. */
 export interface StoredCredentials {
@@ -19,20 +19,11 @@ export function credentialsPath(env: Record<string, string | undefined>): string
 }
 
 export async function readCredentials(path: string): Promise<StoredCredentials | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new Error(`the credentials file ${path} is not valid JSON; run \`hanse login\` again`);
-  }
-  const value = parsed as Partial<StoredCredentials> | null;
+  const value = (await readJsonFile(
+    path,
+    () => new Error(`the credentials file ${path} is not valid JSON; run \`hanse login\` again`),
+  )) as Partial<StoredCredentials> | null | undefined;
+  if (value === undefined) return undefined;
   if (typeof value?.url !== "string" || typeof value.token !== "string") {
     throw new Error(`the credentials file ${path} lacks url or token; run \`hanse login\` again`);
   }
@@ -42,15 +33,7 @@ export async function readCredentials(path: string): Promise<StoredCredentials |
 /** Writes atomically with mode 0600 (directory 0700), so the token is never world-readable. */
 export async function writeCredentials(path: string, credentials: StoredCredentials): Promise<void> {
   await makeDirectory(dirname(path), 0o700);
-  const temporary = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temporary, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-    await chmod(temporary, 0o600);
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(path, `${JSON.stringify(credentials, null, 2)}\n`, 0o600);
 }
 
 export async function removeCredentials(path: string): Promise<boolean> {

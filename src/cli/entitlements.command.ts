@@ -1,10 +1,11 @@
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { InvalidArgumentError, type Command } from "commander";
 import {
   GrantVerificationError,
   createFeedReader,
   createGrantVerifier,
   createServiceClient,
+  readJsonFile,
+  writeFileAtomic,
   type Entitlement,
   type FeedEvent,
   type ServiceClient,
@@ -63,19 +64,9 @@ interface FeedState {
 }
 
 async function readState(path: string, server: string): Promise<number | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-  let state: Partial<FeedState>;
-  try {
-    state = JSON.parse(text) as Partial<FeedState>;
-  } catch {
-    throw new CliError(`the state file ${path} is not valid JSON`);
-  }
+  const state = (await readJsonFile(path, () => new CliError(`the state file ${path} is not valid JSON`))) as
+    Partial<FeedState> | undefined;
+  if (state === undefined) return undefined;
   if (typeof state.lastSequence !== "number" || !Number.isInteger(state.lastSequence)) {
     throw new CliError(`the state file ${path} has no lastSequence`);
   }
@@ -87,14 +78,7 @@ async function readState(path: string, server: string): Promise<number | undefin
 
 /** Replaces the file atomically: a crash leaves the previous position, never half a file. */
 async function writeState(path: string, state: FeedState): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temporary, `${JSON.stringify(state)}\n`, { mode: 0o600 });
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(path, `${JSON.stringify(state)}\n`);
 }
 
 /**

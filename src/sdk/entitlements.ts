@@ -16,7 +16,13 @@ import {
   type EntitlementDecision,
   type EntitlementStatus,
 } from "../protocol/index.js";
-import { CursorExpiredError, HanseApiError, HanseNetworkError, HanseProtocolError } from "./errors.js";
+import {
+  CursorExpiredError,
+  FeedSequenceError,
+  HanseApiError,
+  HanseNetworkError,
+  HanseProtocolError,
+} from "./errors.js";
 import { createTransport, retryAfterMs, type Answer, type SendInput } from "./http.js";
 
 export type { Entitlement, EntitlementDecision, EntitlementStatus } from "../protocol/index.js";
@@ -208,8 +214,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
    * Changes page by page. Sequences have no gaps, so once a page's `meta.latestSequence` shows
    * how far the feed reaches, the pages up to it start at known sequences: up to `prefetch` of
    * them are requested at once (each a signed request of its own) and yielded in order, which
-   * hides the round trip per page when catching up. A page that does not start where the one
-   * before it ended is a protocol error.
+   * hides the round trip per page when catching up. A change that is not the one before it + 1
+   * (a gap or a repeat, also across pages) is a FeedSequenceError.
    */
   async function* changes(query: {
     afterSequence: number;
@@ -239,9 +245,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if (!current) return;
         const page = await current.page;
         checkChanges(page, after);
-        if (page.items.length > 0 && page.items[0]?.sequence !== after + 1) {
-          throw new HanseProtocolError(`the change feed skipped from ${after} to ${page.items[0]?.sequence}`);
-        }
         yield page;
         if (!page.meta.hasMore) return;
         after = page.meta.lastSequence;
@@ -335,7 +338,19 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   };
 }
 
-/** A page must move forward and stay in order, or the iteration would repeat or skip changes. */
+/**
+ * Changes must continue the feed exactly: each sequence is the previous one + 1, the first
+ * `after + 1` (the feed is gap-free, CONTRACT §5); otherwise a FeedSequenceError.
+ */
+export function checkSequences(changes: readonly { sequence: number }[], after: number): void {
+  let previous = after;
+  for (const change of changes) {
+    if (change.sequence !== previous + 1) throw new FeedSequenceError(previous + 1, change.sequence);
+    previous = change.sequence;
+  }
+}
+
+/** A page must continue the feed and move forward, or the iteration would repeat or skip changes. */
 function checkChanges(page: ChangesPage, after: number): void {
   if (
     !Array.isArray(page.items) ||
@@ -343,12 +358,13 @@ function checkChanges(page: ChangesPage, after: number): void {
   ) {
     throw new HanseProtocolError("the changes page has no items or meta.lastSequence");
   }
-  let previous = after;
-  for (const change of page.items) {
-    if (!(change.sequence > previous)) {
-      throw new HanseProtocolError(`the change feed went backwards (${change.sequence} after ${previous})`);
-    }
-    previous = change.sequence;
+  checkSequences(page.items, after);
+  // The next page starts after meta.lastSequence: anything else would skip or repeat changes.
+  const last = page.items.at(-1)?.sequence ?? after;
+  if (page.meta.lastSequence !== last) {
+    throw new HanseProtocolError(
+      `meta.lastSequence ${page.meta.lastSequence} is not the page's last sequence ${last}`,
+    );
   }
   if (page.meta.hasMore && page.meta.lastSequence <= after) {
     throw new HanseProtocolError("a changes page says hasMore but did not move past afterSequence");
@@ -358,7 +374,7 @@ function checkChanges(page: ChangesPage, after: number): void {
 const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
 
 /** Waits `ms`; false when the signal aborted first (or already had). */
-async function pauseUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+export async function pauseUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   if (aborted(signal)) return false;
   try {
     await sleep(ms, undefined, signal ? { signal } : undefined);

@@ -104,6 +104,29 @@ export class HanseProtocolError extends Error {
   override readonly name = "HanseProtocolError";
 }
 
+/**
+ * The change feed broke its order (CONTRACT §5: sequences are gap-free and in commit order): a
+ * change whose sequence is not the previous one + 1. `gap` when it is higher (changes are
+ * missing), `repeat` when it is the same or lower (a change seen again, or the feed went back).
+ */
+export class FeedSequenceError extends HanseProtocolError {
+  readonly kind: "gap" | "repeat";
+  readonly expected: number;
+  readonly actual: number;
+
+  constructor(expected: number, actual: number) {
+    const kind = actual > expected ? "gap" : "repeat";
+    super(
+      kind === "gap"
+        ? `the change feed skipped from ${expected - 1} to ${actual}`
+        : `the change feed went backwards (${actual} after ${expected - 1})`,
+    );
+    this.kind = kind;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
 /** After create, `Location` did not refer to the new tenant (spec B rule 4). */
 export class LocationMismatchError extends HanseProtocolError {
   readonly expected: string;

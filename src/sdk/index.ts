@@ -3,6 +3,7 @@ export { createClient, type ClientOptions, type HanseClient } from "./client.js"
 export {
   CursorExpiredError,
   EntrypointMissingError,
+  FeedSequenceError,
   HanseApiError,
   HanseNetworkError,
   HanseProtocolError,
@@ -40,6 +41,29 @@ export {
   type VerifiedGrant,
 } from "./entitlements.js";
 export {
+  EntitlementMirror,
+  type DefectPolicy,
+  type EntitlementMirrorOptions,
+  type MirrorEvent,
+  type SnapshotReason,
+} from "./entitlement-mirror.js";
+export {
+  createJsonFileStorage,
+  createMemoryStorage,
+  MirrorStateError,
+  type MirrorState,
+  type MirrorStorage,
+} from "./mirror-storage.js";
+export {
+  createWebhookReceiver,
+  type WebhookHeaders,
+  type WebhookOutcome,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+  type WebhookRequest,
+  type WebhookResponse,
+} from "./webhook-receiver.js";
+export {
   entitlementAdminEntries,
   type App,
   type CreatedServiceBinding,
@@ -50,7 +74,7 @@ export {
 } from "./entitlements-admin.js";
 export { hasAction, isUsableKind, selectAction, selectEntry } from "./entrypoints.js";
 export { retryAfterMs } from "./http.js";
-export { makeDirectory } from "./local-files.js";
+export { makeDirectory, readJsonFile, writeFileAtomic } from "./local-files.js";
 export {
   systemTenantsEntryId,
   type CreateOptions,

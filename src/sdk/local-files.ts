@@ -1,4 +1,5 @@
-import { mkdir, stat } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code;
@@ -30,4 +31,60 @@ export async function makeDirectory(path: string, mode?: number): Promise<void> 
     await makeDirectory(parent, mode);
   }
   await makeOne(path, mode);
+}
+
+/**
+ * The parsed JSON of a file the program keeps (state, credentials): undefined when it does not
+ * exist, `invalid()` thrown when it is not JSON (the caller's message, never the content).
+ */
+export async function readJsonFile(path: string, invalid: () => Error): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalid();
+  }
+}
+
+/**
+ * Replaces `path` atomically: the text goes to a new temporary file beside it (mode 0600 unless
+ * said otherwise), is flushed to disk, and is renamed over `path`, so a reader or a process killed
+ * at any moment sees the previous content or the new one, never part of it. The directory is
+ * flushed too (where the platform allows), so the rename itself survives a power loss.
+ */
+export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    const file = await open(temporary, "wx", mode);
+    try {
+      await file.chmod(mode); // exactly `mode`, whatever the umask
+      await file.writeFile(text, "utf8");
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+async function syncDirectory(path: string): Promise<void> {
+  let directory;
+  try {
+    directory = await open(path, "r");
+    await directory.sync();
+  } catch {
+    // Some platforms cannot open or flush a directory; the rename is still atomic there.
+  } finally {
+    await directory?.close();
+  }
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { signedHeaders, type ServiceCredential } from "../support/service-signer.js";
-import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
+import { bearer, createTestApp, runJobNow, type TestApp } from "../support/test-app.js";
 import { onPostgres } from "../support/test-database.js";
 
 const base = "/api/v1/public/v1/app-entitlements";
@@ -103,16 +103,7 @@ async function synchronise(
 }
 
 /** The recurring entitlements.housekeeping job, run now (the worker would run it within a minute). */
-async function runHousekeeping() {
-  const job = t.container.jobs.find((j) => j.name === "entitlements.housekeeping");
-  if (!job) throw new Error("no entitlements.housekeeping job");
-  await job.run({} as never, {
-    jobId: "test",
-    attempt: 1,
-    maxAttempts: 1,
-    signal: new AbortController().signal,
-  });
-}
+const runHousekeeping = () => runJobNow(t, "entitlements.housekeeping");
 
 beforeAll(async () => {
   t = await createTestApp({ clock, env: { HANSE_FEED_RETENTION_SECONDS: "60" } });

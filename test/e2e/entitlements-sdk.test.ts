@@ -1,6 +1,4 @@
 import { createPublicKey, generateKeyPairSync, verify as verifySignature } from "node:crypto";
-import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
@@ -17,8 +15,9 @@ import {
   type ServiceClient,
   type SnapshotPage,
 } from "../../src/sdk/index.js";
-import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
+import { createEntitlementApp, provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { startInterceptingProxy } from "../support/intercepting-proxy.js";
+import { createTestApp, runJobNow, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";
 
 const clock = createManualClock(new Date());
@@ -28,115 +27,44 @@ let baseUrl: string;
 let tenant: ProvisionedTenant;
 let counter = 0;
 
-interface Binding {
-  id: string;
-  audience: string;
-  credentialId: string;
-  secret: string;
-}
-
-const admin = async (method: "POST" | "PUT", url: string, payload: object) => {
-  const response = await t.inject({ method, url, headers: bearer(tenant.token), payload });
-  expect(response.statusCode, response.body).toBeLessThan(300);
-  return response.json<Record<string, unknown>>();
-};
-
 async function setup(options: { audience?: string; required?: string[] } = {}) {
-  const appId = `sdk-${counter++}`;
-  await admin("POST", "/api/v1/admin/apps", { id: appId, name: appId, capabilities: ["read", "write"] });
-  const binding = (await admin("POST", "/api/v1/admin/service-bindings", {
-    appId,
-    audience: options.audience ?? `aud-${appId}`,
-    requiredCapabilities: options.required ?? ["read"],
-  })) as unknown as Binding;
-  const set = (actorId: string, body: Record<string, unknown> = {}) =>
-    admin("PUT", `/api/v1/admin/apps/${appId}/entitlements/${encodeURIComponent(actorId)}`, {
-      status: "active",
-      plan: "pro",
-      capabilities: ["read"],
-      ...body,
-    });
-  const client = (url = baseUrl, extra: { retries?: number } = {}) =>
-    createServiceClient({
-      baseUrl: url,
-      credentialId: binding.credentialId,
-      secret: binding.secret,
-      now,
-      retryDelayMs: 1,
-      ...extra,
-    });
+  const app = await createEntitlementApp(t, tenant.token, {
+    appId: `sdk-${counter++}`,
+    audience: options.audience,
+    requiredCapabilities: options.required,
+  });
+  const { appId, binding, set } = app;
+  const client = (url = baseUrl, extra: { retries?: number } = {}) => app.client(url, { now, ...extra });
   return { appId, binding, set, client };
 }
 
-/** The recurring entitlements.housekeeping job, run now (as test/e2e/entitlements-feed.test.ts does). */
-async function runHousekeeping() {
-  const job = t.container.jobs.find((j) => j.name === "entitlements.housekeeping");
-  if (!job) throw new Error("no entitlements.housekeeping job");
-  await job.run({} as never, {
-    jobId: "test",
-    attempt: 1,
-    maxAttempts: 1,
-    signal: new AbortController().signal,
-  });
-}
-
-interface Proxied {
-  nonce: string;
-  timestamp: string;
-  upstreamStatus: number;
-}
+const runHousekeeping = () => runJobNow(t, "entitlements.housekeeping");
 
 /**
  * A proxy in front of the real server: every request is forwarded (so the server records its
  * nonce), then the client gets what `answer(n)` says for the n-th request instead of the real answer.
  */
 async function startProxy(answer: (n: number) => "forward" | "503" | "429" | "reset") {
-  const seen: Proxied[] = [];
-  const server: Server = createServer((req, res) => {
-    const n = seen.length;
-    const record: Proxied = {
-      nonce: String(req.headers["x-platform-service-nonce"]),
-      timestamp: String(req.headers["x-platform-service-timestamp"]),
-      upstreamStatus: 0,
+  const proxy = await startInterceptingProxy(baseUrl, ({ n }) => {
+    const mode = answer(n);
+    if (mode === "forward") return "pass";
+    if (mode === "reset") return "reset";
+    return {
+      status: Number(mode),
+      headers: { "content-type": "application/problem+json", "retry-after": "0" },
+      body: JSON.stringify({ code: mode === "503" ? "ERR_UNAVAILABLE" : "ERR_RATE_LIMITED", detail: "x" }),
     };
-    seen.push(record);
-    const upstream = httpRequest(
-      new URL(req.url ?? "/", baseUrl),
-      { method: req.method, headers: req.headers },
-      (real) => {
-        record.upstreamStatus = real.statusCode ?? 0;
-        const mode = answer(n);
-        if (mode === "forward") {
-          res.writeHead(real.statusCode ?? 502, real.headers);
-          real.pipe(res);
-          return;
-        }
-        real.resume();
-        real.on("end", () => {
-          if (mode === "reset") res.socket?.destroy();
-          else {
-            res.writeHead(Number(mode), { "content-type": "application/problem+json", "retry-after": "0" });
-            res.end(
-              JSON.stringify({ code: mode === "503" ? "ERR_UNAVAILABLE" : "ERR_RATE_LIMITED", detail: "x" }),
-            );
-          }
-        });
-      },
-    );
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
+    url: proxy.url,
+    get seen() {
+      return proxy.exchanges.map((e) => ({
+        nonce: String(e.headers["x-platform-service-nonce"]),
+        timestamp: String(e.headers["x-platform-service-timestamp"]),
+        upstreamStatus: e.upstream.status,
+      }));
+    },
+    close: proxy.close,
   };
 }
 

@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { createServiceClient, type ServiceClient, type ServiceClientOptions } from "../../src/sdk/index.js";
 import { adminHeaders, bearer, type TestApp } from "./test-app.js";
 
 let counter = 0;
@@ -49,3 +50,54 @@ export async function systemToken(t: TestApp, scopes: string[]): Promise<string>
 }
 
 export { bearer };
+
+export interface EntitlementApp {
+  appId: string;
+  /** The binding as created: its credential's secret is shown only here. */
+  binding: { id: string; audience: string; credentialId: string; secret: string };
+  /** Sets an actor's entitlement (active, plan pro, `read` unless `body` says otherwise); its sequence. */
+  set: (actorId: string, body?: Record<string, unknown>) => Promise<number>;
+  /** A service client of the binding (retries after 1 ms). */
+  client: (baseUrl: string, options?: Partial<ServiceClientOptions>) => ServiceClient;
+}
+
+/** An app with `read` and `write` and a service binding of it, made by the tenant's administrator. */
+export async function createEntitlementApp(
+  t: TestApp,
+  token: string,
+  options: { appId: string; audience?: string; requiredCapabilities?: string[] },
+): Promise<EntitlementApp> {
+  const admin = async (method: "POST" | "PUT", url: string, payload: object) => {
+    const response = await t.inject({ method, url, headers: bearer(token), payload });
+    expect(response.statusCode, response.body).toBeLessThan(300);
+    return response.json<Record<string, unknown>>();
+  };
+  const { appId } = options;
+  await admin("POST", "/api/v1/admin/apps", { id: appId, name: appId, capabilities: ["read", "write"] });
+  const binding = (await admin("POST", "/api/v1/admin/service-bindings", {
+    appId,
+    audience: options.audience ?? `aud-${appId}`,
+    requiredCapabilities: options.requiredCapabilities ?? ["read"],
+  })) as unknown as EntitlementApp["binding"];
+  return {
+    appId,
+    binding,
+    set: async (actorId, body = {}) =>
+      (
+        await admin("PUT", `/api/v1/admin/apps/${appId}/entitlements/${encodeURIComponent(actorId)}`, {
+          status: "active",
+          plan: "pro",
+          capabilities: ["read"],
+          ...body,
+        })
+      ).sequence as number,
+    client: (baseUrl, extra = {}) =>
+      createServiceClient({
+        baseUrl,
+        credentialId: binding.credentialId,
+        secret: binding.secret,
+        retryDelayMs: 1,
+        ...extra,
+      }),
+  };
+}

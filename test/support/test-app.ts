@@ -99,5 +99,17 @@ export async function startWorker(
   return worker;
 }
 
+/** Runs one of the app's recurring jobs now (e.g. `entitlements.housekeeping`), as the worker would. */
+export async function runJobNow(t: TestApp, name: string): Promise<void> {
+  const job = t.container.jobs.find((j) => j.name === name);
+  if (!job) throw new Error(`no ${name} job`);
+  await job.run({} as never, {
+    jobId: "test",
+    attempt: 1,
+    maxAttempts: 1,
+    signal: new AbortController().signal,
+  });
+}
+
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const adminHeaders = bearer(bootstrapToken);
