@@ -3,6 +3,7 @@ import type { Page, WebhookAttempt, WebhookSubscription, WebhooksAdminApi } from
 import { parseWhole } from "./options.js";
 import { CliError, type Runtime } from "./runtime.js";
 import { renderColumns } from "./table.js";
+import { registerTestReceiverCommand } from "./test-receiver.command.js";
 
 function stateOf(s: WebhookSubscription): string {
   if (!s.enabled) return "disabled";
@@ -62,7 +63,9 @@ const secretShownOnce = [
 
 /**
  * `hanse webhooks …`: webhook subscriptions of service bindings through the published
- * `admin.webhookSubscriptions` entry (session or access token). Exit codes: 0 ok, 1 API or usage error.
+ * `admin.webhookSubscriptions` entry (session or access token), and `test-receiver`, which checks
+ * an integrator's endpoint from this machine without a Hanse server. Exit codes: 0 ok, 1 API or
+ * usage error, 2 a test-receiver case did not pass.
  */
 export function registerWebhooksCommands(program: Command, rt: Runtime): void {
   const webhooks = rt
@@ -226,4 +229,6 @@ export function registerWebhooksCommands(program: Command, rt: Runtime): void {
         );
       }),
     );
+
+  registerTestReceiverCommand(webhooks, rt);
 }
