@@ -11,7 +11,9 @@ import {
   type ServiceClient,
 } from "../sdk/index.js";
 import { readSecret } from "./cli-io.js";
+import { parseWhole } from "./options.js";
 import { createProgressLine } from "./progress.js";
+import { renderColumns } from "./table.js";
 import { CliError, type Runtime } from "./runtime.js";
 
 /** Exit code of `verify-grant` when the grant is refused (0 accepted, 1 usage or API error). */
@@ -22,14 +24,6 @@ const parseList = (value: string): string[] =>
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item !== "");
-
-const parseWhole = (what: string, min: number, max: number) => (value: string) => {
-  const n = Number(value);
-  if (!/^[0-9]{1,15}$/.test(value) || n < min || n > max) {
-    throw new InvalidArgumentError(`${what}: a whole number from ${min} to ${max}`);
-  }
-  return n;
-};
 
 const parseTime = (value: string): string => {
   if (Number.isNaN(Date.parse(value))) throw new InvalidArgumentError("an RFC 3339 time");
@@ -45,15 +39,6 @@ function renderEntitlement(e: Entitlement): string {
     `  valid: ${e.validFrom} … ${e.validUntil ?? "open"}`,
     `  sequence: ${e.sequence}`,
   ].join("\n");
-}
-
-function columns(rows: string[][]): string {
-  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => row[c]?.length ?? 0))) ?? [];
-  return rows
-    .map((row) =>
-      row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] ?? 0))).join("  "),
-    )
-    .join("\n");
 }
 
 /** `{"lastSequence": N}` of a `changes --state` file, bound to the server it came from. */
@@ -133,7 +118,7 @@ export function registerEntitlementsCommands(program: Command, rt: Runtime): voi
         rt.print(
           page.items.length === 0
             ? "No apps."
-            : columns([
+            : renderColumns([
                 ["ID", "CAPABILITIES", "NAME"],
                 ...page.items.map((a) => [a.id, a.capabilities.join(",") || "-", a.name]),
               ]),
@@ -225,7 +210,7 @@ export function registerEntitlementsCommands(program: Command, rt: Runtime): voi
         rt.print(
           page.items.length === 0
             ? "No entitlements."
-            : columns([
+            : renderColumns([
                 ["ACTOR", "STATUS", "PLAN", "SEQ", "VALID UNTIL", "CAPABILITIES"],
                 ...page.items.map((e) => [
                   e.actorId,

@@ -5,6 +5,7 @@ import { registerEntitlementsCommands } from "./entitlements.command.js";
 import { createRuntime } from "./runtime.js";
 import { registerSessionCommands } from "./session.command.js";
 import { registerTenantsCommands } from "./tenants.command.js";
+import { registerWebhooksCommands } from "./webhooks.command.js";
 import { registerWorkflowCommands } from "./workflow.command.js";
 import { registerPartnerCommands } from "./partner.command.js";
 
@@ -21,6 +22,7 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerDiscoverCommand(program, rt);
   registerTenantsCommands(program, rt);
   registerEntitlementsCommands(program, rt);
+  registerWebhooksCommands(program, rt);
   registerWorkflowCommands(program, io);
   registerPartnerCommands(program, io);
 }

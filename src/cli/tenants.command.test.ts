@@ -1,25 +1,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import { Command, CommanderError } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
 import { sendJson, startFakeApi, systemTenantsEntry, type FakeApi } from "../sdk/testing/fake-api.js";
-import { registerCliCommands } from "./index.js";
+import { Capture, createCliRunner } from "../../test/support/cli-runner.js";
 
 const tenantId = "01a2002b-23a8-7036-922f-00e75614c1d4";
 const token = "fake-token-0123456789abcdefghijklmnopqrstuvwxyz";
-
-class Capture extends Writable {
-  text = "";
-  constructor(readonly isTTY = false) {
-    super();
-  }
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    this.text += chunk.toString("utf8");
-    callback();
-  }
-}
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -76,29 +63,12 @@ async function fakeServer(finalState: "succeeded" | "failed", scopes = ["tenants
   return api;
 }
 
-async function run(args: string[], url: string, tty = false) {
-  const stdout = new Capture();
-  const stderr = new Capture(tty);
-  const program = new Command("hanse").exitOverride();
-  registerCliCommands(program, {
-    env: {
-      HANSE_URL: url,
-      HANSE_TOKEN: token,
-      HANSE_CLI_CONFIG: join(mkdtempSync(join(tmpdir(), "hanse-")), "c.json"),
-    },
-    stdout,
-    stderr,
-    stdin: Readable.from([]),
-  });
-  let exitCode = 0;
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    exitCode = error.exitCode;
-  }
-  return { out: stdout.text, err: stderr.text, exitCode };
-}
+const cli = createCliRunner(() => ({
+  HANSE_TOKEN: token,
+  HANSE_CLI_CONFIG: join(mkdtempSync(join(tmpdir(), "hanse-")), "c.json"),
+}));
+const run = (args: string[], url: string, tty = false) =>
+  cli.hanse(args, { env: { HANSE_URL: url }, stderr: new Capture(tty) });
 
 describe("hanse tenants create --wait", () => {
   it("exits 2 when provisioning fails, naming the error code", async () => {

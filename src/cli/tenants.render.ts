@@ -1,4 +1,5 @@
 import type { ProvisioningStatus, Tenant } from "../sdk/index.js";
+import { renderColumns } from "./table.js";
 
 /** Human-readable output of `hanse tenants`. */
 export function renderOutcome(slug: string, status: ProvisioningStatus): string {
@@ -29,12 +30,5 @@ export function renderTable(items: readonly Tenant[]): string {
     ["ID", "SLUG", "TYPE", "STATUS", "CREATED", "NAME"],
     ...items.map((t) => [t.id, t.slug, t.type, t.status, t.createdAt, t.name]),
   ];
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-        .join("  "),
-    )
-    .join("\n");
+  return renderColumns(rows);
 }

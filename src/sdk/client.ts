@@ -5,6 +5,7 @@ import { HanseProtocolError } from "./errors.js";
 import { createTransport, type Transport } from "./http.js";
 import { createTenantsApi, systemTenantsEntryId, type TenantsApi } from "./tenants.js";
 import type { LoginInput, Session } from "./types.js";
+import { createWebhooksAdminApi, type WebhooksAdminApi } from "./webhooks-admin.js";
 
 export interface ClientOptions {
   /** Origin of the service, e.g. `http://127.0.0.1:8080`. */
@@ -45,6 +46,8 @@ export interface HanseClient {
   readonly tenants: TenantsApi;
   /** Apps, entitlements and service bindings (published `admin.*` entries of the entitlement area). */
   readonly entitlements: EntitlementsAdminApi;
+  /** Webhook subscriptions of service bindings (published `admin.webhookSubscriptions`). */
+  readonly webhooks: WebhooksAdminApi;
 }
 
 export function createClient(options: ClientOptions): HanseClient {
@@ -115,6 +118,7 @@ export function createClient(options: ClientOptions): HanseClient {
     action: async (entryId, actionId) => selectAction(await findEntry(entryId), actionId),
     tenants: createTenantsApi(transport, () => findEntry(systemTenantsEntryId)),
     entitlements: createEntitlementsAdminApi(transport, findEntry),
+    webhooks: createWebhooksAdminApi(transport, findEntry),
   };
 }
 

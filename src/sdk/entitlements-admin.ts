@@ -1,6 +1,6 @@
 import type { Entitlement, EntitlementStatus, Entrypoint } from "../protocol/index.js";
-import { expandAction, selectAction } from "./entrypoints.js";
 import type { Transport } from "./http.js";
+import { createPublishedCall, type PageQuery } from "./published-call.js";
 import type { Page } from "./types.js";
 
 /** The published admin entries of the entitlement area (CONTRACT §2a). */
@@ -46,8 +46,6 @@ export interface RotatedCredential {
   previousValidUntil: string | null;
 }
 
-type PageQuery = { limit?: number | undefined; cursor?: string | undefined };
-
 export interface EntitlementsAdminApi {
   createApp(input: { id: string; name: string; capabilities: string[] }): Promise<App>;
   listApps(query?: PageQuery): Promise<Page<App>>;
@@ -68,21 +66,7 @@ export function createEntitlementsAdminApi(
   transport: Transport,
   findEntry: (id: string) => Promise<Entrypoint>,
 ): EntitlementsAdminApi {
-  const run = async <T>(
-    entryId: string,
-    actionId: string,
-    values: Record<string, string> = {},
-    extra: { body?: unknown; query?: PageQuery } = {},
-  ): Promise<T> => {
-    const action = selectAction(await findEntry(entryId), actionId);
-    const answer = await transport.send<T>({
-      method: action.method,
-      href: expandAction(action.href, values),
-      ...(extra.body === undefined ? {} : { body: extra.body }),
-      ...(extra.query ? { query: { limit: extra.query.limit, cursor: extra.query.cursor } } : {}),
-    });
-    return answer.body;
-  };
+  const run = createPublishedCall(transport, findEntry);
   const e = entitlementAdminEntries;
   return {
     createApp: (input) => run(e.apps, "create", {}, { body: input }),

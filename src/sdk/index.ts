@@ -72,6 +72,15 @@ export {
   type ServiceBinding,
   type SetEntitlementInput,
 } from "./entitlements-admin.js";
+export {
+  webhookSubscriptionsEntryId,
+  type CreatedWebhookSubscription,
+  type RotatedWebhookSecret,
+  type WebhookAttempt,
+  type WebhookRecovery,
+  type WebhookSubscription,
+  type WebhooksAdminApi,
+} from "./webhooks-admin.js";
 export { hasAction, isUsableKind, selectAction, selectEntry } from "./entrypoints.js";
 export { retryAfterMs } from "./http.js";
 export { makeDirectory, readJsonFile, writeFileAtomic } from "./local-files.js";

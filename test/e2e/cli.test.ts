@@ -3,55 +3,17 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import { Command, CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerCliCommands } from "../../src/cli/index.js";
+import { createCliRunner, type CliRun } from "../support/cli-runner.js";
 import { provisionTenant, systemToken, uniqueSlug, type ProvisionedTenant } from "../support/fixtures.js";
 import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    this.text += chunk.toString("utf8");
-    callback();
-  }
-}
-
-interface Run {
-  out: string;
-  err: string;
-  exitCode: number;
-}
 
 let t: TestApp;
 let baseUrl: string;
 let dir: string;
 let configPath: string;
 
-/** Runs `hanse …` in-process, as main.ts would, with captured streams. */
-async function hanse(
-  args: string[],
-  options: { env?: Record<string, string>; stdin?: string } = {},
-): Promise<Run> {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const program = new Command("hanse").exitOverride();
-  registerCliCommands(program, {
-    env: { HANSE_CLI_CONFIG: configPath, ...options.env },
-    stdout,
-    stderr,
-    stdin: Readable.from([options.stdin ?? ""]),
-  });
-  let exitCode = 0;
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    exitCode = error.exitCode;
-  }
-  return { out: stdout.text, err: stderr.text, exitCode };
-}
+const { hanse } = createCliRunner(() => ({ HANSE_CLI_CONFIG: configPath }));
 
 interface Proxy {
   url: string;
@@ -243,7 +205,7 @@ describe("hanse tenants", () => {
 
   it("create --wait follows the published status to succeeded, with progress; the admin can log in", async () => {
     await t.worker.start();
-    let run: Run;
+    let run: CliRun;
     try {
       run = await hanse(
         [

@@ -1,29 +1,18 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import { Command, CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerCliCommands } from "../../src/cli/index.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
+import {
+  Capture,
+  createAppWithBinding,
+  createCliRunner,
+  freePort,
+  setEntitlement,
+} from "../support/cli-runner.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    this.text += chunk.toString("utf8");
-    callback();
-  }
-}
-
-interface Run {
-  out: string;
-  err: string;
-  exitCode: number;
-}
 
 // The server's clock moves for the retention job; the CLI signs with the real time (within ±300 s).
 const clock = createManualClock(new Date());
@@ -31,50 +20,11 @@ let t: TestApp;
 let baseUrl: string;
 let tenant: ProvisionedTenant;
 let dir: string;
-const runs: Run[] = [];
-
-/** Runs `hanse …` in-process, as main.ts would, with captured streams. */
-async function hanse(
-  args: string[],
-  options: { env?: Record<string, string>; stdin?: string; signal?: AbortSignal; stdout?: Capture } = {},
-): Promise<Run> {
-  const stdout = options.stdout ?? new Capture();
-  const stderr = new Capture();
-  const program = new Command("hanse").exitOverride();
-  registerCliCommands(program, {
-    env: {
-      HANSE_URL: baseUrl,
-      HANSE_TOKEN: tenant.token,
-      HANSE_CLI_CONFIG: "/nonexistent/credentials.json",
-      ...options.env,
-    },
-    stdout,
-    stderr,
-    stdin: Readable.from([options.stdin ?? ""]),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  let exitCode = 0;
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    exitCode = error.exitCode;
-  }
-  const run = { out: stdout.text, err: stderr.text, exitCode };
-  runs.push(run);
-  return run;
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => {
-        resolve(port);
-      });
-    });
-  });
+const { hanse, runs } = createCliRunner(() => ({
+  HANSE_URL: baseUrl,
+  HANSE_TOKEN: tenant.token,
+  HANSE_CLI_CONFIG: "/nonexistent/credentials.json",
+}));
 
 async function runHousekeeping() {
   const job = t.container.jobs.find((j) => j.name === "entitlements.housekeeping");
@@ -87,60 +37,15 @@ async function runHousekeeping() {
   });
 }
 
-interface Created {
-  id: string;
-  credentialId: string;
-  secret: string;
-  audience: string;
-}
 let appCounter = 0;
 
 /** An app with a binding made through the CLI; returns the binding (secret included) and an env for service commands. */
 async function appWithBinding() {
   const app = `cli-app-${appCounter++}`;
-  const created = await hanse([
-    "entitlements",
-    "apps",
-    "create",
-    "--id",
-    app,
-    "--name",
-    "CLI app",
-    "--capabilities",
-    "read,write",
-  ]);
-  expect(created.exitCode, created.err).toBe(0);
-  const binding = await hanse([
-    "bindings",
-    "create",
-    "--app",
-    app,
-    "--audience",
-    `aud-${app}`,
-    "--require",
-    "read",
-    "--json",
-  ]);
-  expect(binding.exitCode, binding.err).toBe(0);
-  const parsed = JSON.parse(binding.out) as Created;
-  const env = { HANSE_SERVICE_CREDENTIAL_ID: parsed.credentialId, HANSE_SERVICE_SECRET: parsed.secret };
-  const set = async (actor: string, ...extra: string[]) => {
-    const run = await hanse([
-      "entitlements",
-      "set",
-      app,
-      actor,
-      "--status",
-      "active",
-      "--plan",
-      "pro",
-      "--capabilities",
-      "read",
-      ...extra,
-    ]);
-    expect(run.exitCode, run.err).toBe(0);
-  };
-  return { app, binding: parsed, env, set };
+  const binding = await createAppWithBinding(hanse, app);
+  const env = { HANSE_SERVICE_CREDENTIAL_ID: binding.credentialId, HANSE_SERVICE_SECRET: binding.secret };
+  const set = (actor: string, ...extra: string[]) => setEntitlement(hanse, app, actor, ...extra);
+  return { app, binding, env, set };
 }
 
 const jsonLines = (text: string) =>

@@ -1,49 +1,26 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
-import { Command, CommanderError } from "commander";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerWorkflowCommands } from "../../src/cli/workflow.command.js";
 import { createWorkflowsClient } from "../../src/sdk/workflows.js";
+import { createCliRunner } from "../support/cli-runner.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
-
-class Capture extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    this.text += chunk.toString("utf8");
-    callback();
-  }
-}
 
 let t: TestApp;
 let baseUrl: string;
 let tenant: ProvisionedTenant;
 
-async function hanse(args: string[], env: Record<string, string> = {}) {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const program = new Command("hanse").exitOverride();
-  registerWorkflowCommands(program, {
-    env: {
-      HANSE_URL: baseUrl,
-      HANSE_TOKEN: tenant.token,
-      HANSE_CLI_CONFIG: "/nonexistent/credentials.json",
-      ...env,
-    },
-    stdout,
-    stderr,
-  });
-  let exitCode = 0;
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    exitCode = error.exitCode;
-  }
-  return { out: stdout.text, err: stderr.text, exitCode };
-}
+const cli = createCliRunner(
+  () => ({
+    HANSE_URL: baseUrl,
+    HANSE_TOKEN: tenant.token,
+    HANSE_CLI_CONFIG: "/nonexistent/credentials.json",
+  }),
+  registerWorkflowCommands,
+);
+const hanse = (args: string[], env: Record<string, string> = {}) => cli.hanse(args, { env });
 
 async function createEntity(): Promise<string> {
   const response = await t.inject({

@@ -46,7 +46,8 @@ function retryAfterMs(value: string | string[] | undefined, now: number): number
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-function classify(error: unknown): OutboundError {
+/** The class of a failed call (exported for `hanse webhooks test-receiver`, which reports the same classes). */
+export function classifyOutboundError(error: unknown): OutboundError {
   if (error instanceof OutboundError) return error;
   if (error instanceof OutboundTargetError) {
     return new OutboundError(error.message.includes("does not resolve") ? "dns" : "address", error.message);
@@ -64,7 +65,10 @@ function classify(error: unknown): OutboundError {
   }
   if (
     typeof code === "string" &&
-    (code.startsWith("ERR_TLS") || code.includes("CERT") || code === "DEPTH_ZERO_SELF_SIGNED_CERT")
+    (code.startsWith("ERR_TLS") ||
+      code.startsWith("ERR_SSL") ||
+      code.includes("CERT") ||
+      code === "DEPTH_ZERO_SELF_SIGNED_CERT")
   ) {
     return new OutboundError("tls", "the TLS handshake failed");
   }
@@ -181,7 +185,7 @@ export function createOutboundClient(options: OutboundClientOptions) {
           latencyMs: now() - started,
         };
       } catch (error) {
-        throw classify(error);
+        throw classifyOutboundError(error);
       }
     },
   };

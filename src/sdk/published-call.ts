@@ -1,0 +1,34 @@
+import type { Entrypoint } from "../protocol/index.js";
+import { expandAction, selectAction } from "./entrypoints.js";
+import type { Transport } from "./http.js";
+
+export type PageQuery = { limit?: number | undefined; cursor?: string | undefined };
+
+/** Calls one action of a published entry (spec B: the path comes from the server, never guessed). */
+export type PublishedCall = <T>(
+  entryId: string,
+  actionId: string,
+  values?: Record<string, string>,
+  extra?: { body?: unknown; query?: PageQuery },
+) => Promise<T>;
+
+export function createPublishedCall(
+  transport: Transport,
+  findEntry: (id: string) => Promise<Entrypoint>,
+): PublishedCall {
+  return async <T>(
+    entryId: string,
+    actionId: string,
+    values: Record<string, string> = {},
+    extra: { body?: unknown; query?: PageQuery } = {},
+  ): Promise<T> => {
+    const action = selectAction(await findEntry(entryId), actionId);
+    const answer = await transport.send<T>({
+      method: action.method,
+      href: expandAction(action.href, values),
+      ...(extra.body === undefined ? {} : { body: extra.body }),
+      ...(extra.query ? { query: { limit: extra.query.limit, cursor: extra.query.cursor } } : {}),
+    });
+    return answer.body;
+  };
+}
