@@ -91,7 +91,9 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const workflows = createWorkflowsModule(deps);
   const entitlements = createEntitlementsModule(deps);
   const featureModules: HanseModule[] = [identity, tenants, workflows, entitlements];
-  featureModules.push(createExchangeModule({ ...deps, identity: identity.service }));
+  featureModules.push(
+    createExchangeModule({ ...deps, identity: identity.service, workflows: workflows.service }),
+  );
   for (const module of featureModules) {
     registry.register(...(module.entrypoints ?? []));
     steps.push(...(module.provisioningSteps ?? []));

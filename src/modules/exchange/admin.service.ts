@@ -1,5 +1,6 @@
 import type { Selectable } from "kysely";
 import type { PartnerScope } from "../../protocol/scopes.js";
+import { findAuditEvent, listAuditEvents, type AuditEventsTable } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
@@ -10,7 +11,6 @@ import * as repo from "./exchange.repository.js";
 import type {
   ConnectionsTable,
   DeliveriesTable,
-  ExchangeTables,
   PartnersTable,
   ProfileRevisionsTable,
   UploadsTable,
@@ -65,7 +65,7 @@ export const toDeliveryView = (row: Selectable<DeliveriesTable>) => ({
   createdAt: row.created_at.toISOString(),
 });
 
-type ApiKeyRow = NonNullable<Awaited<ReturnType<typeof repo.findApiKey>>>;
+type ApiKeyRow = NonNullable<Awaited<ReturnType<ExchangeDeps["identity"]["findPartnerKey"]>>>;
 const toApiKey = (row: ApiKeyRow) => ({
   id: row.id,
   apiKeyId: row.id,
@@ -77,7 +77,7 @@ const toApiKey = (row: ApiKeyRow) => ({
   revokedAt: iso(row.revoked_at),
 });
 
-const toAudit = (row: Selectable<ExchangeTables["audit_events"]>) => ({
+const toAudit = (row: Selectable<AuditEventsTable>) => ({
   id: row.id,
   type: row.type,
   occurredAt: row.occurred_at.toISOString(),
@@ -310,35 +310,43 @@ export function createAdminService(deps: ExchangeDeps) {
         connectionIds: input.connectionIds ?? null,
         createdBy: principal.id,
       });
-      const row = await repo.findApiKey(db, tenantId, issued.apiKeyId);
+      const row = await deps.identity.findPartnerKey(tenantId, issued.apiKeyId);
       if (!row) throw new Error("issued key not found");
       return { ...toApiKey(row), token: issued.token };
     },
     async listApiKeys(principal: Principal, input: PageInput) {
       const binding = `exchange.api-keys:${principal.tenant.id}`;
-      const rows = await repo.listApiKeys(db, principal.tenant.id, input.limit, after(binding, input.cursor));
+      const rows = await deps.identity.listPartnerKeys(
+        principal.tenant.id,
+        input.limit,
+        after(binding, input.cursor),
+      );
       return page(binding, rows, input.limit, toApiKey);
     },
     async getApiKey(principal: Principal, id: string) {
-      const row = await repo.findApiKey(db, principal.tenant.id, id);
+      const row = await deps.identity.findPartnerKey(principal.tenant.id, id);
       if (!row) throw notFound("API key");
       return toApiKey(row);
     },
     async revokeApiKey(principal: Principal, id: string) {
       await this.getApiKey(principal, id);
-      await repo.revokeApiKey(db, principal.tenant.id, id, clock.now());
+      await deps.identity.revokePartnerKey(principal.tenant.id, id);
       return this.getApiKey(principal, id);
     },
 
     async listAuditEvents(principal: Principal, input: PageInput & { type?: string | undefined }) {
       const binding = `exchange.audit:${principal.tenant.id}:${input.type ?? ""}`;
       const afterId = input.cursor ? cursors.decode<{ id: string }>(binding, input.cursor).id : undefined;
-      const rows = await repo.listAudit(db, principal.tenant.id, input.limit, input.type, afterId);
+      const rows = await listAuditEvents(db, principal.tenant.id, {
+        limit: input.limit,
+        type: input.type,
+        afterId,
+      });
       const { items, meta } = pageOf(cursors, binding, rows, input.limit, (last) => ({ id: last.id }));
       return { items: items.map(toAudit), meta };
     },
     async getAuditEvent(principal: Principal, id: string) {
-      const row = isUuid(id) ? await repo.findAudit(db, principal.tenant.id, id) : undefined;
+      const row = isUuid(id) ? await findAuditEvent(db, principal.tenant.id, id) : undefined;
       if (!row) throw notFound("audit event");
       return toAudit(row);
     },

@@ -5,6 +5,7 @@ import type { Database } from "../../platform/db/database.js";
 import type { CursorCodec } from "../../platform/http/cursor.js";
 import type { JobQueue } from "../../platform/jobs/index.js";
 import type { IdentityService } from "../identity/index.js";
+import type { WorkflowsService } from "../workflows/index.js";
 import type { BacklogLimits } from "./inbox-backlog.js";
 import type { ProcessingRunner } from "./processing-runner.js";
 import type { ExchangeTables } from "./exchange.tables.js";
@@ -22,6 +23,8 @@ export interface ExchangeDeps {
   cursors: CursorCodec;
   jobs: JobQueue;
   identity: IdentityService;
+  /** The catalog: the states of the tenant's products by GTIN (order checks). */
+  workflows: Pick<WorkflowsService, "productStates">;
   logger: Logger;
   mailbox: MailboxSettings;
   /** Upload and payload limit (16 MiB). */

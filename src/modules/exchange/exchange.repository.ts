@@ -1,8 +1,11 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { RowCredentialCheck } from "../../platform/auth/index.js";
+import { insertAuditEventsSql } from "../../platform/audit/index.js";
+import { insertSmallBlobSql } from "../../platform/blobs/index.js";
 import { runJsonStatements } from "../../platform/db/statement-batcher.js";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
+import { insertJobsSql } from "../../platform/jobs/index.js";
 import type { ConnectionsTable, ExchangeTables, UploadStatus } from "./exchange.tables.js";
 
 export type Db = Kysely<ExchangeTables>;
@@ -151,69 +154,6 @@ export async function nextControlRefs(db: Db, count: number): Promise<string[]> 
   return result.rows.map((row) => String(row.ref)).sort((a, b) => Number(a) - Number(b));
 }
 
-// API keys: the identity module issues them; listing and revocation read the credentials table.
-
-const apiKeyColumns = [
-  "id",
-  "name",
-  "principal_id",
-  "scopes",
-  "connection_ids",
-  "created_at",
-  "revoked_at",
-] as const;
-
-export function listApiKeys(db: Db, tenantId: string, limit: number, after?: CreationPosition) {
-  const q = db
-    .selectFrom("credentials")
-    .select(apiKeyColumns)
-    .where("tenant_id", "=", tenantId)
-    .where("kind", "=", "api_key");
-  return creationPage(q, limit, after).execute();
-}
-
-export function findApiKey(db: Db, tenantId: string, id: string) {
-  return db
-    .selectFrom("credentials")
-    .select(apiKeyColumns)
-    .where("tenant_id", "=", tenantId)
-    .where("kind", "=", "api_key")
-    .where("id", "=", id)
-    .executeTakeFirst();
-}
-
-export async function revokeApiKey(db: Db, tenantId: string, id: string, at: Date) {
-  await db
-    .updateTable("credentials")
-    .set({ revoked_at: at })
-    .where("tenant_id", "=", tenantId)
-    .where("kind", "=", "api_key")
-    .where("id", "=", id)
-    .where("revoked_at", "is", null)
-    .execute();
-}
-
-// Audit events (uuidv7 ids sort by time)
-
-export function listAudit(db: Db, tenantId: string, limit: number, type?: string, afterId?: string) {
-  let q = db.selectFrom("audit_events").selectAll().where("tenant_id", "=", tenantId);
-  if (type !== undefined) q = q.where("type", "=", type);
-  if (afterId !== undefined) q = q.where("id", ">", afterId);
-  return q
-    .orderBy("id")
-    .limit(limit + 1)
-    .execute();
-}
-
-export function findAudit(db: Db, tenantId: string, id: string) {
-  return db
-    .selectFrom("audit_events")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-}
-
 // Uploads
 
 export function findUploadByKey(db: Db, tenantId: string, connectionId: string, keyHash: Buffer) {
@@ -248,8 +188,10 @@ export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exc
  * - `upload`: otherwise the upload row; the unique key (tenant, connection, key hash) makes a
  *   concurrent first request wait, and all but one insert nothing;
  * - `blob`, `chunk` (a small upload, its bytes in one chunk, not stored yet): the complete blob
- *   with its single chunk; a streamed upload's blob is already stored and these are left out;
- * - `audit`, `job`: the `upload.received` audit event and the processing job;
+ *   with its single chunk (`insertSmallBlobSql`); a streamed upload's blob is already stored and
+ *   these are left out;
+ * - `audit`, `job`: the `upload.received` audit event and the processing job
+ *   (`insertAuditEventsSql`, `insertJobsSql`: the other tables' owners write their SQL);
  * - all of these only if the upload row was inserted;
  * - the caller wakes idle workers after the commit (a NOTIFY in the statement would take the
  *   notification queue's lock at commit, serialising concurrent uploads).
@@ -261,15 +203,22 @@ export async function insertUpload(trx: Trx, row: Insertable<ExchangeTables["exc
  * small upload ($17).
  * The job's payload names the upload's tenant and id, so it is made by the statement.
  */
-const blobCtes = (data: string) => `, blob AS (
-  INSERT INTO blobs (tenant_id, id, state, content_type, byte_count, sha256, chunk_count, created_at)
-  SELECT tenant_id, $4::uuid, 'complete', 'application/edifact', $5::bigint, $6::bytea,
-    CASE WHEN $5::bigint > 0 THEN 1 ELSE 0 END, $8::timestamptz
-  FROM upload
+const blobCtes = (data: string) => {
+  const { blob, chunk } = insertSmallBlobSql("upload", {
+    tenantId: "tenant_id",
+    id: "$4::uuid",
+    contentType: "'application/edifact'",
+    byteCount: "$5::bigint",
+    sha256: "$6::bytea",
+    data,
+    createdAt: "$8::timestamptz",
+  });
+  return `, blob AS (
+  ${blob}
 ), chunk AS (
-  INSERT INTO blob_chunks (tenant_id, blob_id, seq, data)
-  SELECT tenant_id, $4::uuid, 0, ${data} FROM upload WHERE $5::bigint > 0
+  ${chunk}
 )`;
+};
 
 const givenTarget = `target AS (
   SELECT $14::uuid AS tenant_id, $15::integer AS revision, $16::uuid AS principal_id
@@ -290,25 +239,44 @@ WITH ${givenTarget}, existing AS (
   ON CONFLICT (tenant_id, connection_id, key_hash) DO NOTHING
   RETURNING tenant_id, id, principal_id
 )${data === undefined ? "" : blobCtes(data)}, audit AS (
-  INSERT INTO audit_events
-    (tenant_id, id, type, occurred_at, principal_id, connection_id, upload_id, delivery_attempt_id,
-     byte_count, outcome, data)
-  SELECT tenant_id, $9::uuid, 'upload.received', $8::timestamptz, principal_id, $1::uuid, id, NULL,
-    $5::bigint, NULL, '{}'::jsonb
-  FROM upload
+  ${insertAuditEventsSql("upload", {
+    tenantId: "tenant_id",
+    id: "$9::uuid",
+    type: "'upload.received'",
+    occurredAt: "$8::timestamptz",
+    principalId: "principal_id",
+    connectionId: "$1::uuid",
+    uploadId: "id",
+    byteCount: "$5::bigint",
+  })}
 ), job AS (
-  INSERT INTO jobs
-    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
-  SELECT $10::uuid, tenant_id, $11::text, $12::text,
-    jsonb_build_object('tenantId', tenant_id, 'uploadId', id), 'queued', 0, $13::integer,
-    $8::timestamptz, $8::timestamptz, $8::timestamptz
-  FROM upload
-  RETURNING name
+  ${insertJobsSql("upload", {
+    id: "$10::uuid",
+    tenantId: "tenant_id",
+    name: "$11::text",
+    key: "$12::text",
+    payload: "jsonb_build_object('tenantId', tenant_id, 'uploadId', id)",
+    maxAttempts: "$13::integer",
+    runAt: "$8::timestamptz",
+    createdAt: "$8::timestamptz",
+  })}
 )
 SELECT (SELECT count(*) FROM upload)::integer AS inserted,
   existing.id AS existing_id, existing.sha256 AS existing_sha256,
   existing.interchange_id AS existing_interchange_id, existing.status AS existing_status
 FROM (VALUES (1)) AS one LEFT JOIN existing ON true`;
+
+/** The uploads a checked statement inserted, each with its input row. */
+const newUploads = "upload AS u INNER JOIN input AS i ON i.upload_id = u.id";
+const checkedBlob = insertSmallBlobSql(newUploads, {
+  tenantId: "u.tenant_id",
+  id: "i.blob_id",
+  contentType: "'application/edifact'",
+  byteCount: "i.byte_count",
+  sha256: "i.sha256",
+  data: "i.data",
+  createdAt: "i.at",
+});
 
 /**
  * The same accept for small uploads whose partner key the statement checks itself, for any
@@ -368,29 +336,31 @@ WITH input AS (
   ON CONFLICT (tenant_id, connection_id, key_hash) DO NOTHING
   RETURNING tenant_id, id, principal_id
 ), blob AS (
-  INSERT INTO blobs (tenant_id, id, state, content_type, byte_count, sha256, chunk_count, created_at)
-  SELECT u.tenant_id, i.blob_id, 'complete', 'application/edifact', i.byte_count, i.sha256,
-    CASE WHEN i.byte_count > 0 THEN 1 ELSE 0 END, i.at
-  FROM upload AS u INNER JOIN input AS i ON i.upload_id = u.id
+  ${checkedBlob.blob}
 ), chunk AS (
-  INSERT INTO blob_chunks (tenant_id, blob_id, seq, data)
-  SELECT u.tenant_id, i.blob_id, 0, i.data
-  FROM upload AS u INNER JOIN input AS i ON i.upload_id = u.id
-  WHERE i.byte_count > 0
+  ${checkedBlob.chunk}
 ), audit AS (
-  INSERT INTO audit_events
-    (tenant_id, id, type, occurred_at, principal_id, connection_id, upload_id, delivery_attempt_id,
-     byte_count, outcome, data)
-  SELECT u.tenant_id, i.audit_id, 'upload.received', i.at, u.principal_id, i.connection_id, u.id,
-    NULL, i.byte_count, NULL, '{}'::jsonb
-  FROM upload AS u INNER JOIN input AS i ON i.upload_id = u.id
+  ${insertAuditEventsSql(newUploads, {
+    tenantId: "u.tenant_id",
+    id: "i.audit_id",
+    type: "'upload.received'",
+    occurredAt: "i.at",
+    principalId: "u.principal_id",
+    connectionId: "i.connection_id",
+    uploadId: "u.id",
+    byteCount: "i.byte_count",
+  })}
 ), job AS (
-  INSERT INTO jobs
-    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
-  SELECT i.job_id, u.tenant_id, i.job_name, i.job_key,
-    jsonb_build_object('tenantId', u.tenant_id, 'uploadId', u.id), 'queued', 0, i.max_attempts,
-    i.at, i.at, i.at
-  FROM upload AS u INNER JOIN input AS i ON i.upload_id = u.id
+  ${insertJobsSql(newUploads, {
+    id: "i.job_id",
+    tenantId: "u.tenant_id",
+    name: "i.job_name",
+    key: "i.job_key",
+    payload: "jsonb_build_object('tenantId', u.tenant_id, 'uploadId', u.id)",
+    maxAttempts: "i.max_attempts",
+    runAt: "i.at",
+    createdAt: "i.at",
+  })}
 )
 SELECT i.ord, (i.upload_id IN (SELECT id FROM upload))::integer AS inserted,
   e.id AS existing_id, e.sha256 AS existing_sha256, e.interchange_id AS existing_interchange_id,
@@ -682,40 +652,4 @@ export function listDeliveriesOfUpload(db: Db, tenantId: string, uploadId: strin
     .where("upload_id", "=", uploadId)
     .orderBy("position")
     .execute();
-}
-
-/** Product GTINs of the tenant's catalog (the workflows module's entities), with their state. */
-export async function findProductStates(
-  db: Db,
-  tenantId: string,
-  gtins: string[],
-): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  if (gtins.length === 0) return out;
-  const exists = await sql<{ t: string | null }>`SELECT to_regclass('workflow_entities')::text AS t`.execute(
-    db,
-  );
-  if (!exists.rows[0]?.t) return out;
-  const rows = await sql<{ gtin: string; state: string }>`
-    SELECT attributes ->> 'gtin' AS gtin, state FROM workflow_entities
-    WHERE tenant_id = ${tenantId} AND kind = 'product' AND attributes ->> 'gtin' = ANY(${gtins}::text[])`.execute(
-    db,
-  );
-  for (const row of rows.rows) out.set(row.gtin, [...(out.get(row.gtin) ?? []), row.state]);
-  return out;
-}
-
-// Backlog
-
-/**
- * Unprocessed uploads per tenant: their processing jobs that are queued (also waiting for a retry)
- * or running. Reads the jobs table's partial indexes on those two states, so the cost follows the
- * backlog, not the history.
- */
-export async function countUploadBacklog(db: Db, jobName: string): Promise<Map<string, number>> {
-  const result = await sql<{ tenant_id: string | null; n: number }>`
-    SELECT tenant_id, count(*)::int AS n FROM jobs
-    WHERE state IN ('queued', 'running') AND name = ${jobName}
-    GROUP BY tenant_id`.execute(db);
-  return new Map(result.rows.map((row) => [row.tenant_id ?? "", row.n]));
 }

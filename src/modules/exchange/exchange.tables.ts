@@ -1,6 +1,4 @@
 import type { ColumnType } from "kysely";
-import type { AuditTables } from "../../platform/audit/index.js";
-import type { BlobTables } from "../../platform/blobs/index.js";
 import type { Profile } from "./profile.js";
 
 type Bytes = ColumnType<Uint8Array, Buffer, Buffer>;
@@ -84,25 +82,10 @@ export interface DeliveriesTable {
   updated_at: Date;
 }
 
-export interface CredentialsTable {
-  id: string;
-  tenant_id: string;
-  kind: "session" | "access_token" | "api_key";
-  principal_id: string;
-  name: string;
-  scopes: string[];
-  connection_ids: string[] | null;
-  created_by: string | null;
-  created_at: Date;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-}
-
-export interface ExchangeTables extends AuditTables, BlobTables {
+export interface ExchangeTables {
   exchange_partners: PartnersTable;
   exchange_connections: ConnectionsTable;
   exchange_profile_revisions: ProfileRevisionsTable;
   exchange_uploads: UploadsTable;
   exchange_deliveries: DeliveriesTable;
-  credentials: CredentialsTable;
 }

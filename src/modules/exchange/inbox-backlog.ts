@@ -1,7 +1,7 @@
 import type { Clock } from "../../platform/clock/clock.js";
 import { AppError } from "../../platform/http/app-error.js";
+import { countUnfinishedJobs } from "../../platform/jobs/index.js";
 import type { Db } from "./exchange.repository.js";
-import * as repo from "./exchange.repository.js";
 
 /** How often an API process re-reads the backlog from the database, at most. */
 export const backlogRefreshMs = 1000;
@@ -38,7 +38,7 @@ export function createInboxBacklog(deps: { db: Db; clock: Clock; jobName: string
 
   const read = async () => {
     const startedAt = deps.clock.now().getTime();
-    const counts = await repo.countUploadBacklog(deps.db, deps.jobName);
+    const counts = await countUnfinishedJobs(deps.db, deps.jobName);
     perTenant = counts;
     total = [...counts.values()].reduce((sum, n) => sum + n, 0);
     readAt = startedAt;

@@ -60,7 +60,7 @@ const readOnly = (href: string): ActionDefinition[] => [
 const tenantTypes = ["system", "customer"] as const;
 
 export function createExchangeModule(
-  deps: ModuleDeps & { identity: IdentityService },
+  deps: ModuleDeps & { identity: IdentityService; workflows: ExchangeDeps["workflows"] },
 ): HanseModule & { admin: AdminService; mailbox: MailboxService; processing: ProcessingService } {
   const runner = createProcessingRunner();
   const exchangeDeps: ExchangeDeps = {
@@ -70,6 +70,7 @@ export function createExchangeModule(
     cursors: deps.cursors,
     jobs: deps.jobs,
     identity: deps.identity,
+    workflows: deps.workflows,
     logger: deps.logger,
     mailbox: {
       leaseSeconds: deps.config.HANSE_MAILBOX_LEASE_SECONDS,
@@ -128,7 +129,7 @@ export function createExchangeModule(
     processing,
     routes,
     close: () => runner.close(),
-    // The exchange is the only writer of blobs, so it also runs their housekeeping.
+    // The exchange is the only part that stores blobs, so it also runs their housekeeping.
     jobs: [processJob, expireJob, sweepJob] as JobDefinition<never>[],
     capabilities: [exchangeCapability],
     entrypoints: [

@@ -120,7 +120,7 @@ export function createProcessingService(deps: ExchangeDeps) {
       try {
         const { summary } = run;
         const catalog: Catalog =
-          summary.gtins.length > 0 ? await repo.findProductStates(db, tenantId, summary.gtins) : new Map();
+          summary.gtins.length > 0 ? await deps.workflows.productStates(tenantId, summary.gtins) : new Map();
         const types = await run.plan(catalog);
         const now = clock.now();
         const controlRefs = await repo.nextControlRefs(db, types.length);

@@ -153,6 +153,10 @@ export async function insertTenant(db: Db, tenant: TenantsTable): Promise<void> 
   await db.insertInto("tenants").values(tenant).execute();
 }
 
+export async function setTenantStatus(db: Db, id: string, status: TenantsTable["status"], at: Date) {
+  await db.updateTable("tenants").set({ status, updated_at: at }).where("id", "=", id).execute();
+}
+
 export async function insertUser(db: Db, user: UsersTable): Promise<void> {
   await db.insertInto("users").values(user).execute();
 }

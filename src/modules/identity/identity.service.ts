@@ -10,6 +10,7 @@ import {
   unusablePasswordHash,
   verifyPassword,
 } from "../../platform/crypto/index.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
@@ -25,7 +26,7 @@ import {
 } from "./credential-format.js";
 import * as repo from "./identity.repository.js";
 import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
-import type { IdentityTables } from "./identity.tables.js";
+import type { IdentityTables, TenantsTable } from "./identity.tables.js";
 
 export interface IdentityDeps {
   database: Database;
@@ -329,6 +330,34 @@ export function createIdentityService(deps: IdentityDeps) {
         revoked_at: null,
       });
       return { apiKeyId: id, token: `${id}:${secret}`, createdAt: now.toISOString() };
+    },
+
+    /** A tenant's partner API keys in creation order, after `after` (the exchange area lists them). */
+    listPartnerKeys(tenantId: string, limit: number, after?: CreationPosition) {
+      return repo.listCredentials(db, tenantId, "api_key", limit, after);
+    },
+
+    findPartnerKey(tenantId: string, id: string) {
+      return repo.findCredential(db, tenantId, "api_key", id);
+    },
+
+    /** Revokes a partner API key; nothing when it is unknown or revoked already. */
+    async revokePartnerKey(tenantId: string, id: string) {
+      await repo.revokeCredential(db, tenantId, "api_key", id, deps.clock.now());
+    },
+
+    /**
+     * Records a customer tenant inside the caller's transaction (the tenants module creates and
+     * provisions them). Identity writes the tenants table: it makes the system tenant at bootstrap
+     * and reads a tenant's type and status with every credential.
+     */
+    async insertTenant(trx: Executor, tenant: TenantsTable) {
+      await repo.insertTenant(trx, tenant);
+    },
+
+    /** A tenant's provisioning ended: `active`, or `failed` (its credentials stop working). */
+    async setTenantStatus(trx: Executor, tenantId: string, status: TenantsTable["status"], at: Date) {
+      await repo.setTenantStatus(trx, tenantId, status, at);
     },
 
     /** Creates a tenant's user inside the caller's transaction (provisioning). Idempotent by e-mail. */

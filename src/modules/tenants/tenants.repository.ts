@@ -1,6 +1,5 @@
 import type { Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
-import type { TenantsTable } from "../identity/index.js";
 import type {
   ProvisioningState,
   StepState,
@@ -20,14 +19,6 @@ export function findTenant(db: Db, id: string) {
 
 export function slugTaken(db: Db, slug: string) {
   return db.selectFrom("tenants").select("id").where("slug", "=", slug).executeTakeFirst();
-}
-
-export async function insertTenant(db: Db, tenant: TenantsTable): Promise<void> {
-  await db.insertInto("tenants").values(tenant).execute();
-}
-
-export async function setTenantStatus(db: Db, id: string, status: TenantsTable["status"], at: Date) {
-  await db.updateTable("tenants").set({ status, updated_at: at }).where("id", "=", id).execute();
 }
 
 export async function insertProvisioning(

@@ -120,7 +120,7 @@ export function createTenantsService(deps: TenantsDeps) {
             if (await repo.slugTaken(t, body.slug)) throw new AppError("ERR_CONFLICT", "The slug is taken.");
             const now = deps.clock.now();
             const tenantId = deps.newId();
-            await repo.insertTenant(t, {
+            await deps.identity.insertTenant(t as never, {
               id: tenantId,
               name: body.name,
               slug: body.slug,
@@ -205,7 +205,7 @@ export function createTenantsService(deps: TenantsDeps) {
           ...(row.started_at ? {} : { started_at: now }),
           updated_at: now,
         });
-        await repo.setTenantStatus(trx, tenantId, "active", now);
+        await deps.identity.setTenantStatus(trx as never, tenantId, "active", now);
       });
     },
 
@@ -227,7 +227,7 @@ export function createTenantsService(deps: TenantsDeps) {
           completed_at: now,
           updated_at: now,
         });
-        await repo.setTenantStatus(trx, tenantId, "failed", now);
+        await deps.identity.setTenantStatus(trx as never, tenantId, "failed", now);
       });
     },
   };

@@ -1,10 +1,10 @@
-import type { Insertable, Kysely, Transaction } from "kysely";
+import { sql, type Insertable, type Kysely, type Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { RowCredentialCheck } from "../../platform/auth/index.js";
 import { runJsonStatements } from "../../platform/db/statement-batcher.js";
 import type { Database } from "../../platform/db/database.js";
-import type { CompletedRecord } from "../../platform/http/idempotency.js";
-import type { NewJobRow } from "../../platform/jobs/index.js";
+import { claimCompletedRecordsSql, type CompletedRecord } from "../../platform/http/idempotency.js";
+import { insertJobsSql, type NewJobRow } from "../../platform/jobs/index.js";
 import type { WorkflowDefinition } from "./workflow-rules.js";
 import type {
   TransitionError,
@@ -99,6 +99,27 @@ export function findEntitiesByAttribute(db: Db, tenantId: string, kind: string, 
 }
 
 /**
+ * The states of the tenant's products by GTIN (a product's `gtin` attribute), for the exchange
+ * area's order checks: every product of a GTIN, so a GTIN may have several states.
+ */
+export async function findProductStates(
+  db: Db,
+  tenantId: string,
+  gtins: readonly string[],
+): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (gtins.length === 0) return out;
+  // The literal 'gtin' matches the expression index workflow_entities_by_gtin.
+  const rows = await sql<{ gtin: string; state: string }>`
+    SELECT attributes ->> 'gtin' AS gtin, state FROM workflow_entities
+    WHERE tenant_id = ${tenantId} AND kind = 'product' AND attributes ->> 'gtin' = ANY(${gtins}::text[])`.execute(
+    db,
+  );
+  for (const row of rows.rows) out.set(row.gtin, [...(out.get(row.gtin) ?? []), row.state]);
+  return out;
+}
+
+/**
  * Moves an entity to `state` only if it still has `expectedVersion` (optimistic concurrency).
  * Returns the new version, or undefined when someone else changed the entity first.
  */
@@ -155,10 +176,11 @@ export interface AcceptOutcome {
  * - `credential` and `authorized`: each item's credential check (`Authenticator.rowsCheckSql`);
  *   nothing below is written for an item unless it authorizes;
  * - `claim`: the completed idempotency records (each item's first answer, precomputed in the
- *   process); the unique key (tenant, endpoint, key hash) makes concurrent first requests wait
- *   for each other, and all but one insert nothing. Items are inserted in key order, so two
- *   statements waiting for each other's keys cannot deadlock;
- * - `request` and `job`: the request row and exactly one queue event, only for a claimed item;
+ *   process; `claimCompletedRecordsSql`); the unique key (tenant, endpoint, key hash) makes
+ *   concurrent first requests wait for each other, and all but one insert nothing. Items are
+ *   inserted in key order, so two statements waiting for each other's keys cannot deadlock;
+ * - `request` and `job`: the request row and exactly one queue event (`insertJobsSql`), only for
+ *   a claimed item;
  * - the final SELECT returns, per item, the credential's row (for the process to decide 401/403
  *   the same way) and whether its claim inserted.
  *
@@ -180,15 +202,17 @@ WITH input AS (
     job_id uuid, job_tenant_id uuid, job_name text, job_key text, job_payload text,
     max_attempts integer, run_at timestamptz, job_created_at timestamptz)
 ), ${check.sql}, claim AS (
-  INSERT INTO idempotency_records
-    (tenant_id, endpoint, key_hash, fingerprint, status_code, response_body, response_headers,
-     created_at, expires_at)
-  SELECT i.tenant_id, i.endpoint, i.key_hash, decode(i.fingerprint, 'hex'), i.status_code,
-    i.response_body, i.response_headers::jsonb, i.created_at, i.expires_at
-  FROM input AS i INNER JOIN authorized AS a ON a.ord = i.ord
-  ORDER BY i.tenant_id, i.endpoint, i.key_hash
-  ON CONFLICT (tenant_id, endpoint, key_hash) DO NOTHING
-  RETURNING tenant_id, endpoint, key_hash
+  ${claimCompletedRecordsSql("input AS i INNER JOIN authorized AS a ON a.ord = i.ord", {
+    tenantId: "i.tenant_id",
+    endpoint: "i.endpoint",
+    keyHash: "i.key_hash",
+    fingerprint: "decode(i.fingerprint, 'hex')",
+    statusCode: "i.status_code",
+    responseBody: "i.response_body",
+    responseHeaders: "i.response_headers::jsonb",
+    createdAt: "i.created_at",
+    expiresAt: "i.expires_at",
+  })}
 ), request AS (
   INSERT INTO workflow_transition_requests
     (tenant_id, id, entity_kind, entity_id, transition, payload, status, created_at, updated_at)
@@ -198,12 +222,20 @@ WITH input AS (
     ON i.tenant_id = c.tenant_id AND i.endpoint = c.endpoint AND i.key_hash = c.key_hash
   RETURNING tenant_id, id
 ), job AS (
-  INSERT INTO jobs
-    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
-  SELECT i.job_id, i.job_tenant_id, i.job_name, i.job_key, i.job_payload::jsonb, 'queued', 0,
-    i.max_attempts, i.run_at, i.job_created_at, i.job_created_at
-  FROM request AS r INNER JOIN input AS i ON i.tenant_id = r.tenant_id AND i.request_id = r.id
-  RETURNING id
+  ${insertJobsSql(
+    "request AS r INNER JOIN input AS i ON i.tenant_id = r.tenant_id AND i.request_id = r.id",
+    {
+      id: "i.job_id",
+      tenantId: "i.job_tenant_id",
+      name: "i.job_name",
+      key: "i.job_key",
+      payload: "i.job_payload::jsonb",
+      maxAttempts: "i.max_attempts",
+      runAt: "i.run_at",
+      createdAt: "i.job_created_at",
+    },
+    "id",
+  )}
 )
 SELECT i.ord, ${check.returning}, i.job_id IN (SELECT id FROM job) AS claimed
 FROM input AS i LEFT JOIN credential ON credential.ord = i.ord

@@ -176,6 +176,11 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       return (await repo.findEntitiesByAttribute(db, tenantId, kind, name, value)).map(toEntity);
     },
 
+    /** For other modules (the exchange's catalog check): the states of the products of each GTIN, one statement. */
+    productStates(tenantId: string, gtins: readonly string[]): Promise<Map<string, string[]>> {
+      return repo.findProductStates(db, tenantId, gtins);
+    },
+
     /**
      * Accepts a transition request: in one statement the idempotency record (unique per tenant,
      * endpoint and key), the request row and exactly one queue event. A retry replays the first

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Executor = Kysely<any>;
+const tables = (db: Executor) => db as Kysely<AuditTables>;
 
 export interface AuditEventsTable {
   tenant_id: string;
@@ -38,7 +39,7 @@ export interface AuditEvent {
 
 /** Writes one audit record with the caller's executor (the state change's own transaction). */
 export async function recordAudit(db: Executor, event: AuditEvent): Promise<void> {
-  await (db as Kysely<AuditTables>)
+  await tables(db)
     .insertInto("audit_events")
     .values({
       tenant_id: event.tenantId,
@@ -54,4 +55,50 @@ export async function recordAudit(db: Executor, event: AuditEvent): Promise<void
       data: JSON.stringify(event.data ?? {}),
     })
     .execute();
+}
+
+/**
+ * SQL expressions for the fields of `AuditEvent`, evaluated once per row of the relation of
+ * `insertAuditEventsSql`: text the caller writes (column references, parameters, casts), never
+ * values. A field left out is NULL; `data` (jsonb) is `{}`.
+ */
+export type AuditEventSql = { [K in keyof AuditEvent]: string };
+
+/**
+ * The audit record's insert for a statement of another part that audits in its own round trip (a
+ * data-modifying CTE of an accept statement): one record per row of `from` (relations and joins,
+ * no WHERE). Nothing outside platform/audit spells the audit table's columns.
+ */
+export function insertAuditEventsSql(from: string, event: AuditEventSql): string {
+  return `INSERT INTO audit_events
+    (tenant_id, id, type, occurred_at, principal_id, connection_id, upload_id, delivery_attempt_id,
+     byte_count, outcome, data)
+  SELECT ${event.tenantId}, ${event.id}, ${event.type}, ${event.occurredAt}, ${event.principalId ?? "NULL"},
+    ${event.connectionId ?? "NULL"}, ${event.uploadId ?? "NULL"}, ${event.deliveryAttemptId ?? "NULL"},
+    ${event.byteCount ?? "NULL"}, ${event.outcome ?? "NULL"}, ${event.data ?? "'{}'::jsonb"}
+  FROM ${from}`;
+}
+
+/** A tenant's audit records after `afterId` (uuidv7 ids sort by time), of one `type` when given. */
+export function listAuditEvents(
+  db: Executor,
+  tenantId: string,
+  page: { limit: number; type?: string | undefined; afterId?: string | undefined },
+) {
+  let q = tables(db).selectFrom("audit_events").selectAll().where("tenant_id", "=", tenantId);
+  if (page.type !== undefined) q = q.where("type", "=", page.type);
+  if (page.afterId !== undefined) q = q.where("id", ">", page.afterId);
+  return q
+    .orderBy("id")
+    .limit(page.limit + 1)
+    .execute();
+}
+
+export function findAuditEvent(db: Executor, tenantId: string, id: string) {
+  return tables(db)
+    .selectFrom("audit_events")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .executeTakeFirst();
 }

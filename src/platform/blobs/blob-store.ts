@@ -101,8 +101,11 @@ async function acquireChunkWrite(db: Executor): Promise<() => void> {
   };
 }
 
+const blobColumns = "tenant_id, id, state, content_type, byte_count, sha256, chunk_count, created_at";
+const chunkColumns = "tenant_id, blob_id, seq, data";
+
 const insertChunk = (tenantId: string, blobId: string, seq: number, data: Buffer, transfer: BlobTransfer) =>
-  sql`INSERT INTO blob_chunks (tenant_id, blob_id, seq, data)
+  sql`INSERT INTO blob_chunks (${sql.raw(chunkColumns)})
     VALUES (${tenantId}::uuid, ${blobId}::uuid, ${seq}::integer, ${chunkValue(data, transfer)})`;
 
 interface BlobRow {
@@ -119,9 +122,46 @@ const insertBlobRow = (
   sha256: Buffer | null,
   chunkCount: number,
 ) =>
-  sql`INSERT INTO blobs (tenant_id, id, state, content_type, byte_count, sha256, chunk_count, created_at)
+  sql`INSERT INTO blobs (${sql.raw(blobColumns)})
     VALUES (${row.tenantId}::uuid, ${row.id}::uuid, ${state}::text, ${row.contentType}::text,
       ${byteCount}::bigint, ${sha256}::bytea, ${chunkCount}::integer, ${row.createdAt}::timestamptz)`;
+
+/**
+ * SQL expressions for a small blob stored whole, evaluated once per row of the relation of
+ * `insertSmallBlobSql`: text the caller writes (column references, parameters, casts), never values.
+ */
+export interface SmallBlobSql {
+  tenantId: string;
+  id: string;
+  contentType: string;
+  /** bigint; 0 stores no chunk. */
+  byteCount: string;
+  /** bytea: SHA-256 of the bytes. */
+  sha256: string;
+  /** bytea: every byte of the blob, at most one chunk (`defaultChunkBytes`). */
+  data: string;
+  createdAt: string;
+}
+
+/**
+ * The blob store's insert for a statement of another part that stores a small blob in its own
+ * round trip (the accept statement of a small upload): per row of `from` (relations and joins, no
+ * WHERE), a complete blob with its bytes as chunk 0 (none when empty). Two data-modifying CTE
+ * bodies, `blob` (the blob row) and `chunk`; nothing outside platform/blobs spells these tables'
+ * columns.
+ */
+export function insertSmallBlobSql(from: string, blob: SmallBlobSql): { blob: string; chunk: string } {
+  return {
+    blob: `INSERT INTO blobs (${blobColumns})
+  SELECT ${blob.tenantId}, ${blob.id}, 'complete', ${blob.contentType}, ${blob.byteCount}, ${blob.sha256},
+    CASE WHEN ${blob.byteCount} > 0 THEN 1 ELSE 0 END, ${blob.createdAt}
+  FROM ${from}`,
+    chunk: `INSERT INTO blob_chunks (${chunkColumns})
+  SELECT ${blob.tenantId}, ${blob.id}, 0, ${blob.data}
+  FROM ${from}
+  WHERE ${blob.byteCount} > 0`,
+  };
+}
 
 /**
  * Chunk writes one stream keeps in flight at once (after its first, see writeBlobStream), by

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import { headers } from "../../protocol/headers.js";
-import type { Kysely, Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { Database } from "../db/database.js";
 import { hmacSha256 } from "../crypto/secrets.js";
@@ -55,9 +55,9 @@ export interface Idempotency {
   referenceOf(record: CompletedRecord): string;
   /**
    * For a caller that stores the record in the same autocommit statement as its work (a
-   * data-modifying CTE, see the workflows repository) instead of using `run`: the column values of
-   * the completed record, the first answer included. Insert it with `ON CONFLICT (tenant_id,
-   * endpoint, key_hash) DO NOTHING`; when nothing was inserted, answer with `replayStored`.
+   * data-modifying CTE, `claimCompletedRecordsSql`) instead of using `run`: the column values of
+   * the completed record, the first answer included. When nothing was inserted, answer with
+   * `replayStored`.
    */
   completedRecord(scope: IdempotencyScope, response: StoredResponse): CompletedRecord;
   /**
@@ -90,6 +90,45 @@ export interface CompletedRecord {
   createdAt: Date;
   expiresAt: Date;
 }
+
+/**
+ * SQL expressions for the fields of `CompletedRecord`, evaluated once per row of the relation of
+ * `claimCompletedRecordsSql`: text the caller writes (column references, parameters, casts),
+ * never values. `responseHeaders` is jsonb.
+ */
+export type CompletedRecordSql = { [K in keyof CompletedRecord]: string };
+
+/**
+ * The claim of completed records for a statement of another part that stores the record in the
+ * same round trip as its work (see `Idempotency.completedRecord`): one record per row of `from`
+ * (relations and joins, no WHERE), inserted in key order so that two statements waiting for each
+ * other's keys cannot deadlock; a key already taken inserts nothing (its request waits for a
+ * concurrent first one). Returns `tenant_id, endpoint, key_hash` of each record it inserted.
+ * Nothing outside this file spells the idempotency table's columns.
+ */
+export function claimCompletedRecordsSql(from: string, record: CompletedRecordSql): string {
+  return `INSERT INTO idempotency_records
+    (tenant_id, endpoint, key_hash, fingerprint, status_code, response_body, response_headers,
+     created_at, expires_at)
+  SELECT ${record.tenantId}, ${record.endpoint}, ${record.keyHash}, ${record.fingerprint},
+    ${record.statusCode}, ${record.responseBody}, ${record.responseHeaders}, ${record.createdAt},
+    ${record.expiresAt}
+  FROM ${from}
+  ORDER BY ${record.tenantId}, ${record.endpoint}, ${record.keyHash}
+  ON CONFLICT (tenant_id, endpoint, key_hash) DO NOTHING
+  RETURNING tenant_id, endpoint, key_hash`;
+}
+
+/**
+ * Removes up to `limit` records past their expiry (a key can then be used again, as the contract
+ * allows); `n` is how many. Run by the retention job (platform/jobs).
+ */
+export const deleteExpiredRecords = (now: Date, limit: number) =>
+  sql<{ n: number }>`WITH gone AS (
+      DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM idempotency_records WHERE expires_at < ${now} LIMIT ${limit}))
+      RETURNING 1)
+    SELECT count(*)::integer AS n FROM gone`;
 
 const retentionMs = 30 * 24 * 3600 * 1000;
 

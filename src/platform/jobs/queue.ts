@@ -7,9 +7,9 @@ import type { JobTables } from "./jobs.tables.js";
 
 /**
  * The column values of a new queued job, for a caller that inserts it in its own statement (a
- * data-modifying CTE) rather than through `enqueue`. The outbox rules still hold: insert it in
- * the statement or transaction that makes the state change, and `pg_notify(jobsChannel, name)`
- * there too, so idle workers wake up when it commits.
+ * data-modifying CTE written by `insertJobsSql`) rather than through `enqueue`. The outbox rules
+ * still hold: insert it in the statement or transaction that makes the state change, and wake
+ * idle workers when it commits (`pg_notify(jobsChannel, name)` there too, or `createJobNotifier`).
  */
 export interface NewJobRow {
   id: string;
@@ -21,6 +21,50 @@ export interface NewJobRow {
   maxAttempts: number;
   runAt: Date;
   createdAt: Date;
+}
+
+/**
+ * SQL expressions for the columns of new queued jobs, evaluated once per row of the relation of
+ * `insertJobsSql`: text the caller writes (column references, parameters, casts), never values.
+ */
+export interface JobRowSql {
+  id: string;
+  tenantId: string;
+  name: string;
+  key: string;
+  /** jsonb. */
+  payload: string;
+  maxAttempts: string;
+  runAt: string;
+  /** Also the row's `updated_at`. */
+  createdAt: string;
+}
+
+/**
+ * The queue's insert for a statement of another part that must enqueue in its own round trip (a
+ * data-modifying CTE of an accept statement), as graphile-worker's `add_job`: one queued job per
+ * row of `from` (relations and joins, no WHERE), `RETURNING returning` when given. Nothing outside
+ * platform/jobs spells the jobs table's columns; the outbox rules of `NewJobRow` hold.
+ */
+export function insertJobsSql(from: string, job: JobRowSql, returning?: string): string {
+  return `INSERT INTO jobs
+    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
+  SELECT ${job.id}, ${job.tenantId}, ${job.name}, ${job.key}, ${job.payload}, 'queued', 0,
+    ${job.maxAttempts}, ${job.runAt}, ${job.createdAt}, ${job.createdAt}
+  FROM ${from}${returning === undefined ? "" : `\n  RETURNING ${returning}`}`;
+}
+
+/**
+ * Jobs of `name` not finished yet (queued, also waiting for a retry, or running), per tenant (""
+ * for jobs of no tenant). Reads the partial indexes on those two states, so the cost follows the
+ * backlog, not the history.
+ */
+export async function countUnfinishedJobs(db: Executor, name: string): Promise<Map<string, number>> {
+  const result = await sql<{ tenant_id: string | null; n: number }>`
+    SELECT tenant_id, count(*)::int AS n FROM jobs
+    WHERE state IN ('queued', 'running') AND name = ${name}
+    GROUP BY tenant_id`.execute(db);
+  return new Map(result.rows.map((row) => [row.tenant_id ?? "", row.n]));
 }
 
 export const jobsChannel = "hanse_jobs";

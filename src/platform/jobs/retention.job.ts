@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { deleteExpiredRecords } from "../http/idempotency.js";
 import { defineHousekeepingJob, type HousekeepingDeps, type JobDefinition } from "./define-job.js";
 
 export const retentionJobName = "platform.retention";
@@ -16,14 +17,7 @@ const batch = 500;
  * Transition requests and uploads stay (their status documents are kept).
  */
 const purges = (now: Date) => [
-  {
-    table: "idempotency_records",
-    statement: sql<{ n: number }>`WITH gone AS (
-      DELETE FROM idempotency_records WHERE ctid = ANY (ARRAY(
-        SELECT ctid FROM idempotency_records WHERE expires_at < ${now} LIMIT ${batch}))
-      RETURNING 1)
-    SELECT count(*)::integer AS n FROM gone`,
-  },
+  { table: "idempotency_records", statement: deleteExpiredRecords(now, batch) },
   {
     table: "jobs",
     statement: sql<{ n: number }>`WITH gone AS (
