@@ -57,8 +57,9 @@ export function webhookDeliveryJob(deps: {
     name: webhookDeliveryJobName,
     maxAttempts: 5,
     async run({ tenantId, deliveryId }) {
-      // Read, send, then record: no transaction is held open while the receiver answers.
-      const found = await database.transaction((trx) => repo.lockDelivery(trx, tenantId, deliveryId));
+      // Read (no lock), send, then record under the delivery row's lock: no transaction is held
+      // open while the receiver answers.
+      const found = await repo.findDelivery(database.db, tenantId, deliveryId);
       if (!found || found.delivery.state !== "pending") return;
       const { delivery, subscription } = found;
       const now = deps.clock.now();
@@ -105,8 +106,9 @@ export function webhookDeliveryJob(deps: {
       }
       deps.counters.attempts++;
       await database.transaction(async (trx) => {
-        const current = await repo.lockDelivery(trx, tenantId, deliveryId);
-        if (current?.delivery.state !== "pending" || current.delivery.attempts !== delivery.attempts) return;
+        // Recorded once: another run of this job (a lease that expired mid-send) may have recorded it.
+        const current = await repo.lockDeliveryState(trx, tenantId, deliveryId);
+        if (current?.state !== "pending" || current.attempts !== delivery.attempts) return;
         const at = deps.clock.now();
         const attempt = delivery.attempts + 1;
         await repo.insertAttempt(trx, {
@@ -130,7 +132,7 @@ export function webhookDeliveryJob(deps: {
             last_error: null,
             completed_at: at,
           });
-          if (subscription.failing_since) {
+          if (current.failing_since) {
             await repo.updateSubscription(trx, tenantId, subscription.id, { failing_since: null });
           }
           deps.counters.delivered++;
@@ -151,8 +153,8 @@ export function webhookDeliveryJob(deps: {
           });
           return;
         }
-        const failingSince = subscription.failing_since ?? at;
-        if (!subscription.failing_since) {
+        const failingSince = current.failing_since ?? at;
+        if (!current.failing_since) {
           await repo.updateSubscription(trx, tenantId, subscription.id, { failing_since: at });
         }
         if (at.getTime() - failingSince.getTime() >= deps.disableAfterMs) {

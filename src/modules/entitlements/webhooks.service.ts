@@ -105,7 +105,7 @@ export function createWebhooksService(deps: Deps) {
         occurredAt: Date;
       },
     ): Promise<void> {
-      const ids = await repo.insertDeliveries(trx, change, deps.newId);
+      const ids = await repo.insertDeliveries(trx, change);
       await enqueue(trx, change.tenantId, ids);
     },
 
@@ -219,7 +219,6 @@ export function createWebhooksService(deps: Deps) {
               actorId: change.actor_id,
               occurredAt: change.occurred_at,
             },
-            deps.newId,
             [row.id],
           );
           await enqueue(trx, row.tenant_id, ids);
