@@ -17,6 +17,7 @@ interface Subscription {
   secret: string;
   enabled: boolean;
   disabledReason: string | null;
+  failingSince: string | null;
 }
 
 const admin = (method: "GET" | "POST" | "PUT", url: string, payload?: unknown) =>
@@ -152,6 +153,24 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
       [1, 500, "http-500"],
     ]);
     expect(JSON.stringify(attempts)).not.toContain(hook.subscription.secret);
+  });
+
+  it("issue 22: a delivered attempt ends the subscription's failing period (failingSince back to null)", async () => {
+    const hook = await subscribe("/recovers");
+    let calls = 0;
+    receiver.answer = () => ({ status: calls++ === 0 ? 503 : 204 });
+    await hook.change("ruth");
+    await t.drainJobs();
+    const failing = (
+      await admin("GET", `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`)
+    ).json<Subscription>();
+    expect(failing.failingSince).toBe(clock.now().toISOString());
+    await advance(6_000);
+    expect(hook.received()).toHaveLength(2);
+    const recovered = (
+      await admin("GET", `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`)
+    ).json<Subscription>();
+    expect(recovered).toMatchObject({ enabled: true, failingSince: null });
   });
 
   it("CONTRACT §5: a 410 disables the subscription until it is enabled again", async () => {

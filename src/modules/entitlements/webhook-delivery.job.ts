@@ -105,41 +105,37 @@ export function webhookDeliveryJob(deps: {
         latencyMs = Math.max(0, deps.clock.now().getTime() - started);
       }
       deps.counters.attempts++;
+      const at = deps.clock.now();
+      const attempt = delivery.attempts + 1;
+      const delivered = status !== null && status >= 200 && status < 300;
+      const attemptRow = {
+        tenant_id: tenantId,
+        id: deps.newId(),
+        subscription_id: subscription.id,
+        delivery_id: delivery.id,
+        sequence: delivery.sequence,
+        attempt,
+        attempted_at: at,
+        status,
+        latency_ms: Math.round(latencyMs),
+        error_class: errorClass ?? (delivered ? null : `http-${String(status)}`),
+      };
+      if (delivered) {
+        // The usual outcome, recorded in one statement; like the transaction below, only while the
+        // delivery is still pending at this attempt (another run of this job, after a lease that
+        // ran out mid-send, may have recorded it).
+        if (await repo.recordDelivered(database.db, attemptRow)) {
+          deps.counters.delivered++;
+          deps.counters.recentLagsMs.push(at.getTime() - delivery.occurred_at.getTime());
+          if (deps.counters.recentLagsMs.length > 1000) deps.counters.recentLagsMs.shift();
+        }
+        return;
+      }
       await database.transaction(async (trx) => {
         // Recorded once: another run of this job (a lease that expired mid-send) may have recorded it.
         const current = await repo.lockDeliveryState(trx, tenantId, deliveryId);
         if (current?.state !== "pending" || current.attempts !== delivery.attempts) return;
-        const at = deps.clock.now();
-        const attempt = delivery.attempts + 1;
-        await repo.insertAttempt(trx, {
-          tenant_id: tenantId,
-          id: deps.newId(),
-          subscription_id: subscription.id,
-          delivery_id: delivery.id,
-          sequence: delivery.sequence,
-          attempt,
-          attempted_at: at,
-          status,
-          latency_ms: Math.round(latencyMs),
-          error_class:
-            errorClass ?? (status !== null && (status < 200 || status >= 300) ? `http-${status}` : null),
-        });
-        if (status !== null && status >= 200 && status < 300) {
-          await repo.updateDelivery(trx, tenantId, delivery.id, {
-            state: "delivered",
-            attempts: attempt,
-            last_status: status,
-            last_error: null,
-            completed_at: at,
-          });
-          if (current.failing_since) {
-            await repo.updateSubscription(trx, tenantId, subscription.id, { failing_since: null });
-          }
-          deps.counters.delivered++;
-          deps.counters.recentLagsMs.push(at.getTime() - delivery.occurred_at.getTime());
-          if (deps.counters.recentLagsMs.length > 1000) deps.counters.recentLagsMs.shift();
-          return;
-        }
+        await repo.insertAttempt(trx, attemptRow);
         deps.counters.failedAttempts++;
         const failure = errorClass ?? `http-${String(status)}`;
         if (status === 410) {

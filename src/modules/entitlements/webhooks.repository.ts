@@ -140,6 +140,34 @@ export async function updateDelivery(
     .execute();
 }
 
+/**
+ * A successful attempt in one statement: the delivery becomes `delivered` only while it is still
+ * pending at the attempt before this one (the UPDATE's row lock and condition guard it as
+ * `lockDeliveryState` does: a delivery another run recorded is left alone), the attempt is
+ * inserted only then, and a failing subscription is failing no longer. Whether it recorded.
+ */
+export async function recordDelivered(db: Db, row: Selectable<WebhookAttemptsTable>): Promise<boolean> {
+  const recorded = await sql`
+    WITH delivered AS (
+      UPDATE webhook_deliveries SET state = 'delivered', attempts = ${row.attempt}::integer,
+        last_status = ${row.status}::integer, last_error = NULL, completed_at = ${row.attempted_at}::timestamptz
+      WHERE tenant_id = ${row.tenant_id}::uuid AND id = ${row.delivery_id}::uuid AND state = 'pending'
+        AND attempts = ${row.attempt - 1}::integer
+      RETURNING tenant_id, subscription_id
+    ), recovered AS (
+      UPDATE webhook_subscriptions s SET failing_since = NULL FROM delivered d
+      WHERE s.tenant_id = d.tenant_id AND s.id = d.subscription_id AND s.failing_since IS NOT NULL
+    )
+    INSERT INTO webhook_attempts (tenant_id, id, subscription_id, delivery_id, sequence, attempt,
+      attempted_at, status, latency_ms, error_class)
+    SELECT tenant_id, ${row.id}::uuid, subscription_id, ${row.delivery_id}::uuid, ${row.sequence}::bigint,
+      ${row.attempt}::integer, ${row.attempted_at}::timestamptz, ${row.status}::integer,
+      ${row.latency_ms}::integer, NULL
+    FROM delivered
+    RETURNING id`.execute(db);
+  return recorded.rows.length > 0;
+}
+
 export async function insertAttempt(trx: Trx, row: Selectable<WebhookAttemptsTable>): Promise<void> {
   await trx.insertInto("webhook_attempts").values(row).execute();
 }
