@@ -22,7 +22,7 @@ import type {
 import { webhookDeliveryJobName, webhookJobKey } from "./webhook-delivery.job.js";
 import * as repo from "./webhooks.repository.js";
 
-type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs"> & {
+type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs" | "lookupHost"> & {
   config: Pick<Config, "HANSE_WEBHOOK_ALLOW_PRIVATE" | "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
   sealingKey: () => Promise<Buffer>;
 };
@@ -126,7 +126,11 @@ export function createWebhooksService(deps: Deps) {
       let url: URL;
       try {
         url = checkTargetUrl(body.url);
-        await resolveTargetHost(url.hostname, deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1");
+        await resolveTargetHost(
+          url.hostname,
+          deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1",
+          deps.lookupHost,
+        );
       } catch (error) {
         if (error instanceof OutboundTargetError) throw invalidUrl(error.message);
         throw error;

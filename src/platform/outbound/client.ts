@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { LookupAddress } from "node:dns";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { Agent, request } from "undici";
-import { checkTargetUrl, OutboundTargetError, resolveTargetHost } from "./target.js";
+import { checkTargetUrl, OutboundTargetError, resolveTargetHost, type HostLookup } from "./target.js";
 
 /** Why a call to a customer's URL failed, for attempt logs and metrics (never a message from the peer). */
 export type OutboundErrorClass = "address" | "dns" | "timeout" | "connect" | "tls" | "protocol";
@@ -29,8 +29,11 @@ export interface OutboundClientOptions {
   allowPrivate: boolean;
   /** Local testing only (HANSE_WEBHOOK_CA_FILE): a PEM bundle trusted besides the system's roots. */
   caFile?: string | undefined;
-  /** Resolves a host name (tests stub it to play DNS rebinding); default node:dns lookup. */
-  resolve?: (hostname: string, allowPrivate: boolean) => Promise<LookupAddress[]>;
+  /**
+   * How host names resolve: the system's resolver, or a test's stub (DNS rebinding); every
+   * address it returns is checked at every call.
+   */
+  lookup?: HostLookup | undefined;
   connectTimeoutMs?: number;
   now?: () => number;
 }
@@ -89,7 +92,6 @@ function classify(error: unknown): OutboundError {
  * response body is read no further than a few KiB.
  */
 export function createOutboundClient(options: OutboundClientOptions) {
-  const resolve = options.resolve ?? resolveTargetHost;
   const now = options.now ?? Date.now;
   /**
    * With a CA file, one TLS context that trusts it besides the system's roots, made on first use:
@@ -162,7 +164,7 @@ export function createOutboundClient(options: OutboundClientOptions) {
       const signal = AbortSignal.timeout(timeoutMs);
       try {
         const url = checkTargetUrl(rawUrl);
-        const [address] = await resolve(url.hostname, options.allowPrivate);
+        const [address] = await resolveTargetHost(url.hostname, options.allowPrivate, options.lookup);
         if (!address) throw new OutboundError("dns", "the host name does not resolve");
         const agent = agentFor(url, address, timeoutMs);
         const response = await request(url, {
