@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { startWorkerProcess, type HanseProcess } from "../support/server-process.js";
-import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
+import { createTestApp, workerProcessEnv, type TestApp } from "../support/test-app.js";
 import { onPostgres } from "../support/test-database.js";
 import { waitUntil } from "../support/wait-until.js";
 import { setupPartner, upload, validOrders } from "../../src/modules/exchange/testing/exchange.fixtures.js";
@@ -24,13 +24,7 @@ describe.skipIf(!onPostgres)("issue 20 defect 9: the job lease follows the job (
   const workers: HanseProcess[] = [];
 
   async function startWorker(name: string): Promise<ChildProcess> {
-    const worker = await startWorkerProcess({
-      DATABASE_URL: t.testDatabase.url,
-      HANSE_BOOTSTRAP_TOKEN: bootstrapToken,
-      HANSE_DATA_DIR: join(dir, name),
-      HANSE_JOB_POLL_MS: "50",
-      HANSE_JOB_LEASE_SECONDS: String(leaseSeconds),
-    });
+    const worker = await startWorkerProcess(workerProcessEnv(t, join(dir, name), leaseSeconds));
     workers.push(worker);
     return worker.child;
   }

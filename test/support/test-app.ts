@@ -107,5 +107,17 @@ export async function startWorker(
   return worker;
 }
 
+/**
+ * The settings of a worker process (`startWorkerProcess` of server-process.ts) on the app's
+ * PostgreSQL database: its own data directory, polls every 50 ms, leases of `leaseSeconds`.
+ */
+export const workerProcessEnv = (t: TestApp, dataDir: string, leaseSeconds: number) => ({
+  DATABASE_URL: t.testDatabase.url,
+  HANSE_BOOTSTRAP_TOKEN: bootstrapToken,
+  HANSE_DATA_DIR: dataDir,
+  HANSE_JOB_POLL_MS: "50",
+  HANSE_JOB_LEASE_SECONDS: String(leaseSeconds),
+});
+
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const adminHeaders = bearer(bootstrapToken);
