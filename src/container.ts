@@ -19,6 +19,7 @@ import { createCursorCodec } from "./platform/http/cursor.js";
 import { createEntrypointRegistry, type EntrypointRegistry } from "./platform/http/entrypoints.js";
 import { createIdempotency } from "./platform/http/idempotency.js";
 import { createJobQueue, createRetentionJob, type JobDefinition } from "./platform/jobs/index.js";
+import type { HostLookup } from "./platform/outbound/index.js";
 import { serverVersion } from "./version.js";
 
 /** Everything a process needs, built once: the composition root. */
@@ -43,6 +44,12 @@ export interface ContainerOptions {
   database?: Database;
   clock?: Clock;
   newId?: IdGenerator;
+  /**
+   * Tests only: how the host names of customers' URLs (webhook subscriptions) resolve, at
+   * registration and at every delivery, so that a stub can play DNS rebinding. No setting
+   * reaches it: a process started by `hanse serve` always uses the system's resolver.
+   */
+  lookupHost?: HostLookup;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions): Promise<Container> {
@@ -77,6 +84,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     idempotency: createIdempotency({ database, clock, macKey }),
     jobs: createJobQueue({ clock, newId }),
     logger: options.logger,
+    lookupHost: options.lookupHost,
   };
 
   const identity = createIdentityModule(deps);

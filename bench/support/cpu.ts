@@ -40,6 +40,9 @@ function statMs(pid: string, children: boolean): number {
   }
 }
 
+/** CPU milliseconds process `pid` has spent so far (a child that still runs: a receiver). */
+export const processCpuMs = (pid: number): number => statMs(String(pid), false);
+
 function postgresMs(): Map<string, number> {
   const out = new Map<string, number>();
   let pids: string[];

@@ -11,6 +11,8 @@ export interface BenchDatabase {
    */
   open(options?: { settled?: boolean }): Promise<Database>;
   cleanup(): Promise<void>;
+  /** PostgreSQL only: the database's URL, for processes of their own (worker processes). */
+  url?: string;
 }
 
 const scheduleOf = (options?: { settled?: boolean }) =>
@@ -58,6 +60,7 @@ async function availableDatabases(): Promise<BenchDatabase[]> {
   url.pathname = `/${name}`;
   out.push({
     label: "PostgreSQL",
+    url: url.toString(),
     open: (options) => openDatabase({ url: url.toString(), poolSize: 20, ...scheduleOf(options) }),
     cleanup: async () => {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -6,9 +6,17 @@ import { createLogger } from "../../src/platform/logging/logger.js";
 
 export const benchToken = "bench-bootstrap-token-0123456789abcdefghijkl";
 
-/** Hanse's API on `database` at a free local port, silent, with the bench's bootstrap token. */
-export async function startServer(database: Database) {
-  const config = loadConfig({ HANSE_BOOTSTRAP_TOKEN: benchToken, LOG_LEVEL: "silent", HANSE_ROLES: "api" });
+/**
+ * Hanse's API on `database` at a free local port, silent, with the bench's bootstrap token;
+ * `env` adds settings (the webhooks bench's local receiver).
+ */
+export async function startServer(database: Database, env: Record<string, string> = {}) {
+  const config = loadConfig({
+    HANSE_BOOTSTRAP_TOKEN: benchToken,
+    LOG_LEVEL: "silent",
+    HANSE_ROLES: "api",
+    ...env,
+  });
   const logger = createLogger("silent");
   const container = await createContainer(config, { logger, database });
   const app = await buildApp(container);

@@ -5,19 +5,13 @@ import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
+import { subscribeWebhook, type WebhookSubscription } from "../support/webhook-subscriptions.js";
 
 const clock = createManualClock(new Date());
 let t: TestApp;
 let tenant: ProvisionedTenant;
 let receiver: HttpsReceiver;
 let counter = 0;
-
-interface Subscription {
-  id: string;
-  secret: string;
-  enabled: boolean;
-  disabledReason: string | null;
-}
 
 const admin = (method: "GET" | "POST" | "PUT", url: string, payload?: unknown) =>
   t.inject({
@@ -27,33 +21,15 @@ const admin = (method: "GET" | "POST" | "PUT", url: string, payload?: unknown) =
     ...(payload === undefined ? {} : { payload: payload as object }),
   });
 
-/** An app, a binding and a subscription of it to the receiver. */
+/** An app, a binding and a subscription of it to the receiver at `path`. */
 async function subscribe(path = "/hooks") {
-  const appId = `hooks-${counter++}`;
-  await admin("POST", "/api/v1/admin/apps", { id: appId, name: appId, capabilities: ["use"] });
-  const binding = (
-    await admin("POST", "/api/v1/admin/service-bindings", {
-      appId,
-      audience: `aud-${appId}`,
-      requiredCapabilities: [],
-    })
-  ).json<{ id: string }>();
-  const created = await admin("POST", "/api/v1/admin/webhook-subscriptions", {
-    bindingId: binding.id,
-    url: receiver.url.replace("/hooks", path),
-  });
-  expect(created.statusCode).toBe(201);
-  const subscription = created.json<Subscription>();
-  const change = async (actorId: string, plan = "basic") => {
-    const response = await admin("PUT", `/api/v1/admin/apps/${appId}/entitlements/${actorId}`, {
-      status: "active",
-      plan,
-      capabilities: ["use"],
-    });
-    expect(response.statusCode).toBe(200);
-    return response.json<{ sequence: number }>().sequence;
-  };
-  return { appId, subscription, change, received: () => receiver.received.filter((r) => r.url === path) };
+  const hook = await subscribeWebhook(
+    t,
+    tenant.token,
+    `hooks-${counter++}`,
+    receiver.url.replace("/hooks", path),
+  );
+  return { ...hook, received: () => receiver.received.filter((r) => r.url === path) };
 }
 
 /** Verifies a delivery with an independent Standard Webhooks implementation (npm `standardwebhooks`). */
@@ -124,7 +100,7 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
       actorId: "alice",
     });
     expect(delivery?.body).not.toContain("pro");
-    expect(() => verified(delivery as ReceivedRequest, second.json<Subscription>().secret)).toThrow();
+    expect(() => verified(delivery as ReceivedRequest, second.json<WebhookSubscription>().secret)).toThrow();
     expect(hook.subscription.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
   });
 
@@ -155,6 +131,24 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
     expect(JSON.stringify(attempts)).not.toContain(hook.subscription.secret);
   });
 
+  it("issue 22: a delivered attempt ends the subscription's failing period (failingSince back to null)", async () => {
+    const hook = await subscribe("/recovers");
+    let calls = 0;
+    receiver.answer = () => ({ status: calls++ === 0 ? 503 : 204 });
+    await hook.change("ruth");
+    await t.drainJobs();
+    const failing = (
+      await admin("GET", `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`)
+    ).json<WebhookSubscription>();
+    expect(failing.failingSince).toBe(clock.now().toISOString());
+    await advance(6_000);
+    expect(hook.received()).toHaveLength(2);
+    const recovered = (
+      await admin("GET", `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`)
+    ).json<WebhookSubscription>();
+    expect(recovered).toMatchObject({ enabled: true, failingSince: null });
+  });
+
   it("CONTRACT §5: a 410 disables the subscription until it is enabled again", async () => {
     const hook = await subscribe("/gone");
     receiver.answer = () => ({ status: 410 });
@@ -162,7 +156,7 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
     await t.drainJobs();
     const read = (
       await admin("GET", `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`)
-    ).json<Subscription>();
+    ).json<WebhookSubscription>();
     expect(read).toMatchObject({ enabled: false, disabledReason: "the receiver answered 410 Gone" });
     await hook.change("carol", "pro");
     await advance(60_000);
@@ -177,16 +171,45 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
   });
 
   it("issue 22: 429 and 503 honour Retry-After", async () => {
-    const hook = await subscribe("/busy");
+    for (const status of [429, 503]) {
+      const hook = await subscribe(`/busy-${status}`);
+      let calls = 0;
+      receiver.answer = () =>
+        calls++ === 0 ? { status, headers: { "retry-after": "120" } } : { status: 204 };
+      await hook.change("erin");
+      await t.drainJobs();
+      await advance(30_000);
+      expect(hook.received(), String(status)).toHaveLength(1);
+      await advance(91_000);
+      expect(hook.received(), String(status)).toHaveLength(2);
+    }
+  });
+
+  it("CONTRACT §5: a redirect is not followed and counts as a failure — a 302 to a private address reaches nothing there, and the delivery is tried again", async () => {
+    const hook = await subscribe("/moved");
+    // The redirect's target is this receiver on loopback, where a followed redirect would show.
+    const target = receiver.url.replace("/hooks", "/redirected");
     let calls = 0;
-    receiver.answer = () =>
-      calls++ === 0 ? { status: 429, headers: { "retry-after": "120" } } : { status: 204 };
-    await hook.change("erin");
+    receiver.answer = (request) =>
+      request.url === "/moved" && calls++ === 0
+        ? { status: 302, headers: { location: target } }
+        : { status: 204 };
+    await hook.change("ivan");
     await t.drainJobs();
-    await advance(30_000);
+    const redirected = () => receiver.received.filter((r) => r.url === "/redirected");
     expect(hook.received()).toHaveLength(1);
-    await advance(91_000);
+    expect(redirected()).toHaveLength(0);
+    expect((await hook.attempts()).map((a) => [a.attempt, a.status, a.errorClass])).toEqual([
+      [1, 302, "http-302"],
+    ]);
+    expect((await hook.read()).failingSince).not.toBeNull();
+    await advance(6_000);
     expect(hook.received()).toHaveLength(2);
+    expect(redirected()).toHaveLength(0);
+    expect((await hook.attempts()).map((a) => [a.attempt, a.status])).toEqual([
+      [2, 204],
+      [1, 302],
+    ]);
   });
 
   it("issue 22: a receiver that hangs times out and is tried again", async () => {
@@ -251,12 +274,12 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
     // About 40 minutes of failures: not yet the configured hour.
     const early = (
       await admin("GET", `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`)
-    ).json<Subscription>();
+    ).json<WebhookSubscription>();
     expect(early.enabled).toBe(true);
     await advance(fourth);
     const read = (
       await admin("GET", `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`)
-    ).json<Subscription>();
+    ).json<WebhookSubscription>();
     expect(read.enabled).toBe(false);
     expect(read.disabledReason).toMatch(/every delivery failed/);
   });

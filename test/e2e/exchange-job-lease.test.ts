@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,7 +7,8 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
+import { startWorkerProcess, type HanseProcess } from "../support/server-process.js";
+import { createTestApp, workerProcessEnv, type TestApp } from "../support/test-app.js";
 import { onPostgres } from "../support/test-database.js";
 import { waitUntil } from "../support/wait-until.js";
 import { setupPartner, upload, validOrders } from "../../src/modules/exchange/testing/exchange.fixtures.js";
@@ -20,33 +21,12 @@ describe.skipIf(!onPostgres)("issue 20 defect 9: the job lease follows the job (
   let t: TestApp;
   let tenant: ProvisionedTenant;
   let dir: string;
-  const children: ChildProcess[] = [];
+  const workers: HanseProcess[] = [];
 
-  function startWorkerProcess(name: string): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "serve"], {
-      env: {
-        ...process.env,
-        DATABASE_URL: t.testDatabase.url,
-        HANSE_ROLES: "worker",
-        HANSE_BOOTSTRAP_TOKEN: bootstrapToken,
-        HANSE_DATA_DIR: join(dir, name),
-        HANSE_JOB_POLL_MS: "50",
-        HANSE_JOB_LEASE_SECONDS: String(leaseSeconds),
-        LOG_LEVEL: "info",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      let buffered = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("utf8");
-        if (buffered.includes("hanse worker is running")) resolve(child);
-      });
-      child.once("exit", (code) => {
-        reject(new Error(`worker ${name} exited with ${String(code)}`));
-      });
-    });
+  async function startWorker(name: string): Promise<ChildProcess> {
+    const worker = await startWorkerProcess(workerProcessEnv(t, join(dir, name), leaseSeconds));
+    workers.push(worker);
+    return worker.child;
   }
 
   beforeAll(async () => {
@@ -55,13 +35,7 @@ describe.skipIf(!onPostgres)("issue 20 defect 9: the job lease follows the job (
     dir = await mkdtemp(join(tmpdir(), "hanse-lease-"));
   }, 60_000);
   afterAll(async () => {
-    await Promise.all(
-      children.map(async (child) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        child.kill("SIGTERM");
-        await once(child, "exit");
-      }),
-    );
+    await Promise.all(workers.map((worker) => worker.stop()));
     await t.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -92,7 +66,7 @@ describe.skipIf(!onPostgres)("issue 20 defect 9: the job lease follows the job (
       await blocker.query("BEGIN");
       await blocker.query("SELECT id FROM exchange_uploads WHERE id = $1 FOR UPDATE", [uploadId]);
 
-      const a = await startWorkerProcess("a");
+      const a = await startWorker("a");
       await waitUntil(async () => (await job(uploadId))?.state === "running", {
         what: "worker a to claim the upload job",
         timeoutMs: 30_000,
@@ -101,7 +75,7 @@ describe.skipIf(!onPostgres)("issue 20 defect 9: the job lease follows the job (
       expect((await job(uploadId))?.lease_left_ms).toBeLessThanOrEqual(leaseSeconds * 1000);
 
       // A second worker does not take the job while its worker lives: the heartbeat renews it.
-      await startWorkerProcess("b");
+      await startWorker("b");
       await new Promise((resolve) => setTimeout(resolve, leaseSeconds * 2000));
       const held = await job(uploadId);
       expect(held).toMatchObject({ state: "running", attempts: 1 });

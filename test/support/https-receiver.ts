@@ -26,7 +26,11 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
-export async function startHttpsReceiver(path = "/hooks"): Promise<HttpsReceiver> {
+/**
+ * `dnsNames`: host names the certificate is valid for besides `localhost` and 127.0.0.1 (names a
+ * test resolves to this receiver through a stub, so that only the address guard can stop a request).
+ */
+export async function startHttpsReceiver(path = "/hooks", dnsNames: string[] = []): Promise<HttpsReceiver> {
   const dir = await mkdtemp(join(tmpdir(), "hanse-receiver-"));
   const key = join(dir, "key.pem");
   const cert = join(dir, "cert.pem");
@@ -49,7 +53,7 @@ export async function startHttpsReceiver(path = "/hooks"): Promise<HttpsReceiver
       "-subj",
       "/CN=localhost",
       "-addext",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      `subjectAltName=${["IP:127.0.0.1", "DNS:localhost", ...dnsNames.map((name) => `DNS:${name}`)].join(",")}`,
     ],
     { stdio: "ignore" },
   );

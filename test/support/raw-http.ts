@@ -103,3 +103,55 @@ export function parseResponse(bytes: Buffer): ParsedResponse | undefined {
   if (!Number.isInteger(length) || body.length < length) return undefined;
   return { status: Number(match[1]), reason: match[2] ?? "", headers, body: body.subarray(0, length) };
 }
+
+/** Every complete response in `bytes`, in order (pipelined answers on one connection). */
+export function parseResponses(bytes: Buffer): ParsedResponse[] {
+  const responses: ParsedResponse[] = [];
+  for (let rest = bytes; ;) {
+    const response = parseResponse(rest);
+    if (!response) return responses;
+    responses.push(response);
+    rest = rest.subarray(rest.indexOf("\r\n\r\n") + 4 + response.body.length);
+  }
+}
+
+export interface RawConnection {
+  /** Writes raw bytes, as much or as little of a request as the test wants. */
+  write(data: string): void;
+  /** All the server sent, once it closed the connection. */
+  closed: Promise<RawExchange>;
+}
+
+/** A plain TCP connection for requests a test sends piece by piece (stalled bodies, pipelining). */
+export async function openRawConnection(port: number): Promise<RawConnection> {
+  const socket = connect({ port, host: "127.0.0.1" });
+  const chunks: Buffer[] = [];
+  let error: string | undefined;
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  socket.on("error", (e: NodeJS.ErrnoException) => {
+    error ??= e.code ?? e.message;
+  });
+  const closed = new Promise<RawExchange>((resolve) => {
+    socket.on("close", () => {
+      resolve({ received: Buffer.concat(chunks), ...(error ? { error } : {}) });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  return { write: (data) => socket.write(data), closed };
+}
+
+/** Whether a new connection to `port` is refused (the server no longer listens). */
+export const connectionRefused = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = connect({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", () => {
+      resolve(true);
+    });
+  });

@@ -13,23 +13,21 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-export interface ServerProcess {
+export interface HanseProcess {
   child: ChildProcess;
-  url: string;
   output: () => string;
+  /** Sends `signal` (default SIGTERM) and resolves with the exit code once the process ended. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs `hanse serve` as a real process (what `npm start` runs) and waits until it listens. */
-export async function startServerProcess(env: Record<string, string | undefined>): Promise<ServerProcess> {
-  const port = await freePort();
+export interface ServerProcess extends HanseProcess {
+  url: string;
+}
+
+/** `hanse serve` (what `npm start` runs) as a real process, its output collected. */
+function spawnServe(env: Record<string, string | undefined>): HanseProcess {
   const childEnv: Record<string, string> = {};
-  const merged: Record<string, string | undefined> = {
-    ...process.env,
-    LOG_LEVEL: "info",
-    ...env,
-    PORT: String(port),
-  };
+  const merged: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: "info", ...env };
   for (const [key, value] of Object.entries(merged)) {
     if (value !== undefined) childEnv[key] = value;
   }
@@ -40,30 +38,52 @@ export async function startServerProcess(env: Record<string, string | undefined>
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+  return {
+    child,
+    output: () => output,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = (await once(child, "exit")) as [number | null];
+      return code;
+    },
+  };
+}
+
+/**
+ * Runs `hanse serve` with HANSE_ROLES=worker (jobs only, no API) and waits until its worker runs.
+ * `env` must name the database (DATABASE_URL) and the bootstrap token the API process uses.
+ */
+export async function startWorkerProcess(env: Record<string, string | undefined>): Promise<HanseProcess> {
+  const worker = spawnServe({ ...env, HANSE_ROLES: "worker" });
+  const deadline = Date.now() + 60_000;
+  while (!worker.output().includes("hanse worker is running")) {
+    if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
+    if (Date.now() > deadline) throw new Error(`worker did not start:\n${worker.output()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return worker;
+}
+
+/** Runs `hanse serve` as a real process (what `npm start` runs) and waits until it listens. */
+export async function startServerProcess(env: Record<string, string | undefined>): Promise<ServerProcess> {
+  const port = await freePort();
+  const server = spawnServe({ ...env, PORT: String(port) });
+  const { child, output } = server;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output()}`);
     try {
       const response = await fetch(`${url}/readyz`);
       if (response.status === 200) break;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`server did not become ready:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`server did not become ready:\n${output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    child,
-    url,
-    output: () => output,
-    stop: async (signal = "SIGTERM") => {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill(signal);
-      const [code] = (await once(child, "exit")) as [number | null];
-      return code;
-    },
-  };
+  return { ...server, url };
 }
 
 /** Runs `hanse serve` expecting it to fail at start-up. */

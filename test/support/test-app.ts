@@ -6,6 +6,7 @@ import { createContainer, type Container } from "../../src/container.js";
 import { createManualClock, systemClock, type Clock } from "../../src/platform/clock/clock.js";
 import { createWorker, type Worker } from "../../src/platform/jobs/index.js";
 import { createLogger } from "../../src/platform/logging/logger.js";
+import type { HostLookup } from "../../src/platform/outbound/index.js";
 import { createTestDatabase, type TestDatabase } from "./test-database.js";
 
 export const bootstrapToken = "test-bootstrap-token-0123456789abcdefghijklmnop";
@@ -30,6 +31,8 @@ export interface TestAppOptions {
   manualClock?: boolean;
   /** PostgreSQL only: how the app connects to its test database (see createTestDatabase). */
   connectVia?: (url: string) => string;
+  /** How customers' host names resolve (a stub plays DNS rebinding); ContainerOptions.lookupHost. */
+  lookupHost?: HostLookup;
 }
 
 /** The real app on a fresh database, with captured logs and a worker the test drives. */
@@ -50,7 +53,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const testDatabase = await createTestDatabase(options.connectVia ? { connectVia: options.connectVia } : {});
   const clock = options.clock ?? (options.manualClock ? createManualClock(new Date()) : systemClock);
   const logger = createLogger(config.LOG_LEVEL, sink);
-  const container = await createContainer(config, { logger, database: testDatabase.database, clock });
+  const container = await createContainer(config, {
+    logger,
+    database: testDatabase.database,
+    clock,
+    ...(options.lookupHost ? { lookupHost: options.lookupHost } : {}),
+  });
   const app = await buildApp(container);
   const worker = createWorker({
     database: container.database,
@@ -110,6 +118,18 @@ export async function runJobNow(t: TestApp, name: string): Promise<void> {
     signal: new AbortController().signal,
   });
 }
+
+/**
+ * The settings of a worker process (`startWorkerProcess` of server-process.ts) on the app's
+ * PostgreSQL database: its own data directory, polls every 50 ms, leases of `leaseSeconds`.
+ */
+export const workerProcessEnv = (t: TestApp, dataDir: string, leaseSeconds: number) => ({
+  DATABASE_URL: t.testDatabase.url,
+  HANSE_BOOTSTRAP_TOKEN: bootstrapToken,
+  HANSE_DATA_DIR: dataDir,
+  HANSE_JOB_POLL_MS: "50",
+  HANSE_JOB_LEASE_SECONDS: String(leaseSeconds),
+});
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const adminHeaders = bearer(bootstrapToken);

@@ -129,6 +129,7 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
         outbound: createOutboundClient({
           allowPrivate: deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1",
           caFile: deps.config.HANSE_WEBHOOK_CA_FILE,
+          lookup: deps.lookupHost,
         }),
         sealingKey: seal,
         timeoutMs: deps.config.HANSE_WEBHOOK_TIMEOUT_MS,

@@ -57,8 +57,9 @@ export function webhookDeliveryJob(deps: {
     name: webhookDeliveryJobName,
     maxAttempts: 5,
     async run({ tenantId, deliveryId }) {
-      // Read, send, then record: no transaction is held open while the receiver answers.
-      const found = await database.transaction((trx) => repo.lockDelivery(trx, tenantId, deliveryId));
+      // Read (no lock), send, then record under the delivery row's lock: no transaction is held
+      // open while the receiver answers.
+      const found = await repo.findDelivery(database.db, tenantId, deliveryId);
       if (!found || found.delivery.state !== "pending") return;
       const { delivery, subscription } = found;
       const now = deps.clock.now();
@@ -104,40 +105,37 @@ export function webhookDeliveryJob(deps: {
         latencyMs = Math.max(0, deps.clock.now().getTime() - started);
       }
       deps.counters.attempts++;
-      await database.transaction(async (trx) => {
-        const current = await repo.lockDelivery(trx, tenantId, deliveryId);
-        if (current?.delivery.state !== "pending" || current.delivery.attempts !== delivery.attempts) return;
-        const at = deps.clock.now();
-        const attempt = delivery.attempts + 1;
-        await repo.insertAttempt(trx, {
-          tenant_id: tenantId,
-          id: deps.newId(),
-          subscription_id: subscription.id,
-          delivery_id: delivery.id,
-          sequence: delivery.sequence,
-          attempt,
-          attempted_at: at,
-          status,
-          latency_ms: Math.round(latencyMs),
-          error_class:
-            errorClass ?? (status !== null && (status < 200 || status >= 300) ? `http-${status}` : null),
-        });
-        if (status !== null && status >= 200 && status < 300) {
-          await repo.updateDelivery(trx, tenantId, delivery.id, {
-            state: "delivered",
-            attempts: attempt,
-            last_status: status,
-            last_error: null,
-            completed_at: at,
-          });
-          if (subscription.failing_since) {
-            await repo.updateSubscription(trx, tenantId, subscription.id, { failing_since: null });
-          }
+      const at = deps.clock.now();
+      const attempt = delivery.attempts + 1;
+      const delivered = status !== null && status >= 200 && status < 300;
+      const attemptRow = {
+        tenant_id: tenantId,
+        id: deps.newId(),
+        subscription_id: subscription.id,
+        delivery_id: delivery.id,
+        sequence: delivery.sequence,
+        attempt,
+        attempted_at: at,
+        status,
+        latency_ms: Math.round(latencyMs),
+        error_class: errorClass ?? (delivered ? null : `http-${String(status)}`),
+      };
+      if (delivered) {
+        // The usual outcome, recorded in one statement; like the transaction below, only while the
+        // delivery is still pending at this attempt (another run of this job, after a lease that
+        // ran out mid-send, may have recorded it).
+        if (await repo.recordDelivered(database.db, attemptRow)) {
           deps.counters.delivered++;
           deps.counters.recentLagsMs.push(at.getTime() - delivery.occurred_at.getTime());
           if (deps.counters.recentLagsMs.length > 1000) deps.counters.recentLagsMs.shift();
-          return;
         }
+        return;
+      }
+      await database.transaction(async (trx) => {
+        // Recorded once: another run of this job (a lease that expired mid-send) may have recorded it.
+        const current = await repo.lockDeliveryState(trx, tenantId, deliveryId);
+        if (current?.state !== "pending" || current.attempts !== delivery.attempts) return;
+        await repo.insertAttempt(trx, attemptRow);
         deps.counters.failedAttempts++;
         const failure = errorClass ?? `http-${String(status)}`;
         if (status === 410) {
@@ -151,8 +149,8 @@ export function webhookDeliveryJob(deps: {
           });
           return;
         }
-        const failingSince = subscription.failing_since ?? at;
-        if (!subscription.failing_since) {
+        const failingSince = current.failing_since ?? at;
+        if (!current.failing_since) {
           await repo.updateSubscription(trx, tenantId, subscription.id, { failing_since: at });
         }
         if (at.getTime() - failingSince.getTime() >= deps.disableAfterMs) {

@@ -22,7 +22,7 @@ import type {
 import { webhookDeliveryJobName, webhookJobKey } from "./webhook-delivery.job.js";
 import * as repo from "./webhooks.repository.js";
 
-type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs"> & {
+type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs" | "lookupHost"> & {
   config: Pick<Config, "HANSE_WEBHOOK_ALLOW_PRIVATE" | "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
   sealingKey: () => Promise<Buffer>;
 };
@@ -105,7 +105,7 @@ export function createWebhooksService(deps: Deps) {
         occurredAt: Date;
       },
     ): Promise<void> {
-      const ids = await repo.insertDeliveries(trx, change, deps.newId);
+      const ids = await repo.insertDeliveries(trx, change);
       await enqueue(trx, change.tenantId, ids);
     },
 
@@ -126,7 +126,11 @@ export function createWebhooksService(deps: Deps) {
       let url: URL;
       try {
         url = checkTargetUrl(body.url);
-        await resolveTargetHost(url.hostname, deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1");
+        await resolveTargetHost(
+          url.hostname,
+          deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1",
+          deps.lookupHost,
+        );
       } catch (error) {
         if (error instanceof OutboundTargetError) throw invalidUrl(error.message);
         throw error;
@@ -219,7 +223,6 @@ export function createWebhooksService(deps: Deps) {
               actorId: change.actor_id,
               occurredAt: change.occurred_at,
             },
-            deps.newId,
             [row.id],
           );
           await enqueue(trx, row.tenant_id, ids);

@@ -8,6 +8,8 @@ export const serverLimits = {
   requestTimeoutMs: 300_000,
   headersTimeoutMs: 30_000,
   keepAliveTimeoutMs: 65_000,
+  /** How often Node looks for requests past those time-outs (its default): a 408 may come this much later. */
+  connectionsCheckingIntervalMs: 30_000,
   /**
    * Above every path parameter a route declares: the longest is an entitlement actor id, 128
    * characters that may arrive percent-encoded as up to 12 characters each (4-byte UTF-8).
@@ -63,6 +65,7 @@ export function httpServerFactory(options: HttpServerOptions): (handler: Handler
         requestTimeout: serverLimits.requestTimeoutMs,
         headersTimeout: serverLimits.headersTimeoutMs,
         keepAliveTimeout: serverLimits.keepAliveTimeoutMs,
+        connectionsCheckingInterval: serverLimits.connectionsCheckingIntervalMs,
       },
       (request, response) => {
         if (isLingering(request.socket)) {

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { LookupAddress } from "node:dns";
-import { rootCertificates } from "node:tls";
+import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { Agent, request } from "undici";
-import { checkTargetUrl, OutboundTargetError, resolveTargetHost } from "./target.js";
+import { checkTargetUrl, OutboundTargetError, resolveTargetHost, type HostLookup } from "./target.js";
 
 /** Why a call to a customer's URL failed, for attempt logs and metrics (never a message from the peer). */
 export type OutboundErrorClass = "address" | "dns" | "timeout" | "connect" | "tls" | "protocol";
@@ -29,8 +29,11 @@ export interface OutboundClientOptions {
   allowPrivate: boolean;
   /** Local testing only (HANSE_WEBHOOK_CA_FILE): a PEM bundle trusted besides the system's roots. */
   caFile?: string | undefined;
-  /** Resolves a host name (tests stub it to play DNS rebinding); default node:dns lookup. */
-  resolve?: (hostname: string, allowPrivate: boolean) => Promise<LookupAddress[]>;
+  /**
+   * How host names resolve: the system's resolver, or a test's stub (DNS rebinding); every
+   * address it returns is checked at every call.
+   */
+  lookup?: HostLookup | undefined;
   connectTimeoutMs?: number;
   now?: () => number;
 }
@@ -93,13 +96,17 @@ export function classifyOutboundError(error: unknown): OutboundError {
  * response body is read no further than a few KiB.
  */
 export function createOutboundClient(options: OutboundClientOptions) {
-  const resolve = options.resolve ?? resolveTargetHost;
   const now = options.now ?? Date.now;
-  let ca: string[] | undefined;
-  const trusted = (): string[] | undefined => {
+  /**
+   * With a CA file, one TLS context that trusts it besides the system's roots, made on first use:
+   * a `ca` option instead would make a context per connection, parsing every root certificate
+   * again (tens of milliseconds of CPU on a busy machine).
+   */
+  let context: SecureContext | undefined;
+  const trusted = (): SecureContext | undefined => {
     if (options.caFile === undefined) return undefined;
-    ca ??= [...rootCertificates, readFileSync(options.caFile, "utf8")];
-    return ca;
+    context ??= createSecureContext({ ca: [...rootCertificates, readFileSync(options.caFile, "utf8")] });
+    return context;
   };
 
   /**
@@ -117,12 +124,12 @@ export function createOutboundClient(options: OutboundClientOptions) {
       agents.set(key, agent);
       return agent;
     }
-    const cas = trusted();
+    const secureContext = trusted();
     agent = new Agent({
       keepAliveTimeout: 10_000,
       connect: {
         timeout: options.connectTimeoutMs ?? Math.min(timeoutMs, 10_000),
-        ...(cas ? { ca: cas } : {}),
+        ...(secureContext ? { secureContext } : {}),
         lookup: (
           _host: string,
           lookupOptions: { all?: boolean },
@@ -161,7 +168,7 @@ export function createOutboundClient(options: OutboundClientOptions) {
       const signal = AbortSignal.timeout(timeoutMs);
       try {
         const url = checkTargetUrl(rawUrl);
-        const [address] = await resolve(url.hostname, options.allowPrivate);
+        const [address] = await resolveTargetHost(url.hostname, options.allowPrivate, options.lookup);
         if (!address) throw new OutboundError("dns", "the host name does not resolve");
         const agent = agentFor(url, address, timeoutMs);
         const response = await request(url, {

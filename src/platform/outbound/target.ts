@@ -87,14 +87,30 @@ export function checkTargetUrl(raw: string): URL {
   return url;
 }
 
-/** Resolves the host and checks every address; the connection later uses only checked addresses. */
-export async function resolveTargetHost(hostname: string, allowPrivate: boolean): Promise<LookupAddress[]> {
-  const host = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
-  const addresses = await new Promise<LookupAddress[]>((resolve, reject) => {
+/** How a host name resolves to addresses; rejects when it does not resolve. */
+export type HostLookup = (hostname: string) => Promise<LookupAddress[]>;
+
+/** The system's resolver (node:dns lookup, every address, in the resolver's order). */
+export const systemLookup: HostLookup = (host) =>
+  new Promise((resolve, reject) => {
     dnsLookup(host, { all: true, verbatim: true }, (error, result) => {
-      if (error) reject(new OutboundTargetError("the host name does not resolve"));
+      if (error) reject(error);
       else resolve(result);
     });
+  });
+
+/**
+ * Resolves the host (through `lookup`, the system's resolver unless a test stubs it) and checks
+ * every address; the connection later uses only checked addresses.
+ */
+export async function resolveTargetHost(
+  hostname: string,
+  allowPrivate: boolean,
+  lookup: HostLookup = systemLookup,
+): Promise<LookupAddress[]> {
+  const host = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
+  const addresses = await lookup(host).catch(() => {
+    throw new OutboundTargetError("the host name does not resolve");
   });
   if (addresses.length === 0) throw new OutboundTargetError("the host name does not resolve");
   if (!allowPrivate && addresses.some((a) => isBlockedAddress(a.address))) {
