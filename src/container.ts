@@ -19,7 +19,7 @@ import { createCursorCodec } from "./platform/http/cursor.js";
 import { createEntrypointRegistry, type EntrypointRegistry } from "./platform/http/entrypoints.js";
 import { createIdempotency } from "./platform/http/idempotency.js";
 import { createJobQueue, createRetentionJob, type JobDefinition } from "./platform/jobs/index.js";
-import type { HostLookup } from "./platform/outbound/index.js";
+import { createOutboundClient, type HostLookup } from "./platform/outbound/index.js";
 import { serverVersion } from "./version.js";
 
 /** Everything a process needs, built once: the composition root. */
@@ -84,7 +84,12 @@ export async function createContainer(config: Config, options: ContainerOptions)
     idempotency: createIdempotency({ database, clock, macKey }),
     jobs: createJobQueue({ clock, newId }),
     logger: options.logger,
-    lookupHost: options.lookupHost,
+    outbound: createOutboundClient({
+      allowPrivate: config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1",
+      caFile: config.HANSE_WEBHOOK_CA_FILE,
+      // Tests only: how customers' host names resolve; else the system's resolver.
+      lookup: options.lookupHost,
+    }),
   };
 
   const identity = createIdentityModule(deps);
@@ -143,6 +148,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     },
     close: async () => {
       await Promise.all(modules.map((m) => (m.close ? m.close() : Promise.resolve())));
+      await deps.outbound.close();
       await database.close();
     },
     ...(bootstrap.generatedToken ? { generatedBootstrapToken: bootstrap.generatedToken } : {}),

@@ -9,7 +9,7 @@ import type { CursorCodec } from "../platform/http/cursor.js";
 import type { EntrypointDefinition } from "../platform/http/entrypoints.js";
 import type { Idempotency } from "../platform/http/idempotency.js";
 import type { JobDefinition, JobQueue } from "../platform/jobs/index.js";
-import type { HostLookup } from "../platform/outbound/index.js";
+import type { OutboundClient } from "../platform/outbound/index.js";
 
 /** What every module factory receives from the composition root. */
 export interface ModuleDeps {
@@ -21,8 +21,8 @@ export interface ModuleDeps {
   idempotency: Idempotency;
   jobs: JobQueue;
   logger: Logger;
-  /** Tests only (ContainerOptions.lookupHost): how customers' host names resolve; else the system's resolver. */
-  lookupHost?: HostLookup | undefined;
+  /** The one client for calls to customers' URLs (webhooks, lifecycle adapters), and their checks at registration. */
+  outbound: OutboundClient;
 }
 
 /** A named, idempotent step of tenant provisioning, run in its own transaction. */

@@ -33,7 +33,6 @@ import { signingKeysAdmin } from "./signing-keys.routes.js";
 import { webhookDeliveryJob, type WebhookCounters } from "./webhook-delivery.job.js";
 import { webhooksRoutes } from "./webhooks.routes.js";
 import { createWebhooksService } from "./webhooks.service.js";
-import { createOutboundClient } from "../../platform/outbound/index.js";
 
 export type { EntitlementTables } from "./entitlements.tables.js";
 export const entitlementsCapability = "entitlements.service";
@@ -126,11 +125,7 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
         jobs: deps.jobs,
         newId: deps.newId,
         logger: deps.logger,
-        outbound: createOutboundClient({
-          allowPrivate: deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1",
-          caFile: deps.config.HANSE_WEBHOOK_CA_FILE,
-          lookup: deps.lookupHost,
-        }),
+        outbound: deps.outbound,
         sealingKey: seal,
         timeoutMs: deps.config.HANSE_WEBHOOK_TIMEOUT_MS,
         disableAfterMs: deps.config.HANSE_WEBHOOK_DISABLE_AFTER_SECONDS * 1000,

@@ -6,12 +6,7 @@ import { isUuid, sealSecret } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
-import {
-  checkTargetUrl,
-  newWebhookSecret,
-  OutboundTargetError,
-  resolveTargetHost,
-} from "../../platform/outbound/index.js";
+import { newWebhookSecret, OutboundTargetError } from "../../platform/outbound/index.js";
 import type { ModuleDeps } from "../module.js";
 import { findBinding } from "./bindings.repository.js";
 import type {
@@ -22,8 +17,8 @@ import type {
 import { webhookDeliveryJobName, webhookJobKey } from "./webhook-delivery.job.js";
 import * as repo from "./webhooks.repository.js";
 
-type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs" | "lookupHost"> & {
-  config: Pick<Config, "HANSE_WEBHOOK_ALLOW_PRIVATE" | "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
+type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs" | "outbound"> & {
+  config: Pick<Config, "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
   sealingKey: () => Promise<Buffer>;
 };
 type Trx = Transaction<EntitlementTables>;
@@ -125,12 +120,7 @@ export function createWebhooksService(deps: Deps) {
       }
       let url: URL;
       try {
-        url = checkTargetUrl(body.url);
-        await resolveTargetHost(
-          url.hostname,
-          deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1",
-          deps.lookupHost,
-        );
+        url = await deps.outbound.checkTarget(body.url);
       } catch (error) {
         if (error instanceof OutboundTargetError) throw invalidUrl(error.message);
         throw error;

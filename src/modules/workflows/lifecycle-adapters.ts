@@ -8,13 +8,12 @@ import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/http/app-error.js";
 import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { openSealedSecret, sealSecret } from "../../platform/crypto/index.js";
-import { newWebhookSecret, signWebhook } from "../../platform/outbound/index.js";
 import {
   OutboundError,
   OutboundTargetError,
-  checkTargetUrl,
-  createOutboundClient,
-  resolveTargetHost,
+  newWebhookSecret,
+  signWebhook,
+  type OutboundClient,
 } from "../../platform/outbound/index.js";
 import type { AdapterGate, AdapterVerdict, LifecycleAdapter } from "./transition.job.js";
 import * as repo from "./workflows.repository.js";
@@ -25,11 +24,12 @@ export const adapterBodyLimit = 64 * 1024;
 export const lifecycleAdaptersHref = "/api/v1/admin/lifecycle-adapters";
 
 export interface LifecycleAdapterDeps {
-  config: Pick<Config, "HANSE_SECRET_KEY" | "HANSE_WEBHOOK_ALLOW_PRIVATE" | "HANSE_WEBHOOK_CA_FILE">;
+  config: Pick<Config, "HANSE_SECRET_KEY">;
   database: Database;
   clock: Clock;
   newId: IdGenerator;
   cursors: CursorCodec;
+  outbound: OutboundClient;
 }
 
 const toAdapter = (row: Selectable<WorkflowLifecycleAdaptersTable>) => ({
@@ -43,8 +43,7 @@ const toAdapter = (row: Selectable<WorkflowLifecycleAdaptersTable>) => ({
 
 export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
   const db = deps.database.as<WorkflowTables>().db;
-  const allowPrivate = deps.config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1";
-  const outbound = createOutboundClient({ allowPrivate, caFile: deps.config.HANSE_WEBHOOK_CA_FILE });
+  const outbound = deps.outbound;
   const encryptionKey = sealingKey(
     deps.config.HANSE_SECRET_KEY,
     deps.database.db,
@@ -122,8 +121,7 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
     ) {
       let url: URL;
       try {
-        url = checkTargetUrl(body.url);
-        await resolveTargetHost(url.hostname, allowPrivate);
+        url = await outbound.checkTarget(body.url);
       } catch (error) {
         if (error instanceof OutboundTargetError) throw invalidUrl(error.message);
         throw error;

@@ -152,6 +152,16 @@ export function createOutboundClient(options: OutboundClientOptions) {
   }
 
   return {
+    /**
+     * A customer's URL as registered (a webhook subscription, a lifecycle adapter): the URL's
+     * rules and every address its host resolves to now; throws OutboundTargetError.
+     */
+    async checkTarget(rawUrl: string): Promise<URL> {
+      const url = checkTargetUrl(rawUrl);
+      await resolveTargetHost(url.hostname, options.allowPrivate, options.lookup);
+      return url;
+    },
+
     async close(): Promise<void> {
       const all = [...agents.values()];
       agents.clear();
