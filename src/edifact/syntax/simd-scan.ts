@@ -1,4 +1,5 @@
 import { instantiate } from "../wasm-instance.js";
+import type { SeparatorBytes } from "./separators.js";
 import { lastAtOrBefore } from "./sorted-search.js";
 import { tokenizerWasmBase64 } from "./tokenizer.wasm.js";
 
@@ -93,16 +94,6 @@ function theScanner(): Scanner {
   return scanner;
 }
 
-export interface ScanSeparators {
-  readonly component: number;
-  readonly element: number;
-  readonly terminator: number;
-  /** -1 when there is none. */
-  readonly release: number;
-  /** -1 when there is none. */
-  readonly repetition: number;
-}
-
 export interface ScanResult {
   readonly tokenCount: number;
   readonly segmentCount: number;
@@ -190,7 +181,7 @@ export function simdScan(
   bytes: Uint8Array,
   body: number,
   cls: Uint8Array,
-  sep: ScanSeparators,
+  sep: SeparatorBytes,
   tokenCapacity: number,
 ): ScanResult {
   const s = theScanner();

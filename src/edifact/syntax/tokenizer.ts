@@ -1,7 +1,15 @@
 import { decoderFor, findInvalidUtf8, repertoireTable, type Decoder } from "./charset.js";
 import { cutText, MAX_SHOWN_VALUE } from "../issue.types.js";
 import { ErrorCode } from "./error-codes.js";
-import { defaultSeparators, type Separators } from "./separators.js";
+import {
+  defaultSeparators,
+  isUnaAt,
+  optionalServiceByte,
+  separatorBytes,
+  UNA_LENGTH,
+  unaSeparators,
+  type Separators,
+} from "./separators.js";
 import { LIST_CAP, simdScan, uninitialised, type ScanResult } from "./simd-scan.js";
 import { lastAtOrBefore } from "./sorted-search.js";
 
@@ -89,7 +97,7 @@ export function tokEnd(t: TokenTable, k: number): number {
 function lastTokenEnd(t: TokenTable, start: number, limit: number): number {
   const bytes = t.bytes;
   const n = Math.min(limit, bytes.length);
-  const rel = t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0);
+  const rel = optionalServiceByte(t.separators.release);
   const term = t.separators.terminator.charCodeAt(0);
   let i = start;
   while (i < n) {
@@ -193,9 +201,8 @@ function readPrelude(bytes: Uint8Array): Prelude {
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   if (bom) i = 3;
   i = skipLineBreaks(bytes, i);
-  const isUna = bytes[i] === 0x55 && bytes[i + 1] === 0x4e && bytes[i + 2] === 0x41;
-  if (!isUna) return { bom, una: false, body: i, raw: defaultSeparators(3), issues };
-  if (i + 9 > bytes.length) {
+  if (!isUnaAt(bytes, i)) return { bom, una: false, body: i, raw: defaultSeparators(3), issues };
+  if (i + UNA_LENGTH > bytes.length) {
     issues.push({
       code: ErrorCode.unaNotSupported,
       offset: i,
@@ -207,15 +214,7 @@ function readPrelude(bytes: Uint8Array): Prelude {
     });
     return { bom, una: false, body: i, raw: defaultSeparators(3), issues };
   }
-  const ch = (k: number): string => String.fromCharCode(bytes[i + 3 + k] as number);
-  const raw: Separators = {
-    component: ch(0),
-    element: ch(1),
-    decimal: ch(2),
-    release: ch(3),
-    repetition: ch(4),
-    terminator: ch(5),
-  };
+  const raw = unaSeparators(bytes, i);
   // Issue 20 defect 2: service characters that are not all distinct make the input ambiguous
   // (a release character equal to the terminator made every segment end scan to the end of the
   // input: quadratic). Such a UNA, or one advising a letter, digit or space, is reported at once
@@ -251,7 +250,7 @@ function readPrelude(bytes: Uint8Array): Prelude {
       text: `UNA decimal mark "${raw.decimal}" is neither comma nor full stop`,
     });
   }
-  return { bom, una: true, body: skipLineBreaks(bytes, i + 9), raw, issues };
+  return { bom, una: true, body: skipLineBreaks(bytes, i + UNA_LENGTH), raw, issues };
 }
 
 /** Reads UNB 0001 and 0002 ahead of tokenizing (they choose repertoire and separators). */
@@ -559,19 +558,7 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     density = Math.min(0.5, (sampled / Math.max(1, sampleEnd - prelude.body)) * 1.05 + 0.01);
   }
   const tokenCapacity = Math.max(64, Math.ceil(n * density) + 16);
-  const scan = simdScan(
-    bytes,
-    prelude.body,
-    cls,
-    {
-      component: separators.component.charCodeAt(0),
-      element: separators.element.charCodeAt(0),
-      terminator: separators.terminator.charCodeAt(0),
-      release: separators.release === " " ? -1 : separators.release.charCodeAt(0),
-      repetition: separators.repetition === " " ? -1 : separators.repetition.charCodeAt(0),
-    },
-    tokenCapacity,
-  );
+  const scan = simdScan(bytes, prelude.body, cls, separatorBytes(separators), tokenCapacity);
   // The scan leaves room for one more token and segment (an unterminated last one).
   const { tokStart, tokInfo, segEnd, segToken } = scan;
   let tc = scan.tokenCount;

@@ -1,4 +1,5 @@
 import { rangeText, type TokenTable } from "../syntax/tokenizer.js";
+import { optionalServiceByte } from "../syntax/separators.js";
 import { packShortCode } from "./code-set.js";
 import type { ElementCheckContext } from "./element.validator.js";
 import type { CompiledSegment } from "./segment.program.js";
@@ -62,7 +63,7 @@ export function quickContext(ctx: ElementCheckContext): QuickContext {
     segEnd: t.segEnd,
     bytes: t.bytes,
     utf8: ctx.utf8,
-    release: t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0),
+    release: optionalServiceByte(t.separators.release),
     decimal0: ctx.decimalMarks[0] ?? -1,
     decimal1: ctx.decimalMarks[1] ?? -1,
     checkCodes: ctx.checkCodes !== false,
