@@ -1,4 +1,5 @@
 import { instantiate } from "../wasm-instance.js";
+import { BYTE_CLASS, TOKENIZER_MEMORY, TOKENIZER_STATE } from "../wasm-layout.js";
 import type { SeparatorBytes } from "./separators.js";
 import { lastAtOrBefore } from "./sorted-search.js";
 import { tokenizerWasmBase64 } from "./tokenizer.wasm.js";
@@ -11,56 +12,19 @@ import { tokenizerWasmBase64 } from "./tokenizer.wasm.js";
  * page it touched). tokenizer.ts words the issues and completes the table.
  */
 
-const CLASS_DATA = 0;
-const CLASS_REL = 5;
-const CLASS_BAD = 6;
-const NIBBLES = 256;
-const STATE = 288;
-/** The window's copy starts here, after the class table, the nibble tables and the state. */
-const INPUT = 512;
-/** Bytes per window: a multiple of 16 (the scan's block), small enough to stay in cache. */
-const WINDOW = 65536;
-/** A window ends at most this many tokens and segments (a byte ends at most one). */
-const WINDOW_CAP = WINDOW + 32;
-const TS = INPUT + WINDOW + 32;
-const TI = TS + 4 * WINDOW_CAP;
-const SE = TI + 4 * WINDOW_CAP;
-const ST = SE + 4 * WINDOW_CAP;
-const BL = ST + 4 * (WINDOW_CAP + 1);
-const RI = BL + 4 * (WINDOW / 16 + 2);
-const MEMORY_BYTES = RI + 4 * WINDOW_CAP;
+const CLASS_DATA = BYTE_CLASS.data;
+const CLASS_REL = BYTE_CLASS.release;
+const CLASS_BAD = BYTE_CLASS.bad;
+/** The memory's regions (wasm-layout.ts, which tokenizer.wat is assembled from). */
+const { classes: CLASSES, nibblesLow: NIBBLES_LOW, nibblesHigh: NIBBLES_HIGH } = TOKENIZER_MEMORY;
+const { state: STATE, input: INPUT, window: WINDOW } = TOKENIZER_MEMORY;
+const { ts: TS, ti: TI, se: SE, st: ST, bl: BL, ri: RI, bytes: MEMORY_BYTES } = TOKENIZER_MEMORY;
 /** Release issues and suspect bytes listed per input at most (more: `listOverflow`). */
 export const LIST_CAP = 4096;
 
-/** State slots (int32 index = byte offset / 4 − 72), as tokenizer.wat lays them out. */
-const S = {
-  p: 0,
-  start: 1,
-  coord: 2,
-  tc: 3,
-  sc: 4,
-  skip: 5,
-  nbl: 6,
-  nri: 7,
-  layout: 8,
-  end: 9,
-  base: 10,
-  ts: 11,
-  ti: 12,
-  se: 13,
-  st: 14,
-  bl: 15,
-  ri: 16,
-  tokenBase: 17,
-  comp: 22,
-  elem: 23,
-  term: 24,
-  rel: 25,
-  rep: 26,
-  filler: 27,
-  inputEnd: 28,
-} as const;
-const STATE_SLOTS = 29;
+/** State slots (int32 index from STATE), as tokenizer.wat reads them. */
+const S = TOKENIZER_STATE;
+const STATE_SLOTS = TOKENIZER_MEMORY.stateSlots;
 
 interface Scanner {
   readonly run: () => void;
@@ -188,8 +152,9 @@ export function simdScan(
   const { memory, state, int32 } = s;
   if (s.cls !== cls) {
     const { nibbles, filler } = prepare(cls);
-    memory.set(cls, 0);
-    memory.set(nibbles, NIBBLES);
+    memory.set(cls, CLASSES);
+    memory.set(nibbles.subarray(0, 16), NIBBLES_LOW);
+    memory.set(nibbles.subarray(16), NIBBLES_HIGH);
     state[S.filler] = filler;
     s.cls = cls;
   }

@@ -1,5 +1,6 @@
 import { decoderFor, findInvalidUtf8, repertoireTable, type Decoder } from "./charset.js";
 import { cutText, MAX_SHOWN_VALUE } from "../issue.types.js";
+import { BYTE_CLASS, TOKEN_INFO } from "../wasm-layout.js";
 import { ErrorCode } from "./error-codes.js";
 import {
   defaultSeparators,
@@ -57,14 +58,15 @@ export interface TokenTable {
   readonly issues: TokenizerIssue[];
 }
 
-const COMP_MAX = 0x3ff;
-const REP_SHIFT = 10;
-const REP_MAX = 0x7f;
-const ELEM_SHIFT = 17;
-const ELEM_MAX = 0x1fff;
-const COORD_MASK = 0x3fffffff;
+/** The packing of tokInfo (wasm-layout.ts, shared with the WebAssembly scan). */
+const COMP_MAX = TOKEN_INFO.compMax;
+const REP_SHIFT = TOKEN_INFO.repShift;
+const REP_MAX = TOKEN_INFO.repMax;
+const ELEM_SHIFT = TOKEN_INFO.elemShift;
+const ELEM_MAX = TOKEN_INFO.elemMax;
+const COORD_MASK = TOKEN_INFO.coordMask;
 /** Bit 30, so that packed values stay positive int32 in the hot loop. */
-const RELEASED = 0x40000000;
+const RELEASED = TOKEN_INFO.released;
 
 export function tokElem(t: TokenTable, k: number): number {
   return ((t.tokInfo[k] as number) >>> ELEM_SHIFT) & ELEM_MAX;
@@ -144,13 +146,13 @@ export function shownRange(
 }
 
 /** Byte classes; the separators that end a token come first, the rare classes last. */
-const CL_DATA = 0;
-const CL_COMP = 1;
-const CL_ELEM = 2;
-const CL_TERM = 3;
-const CL_REP = 4;
-const CL_REL = 5;
-const CL_BAD = 6;
+const CL_DATA = BYTE_CLASS.data;
+const CL_COMP = BYTE_CLASS.component;
+const CL_ELEM = BYTE_CLASS.element;
+const CL_TERM = BYTE_CLASS.terminator;
+const CL_REP = BYTE_CLASS.repetition;
+const CL_REL = BYTE_CLASS.release;
+const CL_BAD = BYTE_CLASS.bad;
 
 const CR = 0x0d;
 const LF = 0x0a;
