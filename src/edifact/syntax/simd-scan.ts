@@ -123,6 +123,19 @@ function prepare(cls: Uint8Array) {
   return p;
 }
 
+/**
+ * Whether byte r is layout: a line break in the run of them right after a terminator, which the
+ * scan skips (it matters where a UNA makes a line break the release character).
+ */
+function isLayout(bytes: Uint8Array, r: number, segEnd: Int32Array, segments: number): boolean {
+  const isLineBreak = (b: number | undefined): boolean => b === 0x0d || b === 0x0a;
+  if (!isLineBreak(bytes[r])) return false;
+  let q = r - 1;
+  while (q >= 0 && isLineBreak(bytes[q])) q--;
+  const s = lastAtOrBefore(segEnd, 0, segments - 1, q);
+  return s >= 0 && segEnd[s] === q;
+}
+
 const NO_ROOM = new Int32Array(0);
 
 /** Uninitialised int32s: every slot the table exposes is written before it is read. */
@@ -262,7 +275,10 @@ export function simdScan(
       for (let j = block; j < end; j++) {
         if (cls[memory[j + base] as number] !== CLASS_BAD) continue;
         let releases = 0;
-        for (let r = j - 1; r >= body && cls[bytes[r] as number] === CLASS_REL; r--) releases++;
+        for (let r = j - 1; r >= body && cls[bytes[r] as number] === CLASS_REL; r--) {
+          if (isLayout(bytes, r, segEnd, sc)) break;
+          releases++;
+        }
         if (releases % 2 === 1) continue;
         const token = j >= start ? tc : lastAtOrBefore(tokStart, 0, tc - 1, j);
         while (releaseSeen < releaseIssues.length && (releaseIssues[releaseSeen] as number) < j)

@@ -410,10 +410,17 @@ function badByteIssue(state: ReportState, b: number, i: number, seg: number, coo
  */
 const MAX_UNCHECKED_TOKENS = REP_MAX + 1;
 
+/** RELEASED when bytes [s, e) hold a release character, else 0. */
+function releasedIn(bytes: Uint8Array, cls: Uint8Array, s: number, e: number): number {
+  for (let i = s; i < e; i++) if (cls[bytes[i] as number] === CL_REL) return RELEASED;
+  return 0;
+}
+
 /**
  * Walks the tokens [first, last) of segment `seg` again, counting coordinates with the field
  * limits the scan leaves out: a value beyond a limit stays at it, and the segment gets one
  * "too many constituents" issue. The token starts are the scan's; only tokInfo is rewritten.
+ * `lastEnd` is where the segment's last token ends.
  */
 function recheckSegment(
   state: ReportState,
@@ -424,11 +431,23 @@ function recheckSegment(
   first: number,
   last: number,
   seg: number,
+  lastEnd: number,
 ): void {
   let coord = 0;
   let reported = false;
+  // Once a field is full, the scan's unchecked counts carry into the next field, and from the
+  // element field into the release flag (8,192 elements set bit 30): from then on a token's
+  // flag is read from its bytes.
+  let carried = false;
   for (let k = first; k < last; k++) {
-    const released = (tokInfo[k] as number) & RELEASED;
+    const released = carried
+      ? releasedIn(
+          bytes,
+          cls,
+          tokStart[k] as number,
+          k + 1 < last ? (tokStart[k + 1] as number) - 1 : lastEnd,
+        )
+      : (tokInfo[k] as number) & RELEASED;
     tokInfo[k] = coord | released;
     if (k + 1 === last) break;
     // The byte before the next token's start is the separator that ended this token.
@@ -446,6 +465,7 @@ function recheckSegment(
       else coord = (elem + 1) << ELEM_SHIFT;
     } else if (rep === REP_MAX) full = true;
     else coord = (elem << ELEM_SHIFT) | ((rep + 1) << REP_SHIFT);
+    if (full) carried = true;
     if (full && !reported) {
       reported = true;
       reportAt(state, ErrorCode.tooManyConstituents, at, seg, coord, "Too many constituents");
@@ -460,7 +480,10 @@ interface ScannedTable {
   readonly tokInfo: Uint32Array;
   readonly segStart: Int32Array;
   readonly segToken: Int32Array;
+  readonly segEnd: Int32Array;
   readonly segCount: number;
+  /** The last segment has no terminator: its last token ends at the end of the input. */
+  readonly unterminated: boolean;
   readonly state: ReportState;
 }
 
@@ -489,8 +512,9 @@ function reportScanIssues(t: ScannedTable, scan: ScanResult): void {
   for (let seg = 0; seg < t.segCount; seg++) {
     const first = t.segToken[seg] as number;
     const last = t.segToken[seg + 1] as number;
-    if (last - first >= MAX_UNCHECKED_TOKENS)
-      recheckSegment((long ??= stream()), bytes, cls, t.tokStart, t.tokInfo, first, last, seg);
+    if (last - first < MAX_UNCHECKED_TOKENS) continue;
+    const lastEnd = t.unterminated && seg + 1 === t.segCount ? bytes.length : (t.segEnd[seg] as number);
+    recheckSegment((long ??= stream()), bytes, cls, t.tokStart, t.tokInfo, first, last, seg, lastEnd);
   }
   if (scan.releaseIssues.length > 0) {
     const releases = stream();
@@ -584,7 +608,18 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
   const room = scan.segStartRoom;
   const segStart = room.length >= sc ? room.subarray(0, sc) : uninitialised(sc);
   for (let s = 0; s < sc; s++) segStart[s] = tokStart[segToken[s] as number] as number;
-  const table = { bytes, cls, tokStart, tokInfo, segStart, segToken, segCount: sc, state };
+  const table = {
+    bytes,
+    cls,
+    tokStart,
+    tokInfo,
+    segStart,
+    segToken,
+    segEnd,
+    segCount: sc,
+    unterminated,
+    state,
+  };
   reportScanIssues(table, scan);
   if (unterminated) {
     report(
