@@ -157,7 +157,7 @@ const CL_BAD = BYTE_CLASS.bad;
 const CR = 0x0d;
 const LF = 0x0a;
 /** Enough to describe any real defect; garbage input must not grow the issue list unbounded. */
-const MAX_ISSUES = 1000;
+export const MAX_ISSUES = 1000;
 
 const isAlnum = (c: string): boolean => /^[A-Za-z0-9]$/.test(c);
 
@@ -166,7 +166,7 @@ function skipLineBreaks(bytes: Uint8Array, i: number): number {
   return i;
 }
 
-interface Prelude {
+export interface Prelude {
   bom: boolean;
   una: boolean;
   body: number;
@@ -553,21 +553,46 @@ export interface TokenizeOptions {
 }
 
 /**
- * Splits an interchange into segments, elements, repetitions and components in one linear
- * pass. It never throws: whatever the bytes, the result is a table plus issues.
+ * What is decided before the scan: BOM, UNA (and its issues), where segments start, and the
+ * separators and repertoire, which depend on UNB 0001/0002 read ahead.
  */
-export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): TokenTable {
+export interface TokenizerHeader {
+  readonly prelude: Prelude;
+  readonly separators: Separators;
+  readonly syntaxIdentifier: string | undefined;
+  readonly syntaxVersion: number | undefined;
+}
+
+/** The header of `bytes` (shared with the byte-by-byte reference, tokenizer.reference.ts). */
+export function readHeader(bytes: Uint8Array, options: TokenizeOptions = {}): TokenizerHeader {
   const prelude = readPrelude(bytes);
-  const issues = prelude.issues;
   const peeked = peekSyntax(bytes, prelude.body, prelude.raw);
   const version = peeked.version;
-  const syntaxId = options.syntaxIdentifier ?? peeked.id;
   // UNA position 5 is reserved (a space) before syntax version 4; only version 4 repeats.
   let separators: Separators;
   if (prelude.una) {
     separators = version !== undefined && version < 4 ? { ...prelude.raw, repetition: " " } : prelude.raw;
   } else separators = defaultSeparators(version ?? 3);
+  return {
+    prelude,
+    separators,
+    syntaxIdentifier: options.syntaxIdentifier ?? peeked.id,
+    syntaxVersion: version,
+  };
+}
 
+/**
+ * Splits an interchange into segments, elements, repetitions and components in one linear
+ * pass. It never throws: whatever the bytes, the result is a table plus issues.
+ */
+export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): TokenTable {
+  const {
+    prelude,
+    separators,
+    syntaxIdentifier: syntaxId,
+    syntaxVersion: version,
+  } = readHeader(bytes, options);
+  const issues = prelude.issues;
   const cls = classTable(syntaxId ?? "", separators);
   const n = bytes.length;
   const state: ReportState = { issues, overflow: false, syntaxId };
