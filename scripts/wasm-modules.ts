@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
+import { expandWat } from "../src/edifact/wasm-layout.js";
 
 /**
  * Build-time only (scripts/build-wasm.ts and the drift tests): assembles the engine's
- * WebAssembly sources with wabt, a development dependency. Nothing at run time imports this.
+ * WebAssembly sources with wabt, a development dependency, after putting the numbers of
+ * src/edifact/wasm-layout.ts into them. Nothing at run time imports this.
  */
 
 export interface WasmModuleSource {
@@ -41,13 +43,17 @@ export async function assemble(source: WasmModuleSource): Promise<Uint8Array> {
     }>;
   };
   const wabt = await init();
-  const text = readFileSync(new URL(source.wat, root), "utf8");
-  const module = wabt.parseWat(source.wat, text, { simd: true });
+  const module = wabt.parseWat(source.wat, watText(source), { simd: true });
   try {
     return module.toBinary({}).buffer;
   } finally {
     module.destroy();
   }
+}
+
+/** The .wat source as assembled: its `{{name}}`s replaced by the numbers of wasm-layout.ts. */
+export function watText(source: WasmModuleSource): string {
+  return expandWat(readFileSync(new URL(source.wat, root), "utf8"));
 }
 
 /** The TypeScript module that carries the assembled bytes. */

@@ -39,6 +39,11 @@ export type {
 export { parseInterchange, type ParseOptions } from "./envelope/interchange.parser.js";
 export { messageSegments, toInterchange } from "./envelope/interchange.model.js";
 export { readSegment, tagOf, valueAt } from "./envelope/segment.reader.js";
+export {
+  InterchangeScanner,
+  scanInterchange,
+  type InterchangeScanResult,
+} from "./envelope/interchange-scanner.js";
 
 export type {
   CompactDirectory,

@@ -1,6 +1,7 @@
 import { CappedList, shown, tooManyIssues, type EdifactIssue, type IssueLevel } from "../issue.types.js";
 import { isSyntaxIdentifier } from "../syntax/charset.js";
 import { ErrorCode } from "../syntax/error-codes.js";
+import { optionalServiceByte } from "../syntax/separators.js";
 import * as tags from "../syntax/tag-id.js";
 import { tokComp, tokElem, tokenize, tokenText, tokRep, type TokenTable } from "../syntax/tokenizer.js";
 import {
@@ -467,7 +468,7 @@ export function parseInterchange(bytes: Uint8Array, options: ParseOptions = {}):
   const groupRefs = new Set<string>();
 
   const segStart = t.segStart;
-  const release = t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0);
+  const release = optionalServiceByte(t.separators.release);
   for (let s = headerSegment === undefined ? 0 : 1; s < n; s++) {
     // This loop visits every segment. A tag starting with neither U nor the release character
     // cannot decode to a service tag: only an open message matters for it.

@@ -1,4 +1,6 @@
 import { instantiate } from "../wasm-instance.js";
+import { BYTE_CLASS, TOKENIZER_MEMORY, TOKENIZER_STATE } from "../wasm-layout.js";
+import type { SeparatorBytes } from "./separators.js";
 import { lastAtOrBefore } from "./sorted-search.js";
 import { tokenizerWasmBase64 } from "./tokenizer.wasm.js";
 
@@ -10,56 +12,19 @@ import { tokenizerWasmBase64 } from "./tokenizer.wasm.js";
  * page it touched). tokenizer.ts words the issues and completes the table.
  */
 
-const CLASS_DATA = 0;
-const CLASS_REL = 5;
-const CLASS_BAD = 6;
-const NIBBLES = 256;
-const STATE = 288;
-/** The window's copy starts here, after the class table, the nibble tables and the state. */
-const INPUT = 512;
-/** Bytes per window: a multiple of 16 (the scan's block), small enough to stay in cache. */
-const WINDOW = 65536;
-/** A window ends at most this many tokens and segments (a byte ends at most one). */
-const WINDOW_CAP = WINDOW + 32;
-const TS = INPUT + WINDOW + 32;
-const TI = TS + 4 * WINDOW_CAP;
-const SE = TI + 4 * WINDOW_CAP;
-const ST = SE + 4 * WINDOW_CAP;
-const BL = ST + 4 * (WINDOW_CAP + 1);
-const RI = BL + 4 * (WINDOW / 16 + 2);
-const MEMORY_BYTES = RI + 4 * WINDOW_CAP;
+const CLASS_DATA = BYTE_CLASS.data;
+const CLASS_REL = BYTE_CLASS.release;
+const CLASS_BAD = BYTE_CLASS.bad;
+/** The memory's regions (wasm-layout.ts, which tokenizer.wat is assembled from). */
+const { classes: CLASSES, nibblesLow: NIBBLES_LOW, nibblesHigh: NIBBLES_HIGH } = TOKENIZER_MEMORY;
+const { state: STATE, input: INPUT, window: WINDOW } = TOKENIZER_MEMORY;
+const { ts: TS, ti: TI, se: SE, st: ST, bl: BL, ri: RI, bytes: MEMORY_BYTES } = TOKENIZER_MEMORY;
 /** Release issues and suspect bytes listed per input at most (more: `listOverflow`). */
 export const LIST_CAP = 4096;
 
-/** State slots (int32 index = byte offset / 4 − 72), as tokenizer.wat lays them out. */
-const S = {
-  p: 0,
-  start: 1,
-  coord: 2,
-  tc: 3,
-  sc: 4,
-  skip: 5,
-  nbl: 6,
-  nri: 7,
-  layout: 8,
-  end: 9,
-  base: 10,
-  ts: 11,
-  ti: 12,
-  se: 13,
-  st: 14,
-  bl: 15,
-  ri: 16,
-  tokenBase: 17,
-  comp: 22,
-  elem: 23,
-  term: 24,
-  rel: 25,
-  rep: 26,
-  filler: 27,
-  inputEnd: 28,
-} as const;
-const STATE_SLOTS = 29;
+/** State slots (int32 index from STATE), as tokenizer.wat reads them. */
+const S = TOKENIZER_STATE;
+const STATE_SLOTS = TOKENIZER_MEMORY.stateSlots;
 
 interface Scanner {
   readonly run: () => void;
@@ -91,16 +56,6 @@ function theScanner(): Scanner {
     cls: undefined,
   };
   return scanner;
-}
-
-export interface ScanSeparators {
-  readonly component: number;
-  readonly element: number;
-  readonly terminator: number;
-  /** -1 when there is none. */
-  readonly release: number;
-  /** -1 when there is none. */
-  readonly repetition: number;
 }
 
 export interface ScanResult {
@@ -168,6 +123,19 @@ function prepare(cls: Uint8Array) {
   return p;
 }
 
+/**
+ * Whether byte r is layout: a line break in the run of them right after a terminator, which the
+ * scan skips (it matters where a UNA makes a line break the release character).
+ */
+function isLayout(bytes: Uint8Array, r: number, segEnd: Int32Array, segments: number): boolean {
+  const isLineBreak = (b: number | undefined): boolean => b === 0x0d || b === 0x0a;
+  if (!isLineBreak(bytes[r])) return false;
+  let q = r - 1;
+  while (q >= 0 && isLineBreak(bytes[q])) q--;
+  const s = lastAtOrBefore(segEnd, 0, segments - 1, q);
+  return s >= 0 && segEnd[s] === q;
+}
+
 const NO_ROOM = new Int32Array(0);
 
 /** Uninitialised int32s: every slot the table exposes is written before it is read. */
@@ -190,15 +158,16 @@ export function simdScan(
   bytes: Uint8Array,
   body: number,
   cls: Uint8Array,
-  sep: ScanSeparators,
+  sep: SeparatorBytes,
   tokenCapacity: number,
 ): ScanResult {
   const s = theScanner();
   const { memory, state, int32 } = s;
   if (s.cls !== cls) {
     const { nibbles, filler } = prepare(cls);
-    memory.set(cls, 0);
-    memory.set(nibbles, NIBBLES);
+    memory.set(cls, CLASSES);
+    memory.set(nibbles.subarray(0, 16), NIBBLES_LOW);
+    memory.set(nibbles.subarray(16), NIBBLES_HIGH);
     state[S.filler] = filler;
     s.cls = cls;
   }
@@ -306,7 +275,10 @@ export function simdScan(
       for (let j = block; j < end; j++) {
         if (cls[memory[j + base] as number] !== CLASS_BAD) continue;
         let releases = 0;
-        for (let r = j - 1; r >= body && cls[bytes[r] as number] === CLASS_REL; r--) releases++;
+        for (let r = j - 1; r >= body && cls[bytes[r] as number] === CLASS_REL; r--) {
+          if (isLayout(bytes, r, segEnd, sc)) break;
+          releases++;
+        }
         if (releases % 2 === 1) continue;
         const token = j >= start ? tc : lastAtOrBefore(tokStart, 0, tc - 1, j);
         while (releaseSeen < releaseIssues.length && (releaseIssues[releaseSeen] as number) < j)

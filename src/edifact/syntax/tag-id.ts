@@ -1,4 +1,5 @@
 import { MAX_ISSUE_TAG } from "../issue.types.js";
+import { TAG_ID, TOKEN_INFO } from "../wasm-layout.js";
 import { shownToken, type TokenTable } from "./tokenizer.js";
 
 /**
@@ -12,8 +13,8 @@ import { shownToken, type TokenTable } from "./tokenizer.js";
  */
 export const NO_TAG = -1;
 
-const PACKED = 1 << 24;
-const INTERNED_BASE = 1 << 25;
+const PACKED = TAG_ID.packed;
+const INTERNED_BASE = TAG_ID.internedBase;
 /** Only directory tags are interned (at compile time), so input garbage cannot grow this. */
 const interned = new Map<string, number>();
 
@@ -44,8 +45,8 @@ export function tagIdOf(tag: string): number {
   return p !== NO_TAG ? p : (interned.get(tag) ?? NO_TAG);
 }
 
-const RELEASED = 0x40000000;
-const COORD_MASK = 0x3fffffff;
+const RELEASED = TOKEN_INFO.released;
+const COORD_MASK = TOKEN_INFO.coordMask;
 
 /**
  * The tag id of input segment `seg`. Reads the bytes directly in the usual case (an unreleased
@@ -79,6 +80,6 @@ export const TAG_UNA = 0x1554e41;
 export const TAG_UNB = 0x1554e42;
 export const TAG_UNE = 0x1554e45;
 export const TAG_UNG = 0x1554e47;
-export const TAG_UNH = 0x1554e48;
-export const TAG_UNT = 0x1554e54;
+export const TAG_UNH = TAG_ID.UNH;
+export const TAG_UNT = TAG_ID.UNT;
 export const TAG_UNZ = 0x1554e5a;

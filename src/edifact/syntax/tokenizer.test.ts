@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { latin1 } from "../testing/sample.fixture.js";
-import { tokComp, tokElem, tokenize, tokenText, tokRep, type TokenTable } from "./tokenizer.js";
+import { tokComp, tokElem, tokenize, tokenText, tokReleased, tokRep, type TokenTable } from "./tokenizer.js";
 
 /** Segments as arrays of [element, component, value] for readable expectations. */
 function segments(t: TokenTable): string[][] {
@@ -118,6 +118,13 @@ describe("tokenizer edge cases", () => {
     const t = tokenize(latin1(input));
     expect(segments(t)).toEqual(expected);
     expect(t.issues.map((i) => i.code)).toEqual(codes ?? []);
+  });
+
+  it("issue 23: a line feed that a UNA makes the release character is still layout after a terminator", () => {
+    const input = latin1("UNA:+.\n 'UNB+UNOA:3+A+B'\r\n\u00fcTX+A'");
+    const t = tokenize(input);
+    expect(t.issues.map((i) => [i.code, i.offset])).toEqual([[21, input.indexOf(0xfc)]]);
+    expect(segments(t)[1]).toEqual(["0.0=\u00fcTX", "1.0=A"]);
   });
 
   it("decodes each repertoire", () => {
@@ -242,6 +249,14 @@ describe("constituent counts (the hot loop counts unchecked; long segments are w
     expect(codes(v4(`FTX${"+".repeat(8191)}'`))).toEqual([]);
     expect(codes(v4(`FTX${"+".repeat(8192)}'`))).toEqual([16]);
     expect(codes(`UNB+UNOC:4+A+B+20240101:1200+1'FTX${"+".repeat(8192)}`)).toEqual([16, 22]);
+  });
+
+  it("issue 23: marks no token past element 8,191 as released (the scan's count carries into that flag)", () => {
+    const t = tokenize(latin1(v4(`FTX${"+".repeat(8200)}a?:b'`)));
+    const flags = Array.from({ length: t.tokenCount }, (_, k) => tokReleased(t, k));
+    expect(flags.filter(Boolean)).toHaveLength(1);
+    expect(tokenText(t, 8 + 8200)).toBe("a:b");
+    expect(tokReleased(t, 8 + 8200)).toBe(true);
   });
 
   it("keeps the release flag of tokens in long segments", () => {

@@ -1,7 +1,16 @@
 import { decoderFor, findInvalidUtf8, repertoireTable, type Decoder } from "./charset.js";
 import { cutText, MAX_SHOWN_VALUE } from "../issue.types.js";
+import { BYTE_CLASS, TOKEN_INFO } from "../wasm-layout.js";
 import { ErrorCode } from "./error-codes.js";
-import { defaultSeparators, type Separators } from "./separators.js";
+import {
+  defaultSeparators,
+  isUnaAt,
+  optionalServiceByte,
+  separatorBytes,
+  UNA_LENGTH,
+  unaSeparators,
+  type Separators,
+} from "./separators.js";
 import { LIST_CAP, simdScan, uninitialised, type ScanResult } from "./simd-scan.js";
 import { lastAtOrBefore } from "./sorted-search.js";
 
@@ -49,14 +58,15 @@ export interface TokenTable {
   readonly issues: TokenizerIssue[];
 }
 
-const COMP_MAX = 0x3ff;
-const REP_SHIFT = 10;
-const REP_MAX = 0x7f;
-const ELEM_SHIFT = 17;
-const ELEM_MAX = 0x1fff;
-const COORD_MASK = 0x3fffffff;
+/** The packing of tokInfo (wasm-layout.ts, shared with the WebAssembly scan). */
+const COMP_MAX = TOKEN_INFO.compMax;
+const REP_SHIFT = TOKEN_INFO.repShift;
+const REP_MAX = TOKEN_INFO.repMax;
+const ELEM_SHIFT = TOKEN_INFO.elemShift;
+const ELEM_MAX = TOKEN_INFO.elemMax;
+const COORD_MASK = TOKEN_INFO.coordMask;
 /** Bit 30, so that packed values stay positive int32 in the hot loop. */
-const RELEASED = 0x40000000;
+const RELEASED = TOKEN_INFO.released;
 
 export function tokElem(t: TokenTable, k: number): number {
   return ((t.tokInfo[k] as number) >>> ELEM_SHIFT) & ELEM_MAX;
@@ -89,7 +99,7 @@ export function tokEnd(t: TokenTable, k: number): number {
 function lastTokenEnd(t: TokenTable, start: number, limit: number): number {
   const bytes = t.bytes;
   const n = Math.min(limit, bytes.length);
-  const rel = t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0);
+  const rel = optionalServiceByte(t.separators.release);
   const term = t.separators.terminator.charCodeAt(0);
   let i = start;
   while (i < n) {
@@ -136,18 +146,18 @@ export function shownRange(
 }
 
 /** Byte classes; the separators that end a token come first, the rare classes last. */
-const CL_DATA = 0;
-const CL_COMP = 1;
-const CL_ELEM = 2;
-const CL_TERM = 3;
-const CL_REP = 4;
-const CL_REL = 5;
-const CL_BAD = 6;
+const CL_DATA = BYTE_CLASS.data;
+const CL_COMP = BYTE_CLASS.component;
+const CL_ELEM = BYTE_CLASS.element;
+const CL_TERM = BYTE_CLASS.terminator;
+const CL_REP = BYTE_CLASS.repetition;
+const CL_REL = BYTE_CLASS.release;
+const CL_BAD = BYTE_CLASS.bad;
 
 const CR = 0x0d;
 const LF = 0x0a;
 /** Enough to describe any real defect; garbage input must not grow the issue list unbounded. */
-const MAX_ISSUES = 1000;
+export const MAX_ISSUES = 1000;
 
 const isAlnum = (c: string): boolean => /^[A-Za-z0-9]$/.test(c);
 
@@ -156,7 +166,7 @@ function skipLineBreaks(bytes: Uint8Array, i: number): number {
   return i;
 }
 
-interface Prelude {
+export interface Prelude {
   bom: boolean;
   una: boolean;
   body: number;
@@ -193,9 +203,8 @@ function readPrelude(bytes: Uint8Array): Prelude {
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   if (bom) i = 3;
   i = skipLineBreaks(bytes, i);
-  const isUna = bytes[i] === 0x55 && bytes[i + 1] === 0x4e && bytes[i + 2] === 0x41;
-  if (!isUna) return { bom, una: false, body: i, raw: defaultSeparators(3), issues };
-  if (i + 9 > bytes.length) {
+  if (!isUnaAt(bytes, i)) return { bom, una: false, body: i, raw: defaultSeparators(3), issues };
+  if (i + UNA_LENGTH > bytes.length) {
     issues.push({
       code: ErrorCode.unaNotSupported,
       offset: i,
@@ -207,15 +216,7 @@ function readPrelude(bytes: Uint8Array): Prelude {
     });
     return { bom, una: false, body: i, raw: defaultSeparators(3), issues };
   }
-  const ch = (k: number): string => String.fromCharCode(bytes[i + 3 + k] as number);
-  const raw: Separators = {
-    component: ch(0),
-    element: ch(1),
-    decimal: ch(2),
-    release: ch(3),
-    repetition: ch(4),
-    terminator: ch(5),
-  };
+  const raw = unaSeparators(bytes, i);
   // Issue 20 defect 2: service characters that are not all distinct make the input ambiguous
   // (a release character equal to the terminator made every segment end scan to the end of the
   // input: quadratic). Such a UNA, or one advising a letter, digit or space, is reported at once
@@ -251,7 +252,7 @@ function readPrelude(bytes: Uint8Array): Prelude {
       text: `UNA decimal mark "${raw.decimal}" is neither comma nor full stop`,
     });
   }
-  return { bom, una: true, body: skipLineBreaks(bytes, i + 9), raw, issues };
+  return { bom, una: true, body: skipLineBreaks(bytes, i + UNA_LENGTH), raw, issues };
 }
 
 /** Reads UNB 0001 and 0002 ahead of tokenizing (they choose repertoire and separators). */
@@ -409,10 +410,17 @@ function badByteIssue(state: ReportState, b: number, i: number, seg: number, coo
  */
 const MAX_UNCHECKED_TOKENS = REP_MAX + 1;
 
+/** RELEASED when bytes [s, e) hold a release character, else 0. */
+function releasedIn(bytes: Uint8Array, cls: Uint8Array, s: number, e: number): number {
+  for (let i = s; i < e; i++) if (cls[bytes[i] as number] === CL_REL) return RELEASED;
+  return 0;
+}
+
 /**
  * Walks the tokens [first, last) of segment `seg` again, counting coordinates with the field
  * limits the scan leaves out: a value beyond a limit stays at it, and the segment gets one
  * "too many constituents" issue. The token starts are the scan's; only tokInfo is rewritten.
+ * `lastEnd` is where the segment's last token ends.
  */
 function recheckSegment(
   state: ReportState,
@@ -423,11 +431,23 @@ function recheckSegment(
   first: number,
   last: number,
   seg: number,
+  lastEnd: number,
 ): void {
   let coord = 0;
   let reported = false;
+  // Once a field is full, the scan's unchecked counts carry into the next field, and from the
+  // element field into the release flag (8,192 elements set bit 30): from then on a token's
+  // flag is read from its bytes.
+  let carried = false;
   for (let k = first; k < last; k++) {
-    const released = (tokInfo[k] as number) & RELEASED;
+    const released = carried
+      ? releasedIn(
+          bytes,
+          cls,
+          tokStart[k] as number,
+          k + 1 < last ? (tokStart[k + 1] as number) - 1 : lastEnd,
+        )
+      : (tokInfo[k] as number) & RELEASED;
     tokInfo[k] = coord | released;
     if (k + 1 === last) break;
     // The byte before the next token's start is the separator that ended this token.
@@ -445,6 +465,7 @@ function recheckSegment(
       else coord = (elem + 1) << ELEM_SHIFT;
     } else if (rep === REP_MAX) full = true;
     else coord = (elem << ELEM_SHIFT) | ((rep + 1) << REP_SHIFT);
+    if (full) carried = true;
     if (full && !reported) {
       reported = true;
       reportAt(state, ErrorCode.tooManyConstituents, at, seg, coord, "Too many constituents");
@@ -459,7 +480,10 @@ interface ScannedTable {
   readonly tokInfo: Uint32Array;
   readonly segStart: Int32Array;
   readonly segToken: Int32Array;
+  readonly segEnd: Int32Array;
   readonly segCount: number;
+  /** The last segment has no terminator: its last token ends at the end of the input. */
+  readonly unterminated: boolean;
   readonly state: ReportState;
 }
 
@@ -488,8 +512,9 @@ function reportScanIssues(t: ScannedTable, scan: ScanResult): void {
   for (let seg = 0; seg < t.segCount; seg++) {
     const first = t.segToken[seg] as number;
     const last = t.segToken[seg + 1] as number;
-    if (last - first >= MAX_UNCHECKED_TOKENS)
-      recheckSegment((long ??= stream()), bytes, cls, t.tokStart, t.tokInfo, first, last, seg);
+    if (last - first < MAX_UNCHECKED_TOKENS) continue;
+    const lastEnd = t.unterminated && seg + 1 === t.segCount ? bytes.length : (t.segEnd[seg] as number);
+    recheckSegment((long ??= stream()), bytes, cls, t.tokStart, t.tokInfo, first, last, seg, lastEnd);
   }
   if (scan.releaseIssues.length > 0) {
     const releases = stream();
@@ -528,21 +553,46 @@ export interface TokenizeOptions {
 }
 
 /**
- * Splits an interchange into segments, elements, repetitions and components in one linear
- * pass. It never throws: whatever the bytes, the result is a table plus issues.
+ * What is decided before the scan: BOM, UNA (and its issues), where segments start, and the
+ * separators and repertoire, which depend on UNB 0001/0002 read ahead.
  */
-export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): TokenTable {
+export interface TokenizerHeader {
+  readonly prelude: Prelude;
+  readonly separators: Separators;
+  readonly syntaxIdentifier: string | undefined;
+  readonly syntaxVersion: number | undefined;
+}
+
+/** The header of `bytes` (shared with the byte-by-byte reference, tokenizer.reference.ts). */
+export function readHeader(bytes: Uint8Array, options: TokenizeOptions = {}): TokenizerHeader {
   const prelude = readPrelude(bytes);
-  const issues = prelude.issues;
   const peeked = peekSyntax(bytes, prelude.body, prelude.raw);
   const version = peeked.version;
-  const syntaxId = options.syntaxIdentifier ?? peeked.id;
   // UNA position 5 is reserved (a space) before syntax version 4; only version 4 repeats.
   let separators: Separators;
   if (prelude.una) {
     separators = version !== undefined && version < 4 ? { ...prelude.raw, repetition: " " } : prelude.raw;
   } else separators = defaultSeparators(version ?? 3);
+  return {
+    prelude,
+    separators,
+    syntaxIdentifier: options.syntaxIdentifier ?? peeked.id,
+    syntaxVersion: version,
+  };
+}
 
+/**
+ * Splits an interchange into segments, elements, repetitions and components in one linear
+ * pass. It never throws: whatever the bytes, the result is a table plus issues.
+ */
+export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): TokenTable {
+  const {
+    prelude,
+    separators,
+    syntaxIdentifier: syntaxId,
+    syntaxVersion: version,
+  } = readHeader(bytes, options);
+  const issues = prelude.issues;
   const cls = classTable(syntaxId ?? "", separators);
   const n = bytes.length;
   const state: ReportState = { issues, overflow: false, syntaxId };
@@ -559,19 +609,7 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
     density = Math.min(0.5, (sampled / Math.max(1, sampleEnd - prelude.body)) * 1.05 + 0.01);
   }
   const tokenCapacity = Math.max(64, Math.ceil(n * density) + 16);
-  const scan = simdScan(
-    bytes,
-    prelude.body,
-    cls,
-    {
-      component: separators.component.charCodeAt(0),
-      element: separators.element.charCodeAt(0),
-      terminator: separators.terminator.charCodeAt(0),
-      release: separators.release === " " ? -1 : separators.release.charCodeAt(0),
-      repetition: separators.repetition === " " ? -1 : separators.repetition.charCodeAt(0),
-    },
-    tokenCapacity,
-  );
+  const scan = simdScan(bytes, prelude.body, cls, separatorBytes(separators), tokenCapacity);
   // The scan leaves room for one more token and segment (an unterminated last one).
   const { tokStart, tokInfo, segEnd, segToken } = scan;
   let tc = scan.tokenCount;
@@ -595,7 +633,18 @@ export function tokenize(bytes: Uint8Array, options: TokenizeOptions = {}): Toke
   const room = scan.segStartRoom;
   const segStart = room.length >= sc ? room.subarray(0, sc) : uninitialised(sc);
   for (let s = 0; s < sc; s++) segStart[s] = tokStart[segToken[s] as number] as number;
-  const table = { bytes, cls, tokStart, tokInfo, segStart, segToken, segCount: sc, state };
+  const table = {
+    bytes,
+    cls,
+    tokStart,
+    tokInfo,
+    segStart,
+    segToken,
+    segEnd,
+    segCount: sc,
+    unterminated,
+    state,
+  };
   reportScanIssues(table, scan);
   if (unterminated) {
     report(

@@ -7,6 +7,10 @@ export const ordersBody = (ref: string, po: string): string =>
   `UNH+${ref}+ORDERS:D:96A:UN'BGM+220+${po}+9'DTM+137:20240315:102'NAD+BY+5412345000013::9'` +
   `NAD+SU+4012345500004::9'LIN+1++4000862141404:EN'QTY+21:48'UNS+S'CNT+2:1'UNT+10+${ref}'`;
 
+/** A valid D.96A ORDERS interchange, syntax 3, with control reference `ref` and order `PO-<ref>`. */
+export const ordersInterchange = (ref: string): string =>
+  `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+${ref}'${ordersBody("1", `PO-${ref}`)}UNZ+1+${ref}'`;
+
 /** A valid D.96A ORDERS interchange, syntax 3. */
 export const VALID_ORDERS = `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+IC1'${ordersBody("1", "PO1")}UNZ+1+IC1'`;
 

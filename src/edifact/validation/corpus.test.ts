@@ -2,9 +2,14 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { getDirectory } from "../directories/directory.registry.js";
+import {
+  BUILT_IN_DIRECTORIES,
+  getDirectory,
+  type BuiltInDirectoryId,
+} from "../directories/directory.registry.js";
 import { parseInterchange } from "../envelope/interchange.parser.js";
-import { validateInterchange } from "./interchange.validator.js";
+import { generatedCorpus } from "../testing/generated-corpus.js";
+import { validateInterchange, type ValidationReport } from "./interchange.validator.js";
 
 const CORPUS = join(import.meta.dirname, "../../../../shared/corpus");
 
@@ -93,6 +98,20 @@ const EXPECTED: Record<string, { codes: number[]; why: string }> = {
   "syntax-una-staedi-2.edi": { codes: [2, 14], why: "IATA syntax (2), PNRGOV (14)" },
 };
 
+/** The distinct codes of parsing and validating `bytes` against `directory`, with their offsets. */
+function validated(bytes: Uint8Array, directory: BuiltInDirectoryId) {
+  const report = validateInterchange(parseInterchange(bytes), { directory: getDirectory(directory) });
+  const codes = [...new Set(report.issues.map((i) => i.code))].sort((a, b) => a - b);
+  return { codes, report };
+}
+
+function expectOffsetsWithin(report: ValidationReport, bytes: Uint8Array): void {
+  for (const issue of report.issues) {
+    expect(issue.offset).toBeGreaterThanOrEqual(0);
+    expect(issue.offset).toBeLessThanOrEqual(bytes.length);
+  }
+}
+
 describe.skipIf(!existsSync(CORPUS))(`corpus (${CORPUS}; skipped when ../shared is absent)`, () => {
   const files = existsSync(CORPUS) ? readdirSync(CORPUS).filter((f) => f.endsWith(".edi")) : [];
 
@@ -102,19 +121,55 @@ describe.skipIf(!existsSync(CORPUS))(`corpus (${CORPUS}; skipped when ../shared 
 
   it.each(files)("%s parses and validates to its expected codes", (file) => {
     const bytes = readFileSync(join(CORPUS, file));
-    const parsed = parseInterchange(bytes);
-    const report = validateInterchange(parsed, { directory: getDirectory("D96A") });
-    const codes = [...new Set(report.issues.map((i) => i.code))].sort((a, b) => a - b);
+    const { codes, report } = validated(bytes, "D96A");
     expect(codes, EXPECTED[file]?.why).toEqual(EXPECTED[file]?.codes);
-    for (const issue of report.issues) {
-      expect(issue.offset).toBeGreaterThanOrEqual(0);
-      expect(issue.offset).toBeLessThanOrEqual(bytes.length);
-    }
+    expectOffsetsWithin(report, bytes);
   });
 
   it("validates the valid files against D.25A only for the release mismatch", () => {
     const parsed = parseInterchange(readFileSync(join(CORPUS, "orders-d96a-edifabric-1.edi")));
     const report = validateInterchange(parsed, { directory: getDirectory("D25A") });
+    expect(report.issues.map((i) => [i.code, i.tag, i.element, i.component])).toEqual([[14, "UNH", 2, 3]]);
+  });
+});
+
+describe("issue 23: the generated corpus (the engine's own builders; runs without ../shared)", () => {
+  const corpus = generatedCorpus();
+
+  it("has every defect class the shared corpus expects, both syntax versions and both directories", () => {
+    const expected = new Set(Object.values(EXPECTED).flatMap((e) => e.codes));
+    const generated = new Set(corpus.flatMap((c) => c.codes));
+    expect([...expected].filter((code) => !generated.has(code))).toEqual([]);
+    for (const directory of BUILT_IN_DIRECTORIES)
+      for (const version of [3, 4])
+        for (const valid of [true, false]) {
+          const found = corpus.some(
+            (c) =>
+              c.directory === directory && c.syntaxVersion === version && (c.codes.length === 0) === valid,
+          );
+          expect(found, `${directory} syntax ${version} ${valid ? "valid" : "broken"}`).toBe(true);
+        }
+  });
+
+  it("is the same for the same seed", () => {
+    expect(generatedCorpus().map((c) => Buffer.from(c.bytes).toString("latin1"))).toEqual(
+      corpus.map((c) => Buffer.from(c.bytes).toString("latin1")),
+    );
+  });
+
+  it.each(corpus.map((c) => [c.name, c] as const))(
+    "%s parses and validates to its expected codes",
+    (_, c) => {
+      const { codes, report } = validated(c.bytes, c.directory);
+      expect(codes, c.why).toEqual(c.codes);
+      expectOffsetsWithin(report, c.bytes);
+    },
+  );
+
+  it("validates a valid D.96A ORDERS against D.25A only for the release mismatch", () => {
+    const valid = corpus.find((c) => c.name === "orders-d96a-v3-valid");
+    if (!valid) throw new Error("no valid D.96A ORDERS generated");
+    const { report } = validated(valid.bytes, "D25A");
     expect(report.issues.map((i) => [i.code, i.tag, i.element, i.component])).toEqual([[14, "UNH", 2, 3]]);
   });
 });

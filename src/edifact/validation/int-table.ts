@@ -1,3 +1,5 @@
+import { HASH } from "../wasm-layout.js";
+
 /**
  * A fixed open-addressing hash table from non-zero int32 keys to int32 values, at most a
  * quarter full: a lookup is a multiply and, almost always, one or two probes. It stands in
@@ -11,7 +13,7 @@ export interface IntTable {
   readonly shift: number;
 }
 
-const GOLDEN = 0x9e3779b1;
+const GOLDEN = HASH.multiplier;
 
 export function buildIntTable(entries: Iterable<readonly [number, number]>): IntTable {
   const list = [...entries];

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { getDirectory } from "../directories/directory.registry.js";
 import { elementContext, parseInterchange } from "../envelope/interchange.parser.js";
+import { generatedCorpus } from "../testing/generated-corpus.js";
 import { directoryProgram } from "./directory.program.js";
 import { validateInterchange, type ValidateOptions } from "./interchange.validator.js";
 import { FastWalk, withoutFastWalk } from "./segment-check.js";
@@ -162,6 +163,18 @@ describe("the WebAssembly fast path of validation", () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it("gives the same report as the TypeScript path on every file of the generated corpus (issue 23)", () => {
+    for (const c of generatedCorpus()) {
+      for (const codeLists of ["association", "strict"] as const) {
+        const { fast, typescript } = reports(Buffer.from(c.bytes), {
+          directory: getDirectory(c.directory),
+          codeLists,
+        });
+        expect(fast, c.name).toEqual(typescript);
+      }
+    }
   });
 
   const corpus = existsSync(CORPUS) ? readdirSync(CORPUS).filter((f) => f.endsWith(".edi")) : [];

@@ -1,5 +1,13 @@
 import type { MessageDef } from "../directories/directory.types.js";
 import { instantiate, WASM_PAGE, type WasmMemory } from "../wasm-instance.js";
+import {
+  MESSAGE_IMAGE,
+  MESSAGE_IMAGE_FIELDS,
+  MESSAGE_IMAGE_INTS,
+  SEGMENT_CHECK_MEMORY,
+  SEGMENT_RECORD_FIELDS,
+  TAG_ID,
+} from "../wasm-layout.js";
 import { lastAtOrBefore } from "../syntax/sorted-search.js";
 import type { TokenTable } from "../syntax/tokenizer.js";
 import type { DirectoryProgram } from "./directory.program.js";
@@ -20,21 +28,21 @@ import type { StructureWalker } from "./structure.validator.js";
  * (a process serves a handful of directories).
  */
 
-/** Bytes of input per window (a longer segment is left to TypeScript). */
-const WINDOW = 65536;
-const BYTES = 1024;
-/** A window's tokens and segments: each ends at a byte of the window, plus one unterminated. */
-const CAP = WINDOW + 16;
-/** The walker's state (i32) and its counts (f64 per level, at most 32 levels). */
-const IO = 64;
-const MAX_LEVELS = 32;
-const TS = BYTES + WINDOW + 64;
-const TI = TS + 4 * CAP;
-const ST = TI + 4 * CAP;
-const SE = ST + 4 * (CAP + 1);
-const IMAGES = SE + 4 * CAP + 64;
+/**
+ * The memory's regions (wasm-layout.ts, which segment-check.wat is assembled from): WINDOW bytes
+ * of input per window (a longer segment is left to TypeScript) at BYTES; the walker's state (i32)
+ * and its counts (f64 per level, at most MAX_LEVELS) at IO.
+ */
+const {
+  window: WINDOW,
+  bytes: BYTES,
+  io: IO,
+  ioCounts: IO_COUNTS,
+  maxLevels: MAX_LEVELS,
+} = SEGMENT_CHECK_MEMORY;
+const { ts: TS, ti: TI, st: ST, se: SE, images: IMAGES } = SEGMENT_CHECK_MEMORY;
 /** Packed tag ids (tag-id.ts) are below this; interned ones never match input bytes here. */
-const INTERNED_BASE = 1 << 25;
+const INTERNED_BASE = TAG_ID.internedBase;
 /** No image is made beyond this much memory (TypeScript then does all the work). */
 const MAX_MEMORY = 64 * 1024 * 1024;
 
@@ -146,7 +154,7 @@ function reserve(e: Engine, size: number): Layout | undefined {
   return new Layout(e, at);
 }
 
-const RECORD_INTS = 9;
+const RECORD_INTS = SEGMENT_RECORD_FIELDS.length;
 
 /** The records of a directory program's segments (see the .wat), by compiled segment. */
 function recordsOf(e: Engine, program: DirectoryProgram): Map<CompiledSegment, number> {
@@ -170,17 +178,18 @@ function recordsOf(e: Engine, program: DirectoryProgram): Map<CompiledSegment, n
       const conditional = layout.int32(seg.conditional);
       const codes = layout.int32(seg.codes.keys);
       const values = layout.int32(seg.values);
-      const record = layout.int32([
-        seg.positions.length,
-        seg.required,
-        seg.conditional.length,
-        seg.codes.shift,
-        seg.codes.keys.length - 1,
+      const fields: Record<(typeof SEGMENT_RECORD_FIELDS)[number], number> = {
+        size: seg.positions.length,
+        required: seg.required,
+        conditionalInts: seg.conditional.length,
+        codeShift: seg.codes.shift,
+        codeMask: seg.codes.keys.length - 1,
         positions,
         conditional,
-        codes,
+        codeKeys: codes,
         values,
-      ]);
+      };
+      const record = layout.int32(SEGMENT_RECORD_FIELDS.map((name) => fields[name]));
       records.set(seg, record);
     }
   e.records.set(program, records);
@@ -208,26 +217,26 @@ function messageImage(e: Engine, program: DirectoryProgram, message: MessageDef)
       return seg ? (records.get(seg) ?? 0) : 0;
     });
     const size =
-      4 * (12 + 3 * keys.length + structure.trans.length + structure.chainNode.length) +
+      4 * (MESSAGE_IMAGE_INTS + 3 * keys.length + structure.trans.length + structure.chainNode.length) +
       8 * structure.max.length +
       4 * structure.level.length;
     const layout = reserve(e, size);
     if (layout) {
-      const header = layout.int32(new Int32Array(12));
-      const fields = [
-        shift,
-        keys.length - 1,
-        layout.int32(tagKeys),
-        layout.int32(dense),
-        layout.int32(segmentRecords),
-        layout.int32(structure.trans),
-        structure.tags,
-        layout.int32(structure.chainNode),
-        layout.float64(structure.max),
-        layout.int32(structure.level),
-        structure.depth,
-      ];
-      e.int32.set(fields, header >> 2);
+      const header = layout.int32(new Int32Array(MESSAGE_IMAGE_INTS));
+      const fields: Record<(typeof MESSAGE_IMAGE_FIELDS)[number], number> = {
+        tagShift: shift,
+        tagMask: keys.length - 1,
+        tagKeys: layout.int32(tagKeys),
+        denseTags: layout.int32(dense),
+        records: layout.int32(segmentRecords),
+        transitions: layout.int32(structure.trans),
+        tags: structure.tags,
+        chainNodes: layout.int32(structure.chainNode),
+        maxima: layout.float64(structure.max),
+        levels: layout.int32(structure.level),
+        depth: structure.depth,
+      };
+      for (const name of MESSAGE_IMAGE_FIELDS) e.int32[(header + MESSAGE_IMAGE[name]) >> 2] = fields[name];
       image = header;
     }
   }
@@ -304,7 +313,7 @@ export class FastWalk {
     const e = this.e;
     const counts = walker.counts;
     e.int32[IO >> 2] = state;
-    const countsAt = (IO + 8) >> 3;
+    const countsAt = (IO + IO_COUNTS) >> 3;
     const f64 = e.float64;
     for (let l = 0; l < counts.length; l++) f64[countsAt + l] = counts[l] as number;
     let at = s;

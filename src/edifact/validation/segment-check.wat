@@ -16,24 +16,22 @@
 ;;   (nseg entries, the terminator's absolute offset)
 ;;   the walker's state at io (i32) and its occurrence count per level at io + 8 + 8 l (f64)
 ;;
-;; A message image (built by segment-check.ts from a message structure and a directory):
-;;   +0 tag table shift   +4 tag table mask   +8 tag keys (packed tag ids)   +12 dense tag
-;;   numbers   +16 segment records (0: none)   +20 transitions   +24 number of dense tags
-;;   +28 chain nodes   +32 maximum per node (f64)   +36 level per node   +40 depth
-;; A segment record (CompiledSegment of segment.program.ts):
-;;   +0 number of position entries   +4 required mask   +8 conditional ints (pairs)
-;;   +12 code table shift   +16 code table mask   +20 positions   +24 conditional pairs
-;;   +28 code keys   +32 value slots (4 ints per position)
+;; A message image (built by segment-check.ts from a message structure and a directory) and a
+;; segment record (a CompiledSegment of segment.program.ts) are int32 fields in the order of
+;; MESSAGE_IMAGE_FIELDS and SEGMENT_RECORD_FIELDS of src/edifact/wasm-layout.ts; `image.x` and
+;; `record.x` are their byte offsets. Every name in double braces is a number of that table, which
+;; the driver and the TypeScript quick check read too; scripts/wasm-modules.ts puts the values in
+;; before assembling.
 (module
   (import "env" "memory" (memory 1))
 
   ;; True when the record's code table holds `key`.
   (func $hasCode (param $rec i32) (param $key i32) (result i32)
     (local $i i32) (local $mask i32) (local $keys i32) (local $k i32)
-    (local.set $mask (i32.load offset=16 (local.get $rec)))
-    (local.set $keys (i32.load offset=28 (local.get $rec)))
+    (local.set $mask (i32.load offset={{record.codeMask}} (local.get $rec)))
+    (local.set $keys (i32.load offset={{record.codeKeys}} (local.get $rec)))
     (local.set $i
-      (i32.shr_u (i32.mul (local.get $key) (i32.const 0x9e3779b1)) (i32.load offset=12 (local.get $rec))))
+      (i32.shr_u (i32.mul (local.get $key) (i32.const {{hash.multiplier}})) (i32.load offset={{record.codeShift}} (local.get $rec))))
     (loop $probe
       (local.set $k (i32.load (i32.add (local.get $keys) (i32.shl (local.get $i) (i32.const 2)))))
       (if (i32.eq (local.get $k) (local.get $key)) (then (return (i32.const 1))))
@@ -78,15 +76,16 @@
     (local $slot i32) (local $repr i32) (local $length i32) (local $i i32) (local $b i32)
     (local $key i32) (local $ascii i32)
     (local.set $slot
-      (i32.add (i32.load offset=32 (local.get $rec))
-               (i32.shl (i32.and (local.get $position) (i32.const 31)) (i32.const 4))))
-    (local.set $repr (i32.load (local.get $slot)))
-    (if (i32.eq (local.get $repr) (i32.const 2))
+      (i32.add (i32.load offset={{record.values}} (local.get $rec))
+               (i32.shl (i32.and (local.get $position) (i32.const {{position.numberMask}}))
+                        (i32.const {{valueSlot.shift}}))))
+    (local.set $repr (i32.load offset={{valueSlot.representation}} (local.get $slot)))
+    (if (i32.eq (local.get $repr) (i32.const {{representation.n}}))
       (then
         (local.set $length (call $digits (local.get $s) (local.get $e) (local.get $dec0) (local.get $dec1)))
         (if (i32.lt_s (local.get $length) (i32.const 0)) (then (return (i32.const 0)))))
       (else
-        (if (i32.eq (local.get $repr) (i32.const 1))
+        (if (i32.eq (local.get $repr) (i32.const {{representation.a}}))
           (then
             ;; Alphabetic: no digit.
             (local.set $i (local.get $s))
@@ -98,9 +97,9 @@
                 (local.set $i (i32.add (local.get $i) (i32.const 1)))
                 (br $next)))))
         (local.set $length (i32.sub (local.get $e) (local.get $s)))))
-    (if (i32.gt_s (local.get $length) (i32.load offset=8 (local.get $slot))) (then (return (i32.const 0))))
-    (if (i32.lt_s (local.get $length) (i32.load offset=4 (local.get $slot))) (then (return (i32.const 0))))
-    (if (i32.or (i32.lt_s (i32.load offset=12 (local.get $slot)) (i32.const 0)) (i32.eqz (local.get $codes)))
+    (if (i32.gt_s (local.get $length) (i32.load offset={{valueSlot.max}} (local.get $slot))) (then (return (i32.const 0))))
+    (if (i32.lt_s (local.get $length) (i32.load offset={{valueSlot.min}} (local.get $slot))) (then (return (i32.const 0))))
+    (if (i32.or (i32.lt_s (i32.load offset={{valueSlot.codeSet}} (local.get $slot)) (i32.const 0)) (i32.eqz (local.get $codes)))
       (then (return (i32.const 1))))
     ;; A short ASCII code, packed as code-set.ts packs it.
     (if (i32.gt_s (i32.sub (local.get $e) (local.get $s)) (i32.const 3)) (then (return (i32.const 0))))
@@ -116,7 +115,9 @@
         (br $byte)))
     (if (i32.ge_u (local.get $ascii) (i32.const 0x80)) (then (return (i32.const 0))))
     (call $hasCode (local.get $rec)
-      (i32.or (i32.shl (i32.and (local.get $position) (i32.const 31)) (i32.const 25)) (local.get $key))))
+      (i32.or (i32.shl (i32.and (local.get $position) (i32.const {{position.numberMask}}))
+                       (i32.const {{position.codeShift}}))
+              (local.get $key))))
 
   ;; Characters of a released plain value at [s, e), as `characters` of segment.precheck.ts.
   (func $characters (param $s i32) (param $e i32) (param $rel i32) (result i32)
@@ -151,14 +152,14 @@
     (local $inf i32) (local $index i32) (local $position i32) (local $kind i32) (local $length i32)
     (local $present i32) (local $cond i32) (local $condEnd i32) (local $used i32)
     (local $mandatory i32)
-    (local.set $keys (i32.load offset=8 (local.get $msg)))
-    (local.set $mask (i32.load offset=4 (local.get $msg)))
-    (local.set $shift (i32.load (local.get $msg)))
-    (local.set $trans (i32.load offset=20 (local.get $msg)))
-    (local.set $tags (i32.load offset=24 (local.get $msg)))
-    (local.set $levels (i32.load offset=36 (local.get $msg)))
-    (local.set $depth (i32.load offset=40 (local.get $msg)))
-    (local.set $counts (i32.add (local.get $io) (i32.const 8)))
+    (local.set $keys (i32.load offset={{image.tagKeys}} (local.get $msg)))
+    (local.set $mask (i32.load offset={{image.tagMask}} (local.get $msg)))
+    (local.set $shift (i32.load offset={{image.tagShift}} (local.get $msg)))
+    (local.set $trans (i32.load offset={{image.transitions}} (local.get $msg)))
+    (local.set $tags (i32.load offset={{image.tags}} (local.get $msg)))
+    (local.set $levels (i32.load offset={{image.levels}} (local.get $msg)))
+    (local.set $depth (i32.load offset={{image.depth}} (local.get $msg)))
+    (local.set $counts (i32.add (local.get $io) (i32.const {{check.ioCounts}})))
     (local.set $state (i32.load (local.get $io)))
     (local.set $seg (local.get $from))
     (block $stop
@@ -169,7 +170,7 @@
         (local.set $segEnd (i32.load (i32.add (local.get $se) (i32.shl (local.get $seg) (i32.const 2)))))
         ;; The tag: three unreleased ASCII bytes, packed as tag-id.ts packs them.
         (br_if $stop (i32.and (i32.load (i32.add (local.get $ti) (i32.shl (local.get $k) (i32.const 2))))
-                              (i32.const 0x40000000)))
+                              (i32.const {{tokenInfo.released}})))
         (local.set $s (i32.load (i32.add (local.get $ts) (i32.shl (local.get $k) (i32.const 2)))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br_if $stop
@@ -187,10 +188,10 @@
         (local.set $c (i32.load8_u offset=2 (local.get $s)))
         (br_if $stop (i32.ge_u (i32.or (i32.or (local.get $a) (local.get $b)) (local.get $c)) (i32.const 0x80)))
         (local.set $tag
-          (i32.or (i32.or (i32.const 0x1000000) (i32.shl (local.get $a) (i32.const 16)))
+          (i32.or (i32.or (i32.const {{tag.packed}}) (i32.shl (local.get $a) (i32.const 16)))
                   (i32.or (i32.shl (local.get $b) (i32.const 8)) (local.get $c))))
         ;; The tag's slot in the message's tag table: its dense number and its segment record.
-        (local.set $i (i32.shr_u (i32.mul (local.get $tag) (i32.const 0x9e3779b1)) (local.get $shift)))
+        (local.set $i (i32.shr_u (i32.mul (local.get $tag) (i32.const {{hash.multiplier}})) (local.get $shift)))
         (block $found
           (loop $probe
             (local.set $key (i32.load (i32.add (local.get $keys) (i32.shl (local.get $i) (i32.const 2)))))
@@ -199,16 +200,16 @@
             (local.set $i (i32.and (i32.add (local.get $i) (i32.const 1)) (local.get $mask)))
             (br $probe)))
         ;; UNH and UNT are the envelope's to check; every other segment its elements.
-        (if (i32.and (i32.ne (local.get $tag) (i32.const 0x1554e48)) (i32.ne (local.get $tag) (i32.const 0x1554e54)))
+        (if (i32.and (i32.ne (local.get $tag) (i32.const {{tag.UNH}})) (i32.ne (local.get $tag) (i32.const {{tag.UNT}})))
           (then
-            (local.set $a (i32.load (i32.add (i32.load offset=16 (local.get $msg)) (i32.shl (local.get $i) (i32.const 2)))))
+            (local.set $a (i32.load (i32.add (i32.load offset={{image.records}} (local.get $msg)) (i32.shl (local.get $i) (i32.const 2)))))
             (br_if $stop (i32.eqz (local.get $a)))
             (local.set $rec (local.get $a))
             (local.set $present (i32.const 0))
             ;; The quick check of the data tokens [k, end) against the record (segment.precheck.ts);
             ;; every failure stops the walk at this segment.
-            (local.set $size (i32.load (local.get $rec)))
-            (local.set $positions (i32.load offset=20 (local.get $rec)))
+            (local.set $size (i32.load offset={{record.size}} (local.get $rec)))
+            (local.set $positions (i32.load offset={{record.positions}} (local.get $rec)))
             (block $tokens
               (loop $token
                 (br_if $tokens (i32.ge_s (local.get $k) (local.get $end)))
@@ -225,45 +226,49 @@
                       (else (local.get $segEnd)))
                     (local.get $badj)))
                 ;; Repetitions and components beyond 31 are left to TypeScript.
-                (if (i32.and (local.get $inf) (i32.const 0x1ffe0)) (then (br $stop)))
+                (if (i32.and (local.get $inf) (i32.const {{position.unusualCoord}})) (then (br $stop)))
                 (br_if $token (i32.le_s (local.get $ve) (local.get $vs)))
                 ;; element << 5 | component
                 (local.set $index
-                  (i32.or (i32.and (i32.shr_u (local.get $inf) (i32.const 12)) (i32.const 0x3ffe0))
-                          (i32.and (local.get $inf) (i32.const 31))))
+                  (i32.or (i32.and (i32.shr_u (local.get $inf) (i32.const {{position.coordShift}}))
+                                   (i32.const {{position.elementMask}}))
+                          (i32.and (local.get $inf) (i32.const {{position.componentMask}}))))
                 (if (i32.ge_u (local.get $index) (local.get $size)) (then (br $stop)))
                 (local.set $position
                   (i32.load (i32.add (local.get $positions) (i32.shl (local.get $index) (i32.const 2)))))
                 (if (i32.eqz (local.get $position)) (then (br $stop)))
                 (local.set $present
-                  (i32.or (local.get $present) (i32.shl (i32.const 1) (i32.and (local.get $position) (i32.const 31)))))
-                (local.set $kind (i32.and (local.get $position) (i32.const 0xe0)))
-                (if (i32.and (local.get $inf) (i32.const 0x40000000))
+                  (i32.or (local.get $present)
+                    (i32.shl (i32.const 1) (i32.and (local.get $position) (i32.const {{position.numberMask}})))))
+                (local.set $kind (i32.and (local.get $position) (i32.const {{position.kindMask}})))
+                (if (i32.and (local.get $inf) (i32.const {{tokenInfo.released}}))
                   (then
                     ;; Released: plain values only (KIND_PLAIN), their characters counted.
-                    (if (i32.ne (local.get $kind) (i32.const 0x20)) (then (br $stop)))
+                    (if (i32.ne (local.get $kind) (i32.const {{position.kindPlain}})) (then (br $stop)))
                     (local.set $length (call $characters (local.get $vs) (local.get $ve) (local.get $rel))))
                   (else
                     ;; KIND_OTHER is checked through its value slot; KIND_NUMBER counts digits.
-                    (if (i32.eq (local.get $kind) (i32.const 0x80))
+                    (if (i32.eq (local.get $kind) (i32.const {{position.kindOther}}))
                       (then
                         (br_if $token
                           (call $other (local.get $rec) (local.get $position) (local.get $vs) (local.get $ve)
                             (local.get $codes) (local.get $dec0) (local.get $dec1)))
                         (br $stop)))
                     (local.set $length
-                      (if (result i32) (i32.eq (local.get $kind) (i32.const 0x60))
+                      (if (result i32) (i32.eq (local.get $kind) (i32.const {{position.kindNumber}}))
                         (then (call $digits (local.get $vs) (local.get $ve) (local.get $dec0) (local.get $dec1)))
                         (else (i32.sub (local.get $ve) (local.get $vs)))))))
                 (if (i32.lt_s (local.get $length) (i32.const 0)) (then (br $stop)))
                 (if (i32.gt_s (local.get $length)
-                              (i32.and (i32.shr_u (local.get $position) (i32.const 8)) (i32.const 1023)))
+                              (i32.and (i32.shr_u (local.get $position) (i32.const {{position.maxShift}}))
+                                      (i32.const {{position.lengthMax}})))
                   (then (br $stop)))
                 (if (i32.lt_s (local.get $length)
-                              (i32.and (i32.shr_u (local.get $position) (i32.const 18)) (i32.const 1023)))
+                              (i32.and (i32.shr_u (local.get $position) (i32.const {{position.minShift}}))
+                                      (i32.const {{position.lengthMax}})))
                   (then (br $stop)))
                 ;; KIND_CODED, when codes are checked: short ASCII codes only (never released here).
-                (br_if $token (i32.or (i32.ne (local.get $kind) (i32.const 0x40)) (i32.eqz (local.get $codes))))
+                (br_if $token (i32.or (i32.ne (local.get $kind) (i32.const {{position.kindCoded}})) (i32.eqz (local.get $codes))))
                 (if (i32.gt_s (i32.sub (local.get $ve) (local.get $vs)) (i32.const 3)) (then (br $stop)))
                 (local.set $vkey (i32.const 1))
                 (local.set $vb (i32.const 0))
@@ -279,55 +284,58 @@
                 (if (i32.ge_u (local.get $vb) (i32.const 0x80)) (then (br $stop)))
                 (br_if $token
                   (call $hasCode (local.get $rec)
-                    (i32.or (i32.shl (i32.and (local.get $position) (i32.const 31)) (i32.const 25))
+                    (i32.or (i32.shl (i32.and (local.get $position) (i32.const {{position.numberMask}}))
+                                     (i32.const {{position.codeShift}}))
                             (local.get $vkey))))
                 (br $stop)))
 
             ;; Presence: required positions, then the composite rules.
-            (local.set $va (i32.load offset=4 (local.get $rec)))
+            (local.set $va (i32.load offset={{record.required}} (local.get $rec)))
             (if (i32.ne (i32.and (local.get $present) (local.get $va)) (local.get $va))
               (then (br $stop)))
-            (local.set $cond (i32.load offset=24 (local.get $rec)))
+            (local.set $cond (i32.load offset={{record.conditional}} (local.get $rec)))
             (local.set $condEnd
-              (i32.add (local.get $cond) (i32.shl (i32.load offset=8 (local.get $rec)) (i32.const 2))))
+              (i32.add (local.get $cond) (i32.shl (i32.load offset={{record.conditionalInts}} (local.get $rec)) (i32.const 2))))
             (block $rules
               (loop $rule
                 (br_if $rules (i32.ge_u (local.get $cond) (local.get $condEnd)))
-                (local.set $used (i32.and (local.get $present) (i32.load (local.get $cond))))
-                (local.set $mandatory (i32.load offset=4 (local.get $cond)))
+                (local.set $used
+                  (i32.and (local.get $present) (i32.load offset={{conditional.positions}} (local.get $cond))))
+                (local.set $mandatory (i32.load offset={{conditional.mandatory}} (local.get $cond)))
                 (if (i32.eqz (local.get $mandatory))
                   (then (if (i32.eqz (local.get $used)) (then (br $stop))))
                   (else
                     (if (i32.and (i32.ne (local.get $used) (i32.const 0))
                                  (i32.ne (i32.and (local.get $present) (local.get $mandatory)) (local.get $mandatory)))
                       (then (br $stop)))))
-                (local.set $cond (i32.add (local.get $cond) (i32.const 8)))
+                (local.set $cond (i32.add (local.get $cond) (i32.const {{conditional.bytes}})))
                 (br $rule)))))
         ;; The structure step (StructureWalker.acceptId's table path).
         (local.set $code
           (i32.load (i32.add (local.get $trans)
             (i32.shl
               (i32.add (i32.mul (local.get $state) (local.get $tags))
-                       (i32.load (i32.add (i32.load offset=12 (local.get $msg)) (i32.shl (local.get $i) (i32.const 2)))))
+                       (i32.load (i32.add (i32.load offset={{image.denseTags}} (local.get $msg)) (i32.shl (local.get $i) (i32.const 2)))))
               (i32.const 2)))))
         ;; Fits nowhere (-1), or SLOW: TypeScript's.
         (br_if $stop (i32.or (i32.lt_s (local.get $code) (i32.const 0))
-                             (i32.and (local.get $code) (i32.const 0x200000))))
-        (local.set $target (i32.and (local.get $code) (i32.const 0x7fff)))
-        (local.set $level (i32.and (i32.shr_u (local.get $code) (i32.const 15)) (i32.const 31)))
-        (if (i32.and (local.get $code) (i32.const 0x100000))
+                             (i32.and (local.get $code) (i32.const {{transition.slow}}))))
+        (local.set $target (i32.and (local.get $code) (i32.const {{transition.nodeMask}})))
+        (local.set $level
+          (i32.and (i32.shr_u (local.get $code) (i32.const {{transition.levelShift}})) (i32.const {{transition.levelMask}})))
+        (if (i32.and (local.get $code) (i32.const {{transition.repeat}}))
           (then
             (local.set $count
               (f64.add (f64.load (i32.add (local.get $counts) (i32.shl (local.get $level) (i32.const 3))))
                        (f64.const 1)))
             (local.set $node
-              (i32.load (i32.add (i32.load offset=28 (local.get $msg))
+              (i32.load (i32.add (i32.load offset={{image.chainNodes}} (local.get $msg))
                 (i32.shl (i32.add (i32.mul (local.get $target) (local.get $depth)) (local.get $level))
                          (i32.const 2)))))
             ;; One repetition too many is reported by TypeScript.
             (br_if $stop
               (f64.eq (local.get $count)
-                (f64.add (f64.load (i32.add (i32.load offset=32 (local.get $msg)) (i32.shl (local.get $node) (i32.const 3))))
+                (f64.add (f64.load (i32.add (i32.load offset={{image.maxima}} (local.get $msg)) (i32.shl (local.get $node) (i32.const 3))))
                          (f64.const 1))))
             (f64.store (i32.add (local.get $counts) (i32.shl (local.get $level) (i32.const 3))) (local.get $count)))
           (else

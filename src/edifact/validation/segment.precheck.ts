@@ -1,4 +1,6 @@
 import { rangeText, type TokenTable } from "../syntax/tokenizer.js";
+import { optionalServiceByte } from "../syntax/separators.js";
+import { HASH, POSITION, REPRESENTATION, TOKEN_INFO, VALUE_SLOT } from "../wasm-layout.js";
 import { packShortCode } from "./code-set.js";
 import type { ElementCheckContext } from "./element.validator.js";
 import type { CompiledSegment } from "./segment.program.js";
@@ -17,22 +19,22 @@ import type { CompiledSegment } from "./segment.program.js";
  */
 
 /** Representation classes of a simple data element. */
-export const REPR_AN = 0;
-export const REPR_A = 1;
-export const REPR_N = 2;
+export const REPR_AN = REPRESENTATION.an;
+export const REPR_A = REPRESENTATION.a;
+export const REPR_N = REPRESENTATION.n;
 
 /** Ints per value slot of `CompiledSegment.values`. */
-export const VALUE_STRIDE = 4;
+export const VALUE_STRIDE = VALUE_SLOT.ints;
 
-/** Encoding of `CompiledSegment.positions` and `.codes` (see there). */
-export const KIND_PLAIN = 1 << 5;
-export const KIND_CODED = 2 << 5;
-export const KIND_NUMBER = 3 << 5;
-export const KIND_OTHER = 4 << 5;
-const KIND_MASK = 7 << 5;
-export const MAX_SHIFT = 8;
-export const MIN_SHIFT = 18;
-export const CODE_POSITION_SHIFT = 25;
+/** Encoding of `CompiledSegment.positions` and `.codes` (see there; wasm-layout.ts). */
+export const KIND_PLAIN = POSITION.kindPlain;
+export const KIND_CODED = POSITION.kindCoded;
+export const KIND_NUMBER = POSITION.kindNumber;
+export const KIND_OTHER = POSITION.kindOther;
+const KIND_MASK = POSITION.kindMask;
+export const MAX_SHIFT = POSITION.maxShift;
+export const MIN_SHIFT = POSITION.minShift;
+export const CODE_POSITION_SHIFT = POSITION.codeShift;
 
 const packCode = packShortCode;
 const textOf = rangeText;
@@ -62,7 +64,7 @@ export function quickContext(ctx: ElementCheckContext): QuickContext {
     segEnd: t.segEnd,
     bytes: t.bytes,
     utf8: ctx.utf8,
-    release: t.separators.release === " " ? -1 : t.separators.release.charCodeAt(0),
+    release: optionalServiceByte(t.separators.release),
     decimal0: ctx.decimalMarks[0] ?? -1,
     decimal1: ctx.decimalMarks[1] ?? -1,
     checkCodes: ctx.checkCodes !== false,
@@ -70,12 +72,19 @@ export function quickContext(ctx: ElementCheckContext): QuickContext {
 }
 
 const MINUS = 0x2d;
-const HIGH_COMPONENTS = 0x3ff & ~31;
-const REP_BITS = 0x7f << 10;
-const ELEM_SHIFT = 17;
-const ELEM_MASK = 0x1fff;
-const RELEASED = 0x40000000;
-const GOLDEN = 0x9e3779b1;
+/** Components from 32 and any repetition: the quick check leaves those to the full check. */
+const UNUSUAL_COORD = POSITION.unusualCoord;
+const COORD_SHIFT = POSITION.coordShift;
+const ELEMENT_MASK = POSITION.elementMask;
+const COMPONENT_MASK = POSITION.componentMask;
+const NUMBER_MASK = POSITION.numberMask;
+const LENGTH_MAX = POSITION.lengthMax;
+const RELEASED = TOKEN_INFO.released;
+const GOLDEN = HASH.multiplier;
+/** Int indexes of a value slot's fields. */
+const SLOT_MIN = VALUE_SLOT.min >> 2;
+const SLOT_MAX = VALUE_SLOT.max >> 2;
+const SLOT_CODE_SET = VALUE_SLOT.codeSet >> 2;
 
 /** Characters in [s, e), as `characterCount` of the full check counts them. */
 function characters(q: QuickContext, s: number, e: number, released: boolean): number {
@@ -121,7 +130,7 @@ function valueIsValid(
   released: boolean,
 ): boolean {
   const v = seg.values;
-  const base = (position & 31) * VALUE_STRIDE;
+  const base = (position & NUMBER_MASK) * VALUE_STRIDE;
   const repr = v[base] as number;
   const bytes = q.bytes;
   let length: number;
@@ -139,13 +148,13 @@ function valueIsValid(
     }
     length = released || q.utf8 ? characters(q, s, e, released) : e - s;
   }
-  if (length > (v[base + 2] as number) || length < (v[base + 1] as number)) return false;
-  const codes = v[base + 3] as number;
+  if (length > (v[base + SLOT_MAX] as number) || length < (v[base + SLOT_MIN] as number)) return false;
+  const codes = v[base + SLOT_CODE_SET] as number;
   if (codes < 0 || !q.checkCodes) return true;
   const key = released ? -1 : packCode(bytes, s, e);
   return key < 0
     ? codeByText(q, seg, position, s, e, released)
-    : hasCode(seg, ((position & 31) << CODE_POSITION_SHIFT) | key);
+    : hasCode(seg, ((position & NUMBER_MASK) << CODE_POSITION_SHIFT) | key);
 }
 
 /** A code value that is not short ASCII: looked up by its decoded text. */
@@ -157,7 +166,7 @@ function codeByText(
   e: number,
   released: boolean,
 ): boolean {
-  const set = seg.codeSets[seg.values[(position & 31) * VALUE_STRIDE + 3] as number];
+  const set = seg.codeSets[seg.values[(position & NUMBER_MASK) * VALUE_STRIDE + SLOT_CODE_SET] as number];
   return set !== undefined && set.values.has(textOf(q.tokens, s, e, released));
 }
 
@@ -200,15 +209,15 @@ export function segmentLooksValid(q: QuickContext, compiled: CompiledSegment, se
     const e = next - 1;
     // Repetitions are left to the full check (it judges each occurrence), and so are
     // components beyond the 32 a table row holds.
-    if ((inf & (REP_BITS | HIGH_COMPONENTS)) !== 0) return false;
+    if ((inf & UNUSUAL_COORD) !== 0) return false;
     if (e <= s) continue;
     // element << 5 | component; a value in the tag element, beyond the defined elements or
     // beyond an element's components finds 0 (or falls outside the table).
-    const index = ((inf >>> (ELEM_SHIFT - 5)) & (ELEM_MASK << 5)) | (inf & 31);
+    const index = ((inf >>> COORD_SHIFT) & ELEMENT_MASK) | (inf & COMPONENT_MASK);
     if (index >= size) return false;
     const position = positions[index] as number;
     if (position === 0) return false;
-    present |= 1 << (position & 31);
+    present |= 1 << (position & NUMBER_MASK);
     const kind = position & KIND_MASK;
     if (kind === KIND_OTHER) {
       if (!valueIsValid(q, compiled, position, s, e, (inf & RELEASED) !== 0)) return false;
@@ -222,7 +231,7 @@ export function segmentLooksValid(q: QuickContext, compiled: CompiledSegment, se
       length = numberDigits(bytes, s, e, decimal0, decimal1);
       if (length < 0) return false;
     } else length = plainLength && !released ? e - s : characters(q, s, e, released);
-    if (length > ((position >>> MAX_SHIFT) & 1023) || length < ((position >>> MIN_SHIFT) & 1023))
+    if (length > ((position >>> MAX_SHIFT) & LENGTH_MAX) || length < ((position >>> MIN_SHIFT) & LENGTH_MAX))
       return false;
     if (kind !== KIND_CODED || !checkCodes) continue;
     if (released || e - s > 3) {
@@ -238,7 +247,7 @@ export function segmentLooksValid(q: QuickContext, compiled: CompiledSegment, se
     }
     if (ascii >= 0x80) {
       if (!codeByText(q, compiled, position, s, e, released)) return false;
-    } else if (!hasCode(compiled, ((position & 31) << CODE_POSITION_SHIFT) | key)) return false;
+    } else if (!hasCode(compiled, ((position & NUMBER_MASK) << CODE_POSITION_SHIFT) | key)) return false;
   }
   const required = compiled.required;
   if ((present & required) !== required) return false;

@@ -14,6 +14,7 @@ import {
   REPR_N,
   VALUE_STRIDE,
 } from "./segment.precheck.js";
+import { POSITION } from "../wasm-layout.js";
 
 /**
  * A segment definition flattened into integer arrays for the quick check. Every value
@@ -60,8 +61,9 @@ export interface CompiledSegment {
 
 const MAX_POSITIONS = 31;
 /** Lengths a position entry can hold (10 bits each). */
-const MAX_LENGTH = 1023;
-const MAX_COMPONENTS = 32;
+const MAX_LENGTH = POSITION.lengthMax;
+const MAX_COMPONENTS = POSITION.components;
+const COMPONENT_BITS = POSITION.componentBits;
 const compiled = new WeakMap<SegmentDef, CompiledSegment>();
 
 export function compileSegment(def: SegmentDef): CompiledSegment {
@@ -76,6 +78,7 @@ export function compileSegment(def: SegmentDef): CompiledSegment {
       codeSets.push(codeSetOf(el.codes));
     }
     const repr = el.format.type === "n" ? REPR_N : el.format.type === "a" ? REPR_A : REPR_AN;
+    // The fields of VALUE_SLOT (wasm-layout.ts), in order.
     values.push(repr, el.format.min, el.format.max, codes);
     return values.length / VALUE_STRIDE - 1;
   };
@@ -98,7 +101,7 @@ export function compileSegment(def: SegmentDef): CompiledSegment {
     else entry = KIND_OTHER;
     if (el.codes)
       for (const key of codeSetOf(el.codes).shortCodes) codes.push([(p << CODE_POSITION_SHIFT) | key, 1]);
-    positions[(element << 5) | component] = entry | p;
+    positions[(element << COMPONENT_BITS) | component] = entry | p;
     p++;
   };
   const conditional: number[] = [];

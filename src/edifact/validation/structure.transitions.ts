@@ -1,3 +1,4 @@
+import { TRANSITION } from "../wasm-layout.js";
 import type { StructureTables } from "./structure.program.js";
 
 /**
@@ -26,11 +27,12 @@ export interface Transitions {
   readonly trans: Int32Array;
 }
 
-export const LEVEL_SHIFT = 15;
-export const REPEAT = 1 << 20;
-export const SLOW = 1 << 21;
+/** The encoding of `trans` (wasm-layout.ts: segment-check.wat reads it too). */
+export const LEVEL_SHIFT = TRANSITION.levelShift;
+export const REPEAT = TRANSITION.repeat;
+export const SLOW = TRANSITION.slow;
 const MAX_NODES = 1 << LEVEL_SHIFT;
-const MAX_LEVELS = 32;
+const MAX_LEVELS = TRANSITION.maxLevels;
 
 function mandatoryIn(p: StructureTables, list: number, from: number, to: number): boolean {
   const start = p.listStart[list] as number;

@@ -1,6 +1,7 @@
 import { CappedList } from "../issue.types.js";
 import type { MessageDef, SegmentNode, StructureNode } from "../directories/directory.types.js";
 import { ErrorCode } from "../syntax/error-codes.js";
+import { HASH, TRANSITION } from "../wasm-layout.js";
 import { tagIdOf } from "../syntax/tag-id.js";
 import { compileStructure, triggerTag, type StructureProgram } from "./structure.program.js";
 import * as transitions from "./structure.transitions.js";
@@ -17,13 +18,13 @@ export const NOT_ACCEPTED = -1;
 /** `acceptId` result: the segment opened a group that has no children (a hollow definition). */
 export const NO_SEGMENT_NODE = -2;
 
-const GOLDEN = 0x9e3779b1;
+const GOLDEN = HASH.multiplier;
 // Module constants, not imported bindings: under tsx each read of those is a getter call.
 const LEVEL_SHIFT = transitions.LEVEL_SHIFT;
 const REPEAT = transitions.REPEAT;
 const SLOW = transitions.SLOW;
-const NODE_MASK = (1 << LEVEL_SHIFT) - 1;
-const LEVEL_MASK = 31;
+const NODE_MASK = TRANSITION.nodeMask;
+const LEVEL_MASK = TRANSITION.levelMask;
 
 function describe(node: StructureNode): string {
   return node.kind === "segment"

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { InterchangeScanner } from "../../edifact/index.js";
 import {
   BlobTooLargeError,
   chunkWritesInFlight,
@@ -16,7 +17,6 @@ import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
 import type { UploadStatus } from "./exchange.tables.js";
 import { createInboxBacklog } from "./inbox-backlog.js";
-import { InterchangeScanner } from "./interchange-scanner.js";
 import {
   connectionIdOf,
   hiddenConnection,

@@ -37,7 +37,6 @@ import { Type } from "@sinclair/typebox";
 export type { AdminService } from "./admin.service.js";
 export type { MailboxService } from "./mailbox.service.js";
 export type { ProcessingService } from "./processing.service.js";
-export { InterchangeScanner, scanInterchange } from "./interchange-scanner.js";
 
 /** Spec A: each payload is limited to 16 MiB. */
 export const maxPayloadBytes = 16 * 1024 * 1024;

@@ -1,10 +1,22 @@
+import {
+  DEFAULT_SEPARATORS,
+  isUnaAt,
+  separatorBytes,
+  UNA_LENGTH,
+  unaSeparators,
+  type SeparatorBytes,
+} from "../syntax/separators.js";
+
 /**
- * The synchronous upload check (CONTRACT §4): the body is exactly one interchange — it starts
- * with `UNA` or `UNB` (after an optional UTF-8 BOM) and holds one `UNB` … `UNZ`. Fed chunk by
- * chunk while the upload streams, so no payload is held; everything else is left to the
- * EDIFACT engine and reported through CONTRL/APERAK. Also captures UNB 0020.
+ * The envelope check of a streamed input (the exchange's synchronous upload check, CONTRACT
+ * §4): the bytes are exactly one interchange — they start with `UNA` or `UNB` (after an
+ * optional UTF-8 BOM) and hold one `UNB` … `UNZ`. Fed chunk by chunk while the input streams,
+ * so no payload is held; everything else is left to parseInterchange/validateInterchange. Also
+ * captures UNB 0020. The UNA is read as the tokenizer reads it (separators.ts), but not judged:
+ * service characters the tokenizer finds unusable are taken as they come, and the engine
+ * reports them later.
  */
-export interface ScanResult {
+export interface InterchangeScanResult {
   ok: boolean;
   /** Why the body is not exactly one interchange (safe to show). */
   reason?: string;
@@ -23,6 +35,8 @@ const TAG_UNZ = 0x554e5a;
 const UNB = Buffer.from("UNB");
 const UNZ = Buffer.from("UNZ");
 const tagLetters = [0x55, 0x4e, 0x42, 0x5a];
+/** ISO 9735's defaults until a UNA advises others (the repetition separator plays no part). */
+const DEFAULT_BYTES = separatorBytes(DEFAULT_SEPARATORS);
 
 /** How many release characters directly precede `end`, looking back no further than `from`. */
 function releaseRun(bytes: Uint8Array, from: number, end: number, release: number): number {
@@ -42,12 +56,11 @@ export class InterchangeScanner {
   private prefix: number[] = [];
   private started = false;
   private failed: string | undefined;
-  private terminator = 0x27; // '
+  private terminator = DEFAULT_BYTES.terminator;
   /** -1: none (a space in UNA). */
-  private release = 0x3f; // ?
-  private elementSep = 0x2b; // +
-  private componentSep = 0x3a; // :
-  private unaLeft = 0;
+  private release = DEFAULT_BYTES.release;
+  private elementSep = DEFAULT_BYTES.element;
+  private componentSep = DEFAULT_BYTES.component;
   private atSegmentStart = true;
   /** Bytes of the current segment's tag seen so far (0–3) and their packed value (while < 3). */
   private tagLength = 0;
@@ -209,25 +222,28 @@ export class InterchangeScanner {
     }
     const head = p.slice(bomLength);
     if (head.length < 3) return;
-    const start = String.fromCharCode(...head.slice(0, 3));
-    if (start === "UNA") {
-      if (head.length < 9) return;
-      this.componentSep = head[3] as number;
-      this.elementSep = head[4] as number;
+    if (isUnaAt(head, 0)) {
+      if (head.length < UNA_LENGTH) return;
       // A space advises no release character (ISO 9735): no byte releases another.
-      this.release = head[6] === 0x20 ? -1 : (head[6] as number);
-      this.terminator = head[8] as number;
+      this.useSeparators(separatorBytes(unaSeparators(head, 0)));
       this.started = true;
       this.atSegmentStart = true;
       return;
     }
-    if (start !== "UNB") {
+    if (String.fromCharCode(...head.slice(0, 3)) !== "UNB") {
       this.failed = "The body does not start with UNA or UNB.";
       return;
     }
     this.started = true;
     this.atSegmentStart = true;
     for (const b of head) this.step(b);
+  }
+
+  private useSeparators(sep: SeparatorBytes): void {
+    this.terminator = sep.terminator;
+    this.release = sep.release;
+    this.elementSep = sep.element;
+    this.componentSep = sep.component;
   }
 
   private step(b: number): void {
@@ -295,7 +311,7 @@ export class InterchangeScanner {
   }
 
   /** The verdict once every byte was pushed. */
-  finish(): ScanResult {
+  finish(): InterchangeScanResult {
     if (this.failed) return { ok: false, reason: this.failed };
     if (this.total === 0) return { ok: false, reason: "The body is empty." };
     if (!this.started) return { ok: false, reason: "The body does not start with UNA or UNB." };
@@ -330,7 +346,7 @@ export class InterchangeScanner {
   }
 }
 
-export function scanInterchange(bytes: Uint8Array): ScanResult {
+export function scanInterchange(bytes: Uint8Array): InterchangeScanResult {
   const scanner = new InterchangeScanner();
   scanner.push(bytes);
   return scanner.finish();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { InterchangeScanner, scanInterchange, type ScanResult } from "./interchange-scanner.js";
-import { validOrders } from "./testing/exchange.fixtures.js";
+import { ordersInterchange as validOrders } from "../testing/sample.fixture.js";
+import { InterchangeScanner, scanInterchange, type InterchangeScanResult } from "./interchange-scanner.js";
 
 /** Feeds the input in pieces of `size` bytes, as a streamed upload arrives. */
 function scanInPieces(text: string | Buffer, size: number) {
@@ -60,7 +60,7 @@ describe("the rules hold wherever the chunks are cut", () => {
   const withData = (ref: string, data: string) => validOrders(ref).replace(`PO-${ref}`, data);
   const lfUna =
     "UNA:+.? \nUNB+UNOC:3+S:14+R:14+240315:1200+LF1\nUNH+1+ORDERS:D:96A:UN\nUNT+2+1\nUNZ+1+LF1\n\n";
-  const cases: [string, string, ScanResult][] = [
+  const cases: [string, string, InterchangeScanResult][] = [
     [
       "an odd run of release characters releases the terminator: ?'UNB in data is no segment",
       withData("Q1", "PO???'UNB+X"),
