@@ -23,7 +23,13 @@ export default tseslint.config(
     },
   },
   // Layering rules of DESIGN.md.
-  layer(["src/platform/**"], [{ group: ["**/modules/**"], message: "platform/ knows no feature module" }]),
+  layer(
+    ["src/platform/**"],
+    [
+      { group: ["**/modules/**"], message: "platform/ knows no feature module" },
+      { group: ["**/sdk/**", "**/cli/**"], message: "platform/ never imports the SDK or the CLI" },
+    ],
+  ),
   layer(
     ["src/edifact/**"],
     [
@@ -53,7 +59,10 @@ export default tseslint.config(
       },
     ],
   ),
-  layer(["src/protocol/**"], [{ group: ["../*"], message: "protocol/ has no dependencies" }]),
+  layer(
+    ["src/protocol/**"],
+    [{ group: ["../*"], message: "protocol/ has no dependencies (no platform/, sdk/ or cli/)" }],
+  ),
   layer(
     ["examples/**"],
     [

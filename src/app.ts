@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { Container } from "./container.js";
 import { authPlugin, settleDeferredCredential } from "./platform/auth/index.js";
-import { AppError } from "./platform/http/app-error.js";
+import { AppError } from "./platform/errors/app-error.js";
 import { correlationIdFor } from "./platform/http/correlation.js";
 import { docsRoutes } from "./platform/http/docs.routes.js";
 import { healthRoutes } from "./platform/http/health.routes.js";

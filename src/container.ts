@@ -20,6 +20,7 @@ import { createEntrypointRegistry, type EntrypointRegistry } from "./platform/ht
 import { createIdempotency } from "./platform/http/idempotency.js";
 import { createJobQueue, createRetentionJob, type JobDefinition } from "./platform/jobs/index.js";
 import { createOutboundClient, type HostLookup } from "./platform/outbound/index.js";
+import { makeDirectory } from "./sdk/local-files.js";
 import { serverVersion } from "./version.js";
 
 /** Everything a process needs, built once: the composition root. */
@@ -55,6 +56,9 @@ export interface ContainerOptions {
 export async function createContainer(config: Config, options: ContainerOptions): Promise<Container> {
   const clock = options.clock ?? systemClock;
   const newId = options.newId ?? (() => uuidv7(clock.now().getTime()));
+  // The embedded database's directory (made here, not in platform/: `mkdir -p` that fails
+  // instead of hanging is the SDK's file helper).
+  if (!options.database && !config.DATABASE_URL) await makeDirectory(config.HANSE_DATA_DIR);
   const database =
     options.database ??
     (await openDatabase({

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import type { Discovery, EntrypointList } from "../../protocol/entrypoints.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import type { EntrypointRegistry } from "../../platform/http/entrypoints.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";
 import {

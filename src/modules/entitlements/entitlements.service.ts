@@ -4,7 +4,7 @@ import { characterCount } from "../../protocol/headers.js";
 import { recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
 import type { ModuleDeps } from "../module.js";
 import * as repo from "./entitlements.repository.js";

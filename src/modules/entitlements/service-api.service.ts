@@ -2,7 +2,7 @@ import { SignJWT } from "jose";
 import type { Config } from "../../config/index.js";
 import { decideEntitlement, type Entitlement } from "../../protocol/entitlement-decision.js";
 import type { ServicePrincipal } from "../../platform/auth/index.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import type { ModuleDeps } from "../module.js";
 import * as repo from "./entitlements.repository.js";
 import { checkActorId } from "./entitlements.service.js";

@@ -3,7 +3,7 @@ import type { Clock } from "../../platform/clock/clock.js";
 import { digestsEqual, openSealedSecret } from "../../platform/crypto/index.js";
 import type { ServiceAuthenticator, ServicePrincipal, SignedRequest } from "../../platform/auth/index.js";
 import { isDatabaseUnavailable } from "../../platform/db/errors.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import {
   canonicalServiceRequest,
   serviceClockSkewSeconds,

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { recordAudit } from "../../platform/audit/index.js";
 import { requirePrincipal, type Principal } from "../../platform/auth/index.js";
 import type { Database } from "../../platform/db/database.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";
 import type { ModuleDeps } from "../module.js";
 import { hasTenantState } from "./entitlements.repository.js";

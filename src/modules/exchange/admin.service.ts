@@ -4,7 +4,7 @@ import { findAuditEvent, listAuditEvents, type AuditEventsTable } from "../../pl
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { pageOf, toCreationPosition, type ListPage } from "../../platform/http/cursor.js";
 import { hex, iso, type ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";

@@ -1,5 +1,5 @@
 import type { Clock } from "../../platform/clock/clock.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { countUnfinishedJobs } from "../../platform/jobs/index.js";
 import type { Db } from "./exchange.repository.js";
 

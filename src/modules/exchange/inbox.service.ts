@@ -11,7 +11,7 @@ import {
 import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
 import { sha256 } from "../../platform/crypto/index.js";
 import { createStatementBatcher, statementLanes } from "../../platform/db/statement-batcher.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { createJobNotifier, defaultMaxAttempts, type JobDefinition } from "../../platform/jobs/index.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";

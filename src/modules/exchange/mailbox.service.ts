@@ -4,7 +4,7 @@ import { recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { readBlob } from "../../platform/blobs/index.js";
 import { digestsEqual, isUuid, randomSecret, sha256 } from "../../platform/crypto/index.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import type { JobDefinition } from "../../platform/jobs/index.js";
 import { hex, type ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";

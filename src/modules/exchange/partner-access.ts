@@ -1,6 +1,6 @@
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import type { Database } from "../../platform/db/database.js";
 import * as repo from "./exchange.repository.js";
 import type { ExchangeTables } from "./exchange.tables.js";

@@ -5,7 +5,7 @@ import { headers as headerNames } from "../../protocol/headers.js";
 import type { ErrorCode } from "../../protocol/error-codes.js";
 import type { PartnerScope } from "../../protocol/scopes.js";
 import { requirePrincipal, type Principal } from "../../platform/auth/index.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";
 import type { ErrorCodeMapper } from "../../platform/http/problem.js";
 import {

@@ -12,7 +12,7 @@ import {
 } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import {
   derivedCredentialId,

@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from "node:net";
 import type { Clock } from "../../platform/clock/clock.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
 
 /**

@@ -6,7 +6,7 @@ import type { IdGenerator } from "../../platform/crypto/index.js";
 import { hashPassword } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency } from "../../platform/http/idempotency.js";
 import type { JobContext, JobQueue } from "../../platform/jobs/index.js";

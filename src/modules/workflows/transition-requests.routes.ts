@@ -3,7 +3,7 @@ import type { FastifyRequest } from "fastify";
 import { headers } from "../../protocol/headers.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
 import { requireIdempotencyKey, type IdempotencyKeyRule } from "../../platform/http/idempotency-key.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";

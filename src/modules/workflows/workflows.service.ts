@@ -3,7 +3,7 @@ import type { DeferredCredential, Principal } from "../../platform/auth/index.js
 import { isUuid } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { createStatementBatcher, statementLanes } from "../../platform/db/statement-batcher.js";
-import { AppError } from "../../platform/http/app-error.js";
+import { AppError } from "../../platform/errors/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
 import { canonicalJson, type IdempotentOutcome } from "../../platform/http/idempotency.js";
 import { createJobNotifier } from "../../platform/jobs/index.js";

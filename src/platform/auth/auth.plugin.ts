@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { AppError } from "../http/app-error.js";
+import { AppError } from "../errors/app-error.js";
 import {
   hasAllScopes,
   hasAnyScope,

@@ -12,7 +12,6 @@ import {
   type MaintenanceReport,
   type TableChore,
 } from "./maintenance.js";
-import { makeDirectory } from "../../sdk/local-files.js";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -94,8 +93,8 @@ function maintain(round: () => Promise<TableChore[]>, options: DatabaseOptions) 
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   let dataDir: string | undefined;
   if (!options.memory) {
+    // The caller makes the directory (the container does, with a `mkdir -p` that cannot hang).
     dataDir = options.dataDir ?? "./data";
-    await makeDirectory(dataDir);
   }
   const pglite = await PGlite.create({
     ...(dataDir ? { dataDir: `${dataDir}/pgdata` } : {}),

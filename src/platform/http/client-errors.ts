@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { reasonPhrases, type ErrorCode } from "../../protocol/error-codes.js";
 import { headers } from "../../protocol/headers.js";
 import { uuidv7 } from "../crypto/ids.js";
-import type { FieldError } from "./app-error.js";
+import type { FieldError } from "../errors/app-error.js";
 import { closeLingering, isLingering } from "./lingering-close.js";
 import { problemBody } from "./problem.js";
 

@@ -1,4 +1,4 @@
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors/app-error.js";
 import { digestsEqual, hmacSha256 } from "../crypto/secrets.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { problemResponses } from "./openapi-schemas.js";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors/app-error.js";
 
 export const healthRoutes =
   (deps: { ready: () => Promise<boolean> }): FastifyPluginAsync =>

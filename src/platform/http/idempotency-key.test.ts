@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors/app-error.js";
 import { requireIdempotencyKey } from "./idempotency-key.js";
 
 /** What Node hands over for a header whose bytes are `key`'s UTF-8: one character per byte. */

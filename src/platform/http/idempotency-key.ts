@@ -1,5 +1,5 @@
 import { characterCount, idempotencyKeyPattern, workflowKeyMaxCharacters } from "../../protocol/headers.js";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors/app-error.js";
 
 /** Which key syntax an endpoint takes. */
 export interface IdempotencyKeyRule {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../db/migrate.js";
 import { openDatabase, type Database } from "../db/database.js";
 import { createManualClock } from "../clock/clock.js";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors/app-error.js";
 import { createIdempotency, type CompletedRecord, type Idempotency } from "./idempotency.js";
 
 /** The completed-record memory behind `recentReplay`: what a retry within the minute sees. */

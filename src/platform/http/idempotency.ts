@@ -4,7 +4,7 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { Database } from "../db/database.js";
 import { hmacSha256 } from "../crypto/secrets.js";
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors/app-error.js";
 
 interface IdempotencyRecordsTable {
   tenant_id: string;

@@ -1,4 +1,4 @@
-import { AppError } from "./app-error.js";
+import { AppError } from "../errors/app-error.js";
 
 /**
  * True when JSON text holds the escape `\u0000` (a NUL character in a string). PostgreSQL stores

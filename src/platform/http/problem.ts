@@ -7,7 +7,7 @@ import {
   type Problem,
 } from "../../protocol/error-codes.js";
 import { isDatabaseUnavailable, isUnstorableText } from "../db/errors.js";
-import { AppError, type FieldError } from "./app-error.js";
+import { AppError, type FieldError } from "../errors/app-error.js";
 import { nulTextError } from "./json-text.js";
 import { lingerAfterAnswer } from "./lingering-close.js";
 
