@@ -2,6 +2,12 @@
 import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+/** Code outside the EDIFACT library (its tests aside) reaches it through its index only. */
+const edifactThroughIndex = {
+  regex: "/edifact/(?!index\\.js$)",
+  message: "the EDIFACT library is reached through src/edifact/index.ts only",
+};
+
 const layer = (files, patterns) => ({
   files,
   rules: { "@typescript-eslint/no-restricted-imports": ["error", { patterns }] },
@@ -79,6 +85,7 @@ export default tseslint.config(
       },
     ],
   ),
+  { ...layer(["src/cli/**"], [edifactThroughIndex]), ignores: ["**/*.test.ts"] },
   {
     files: ["src/modules/*/**"],
     rules: {
@@ -90,6 +97,7 @@ export default tseslint.config(
               regex: "^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.js$).+",
               message: "modules reach each other only through index.ts",
             },
+            edifactThroughIndex,
           ],
         },
       ],

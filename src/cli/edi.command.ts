@@ -12,13 +12,13 @@ import {
   loadDirectory,
   parseInterchange,
   serializeInterchange,
+  StructureWalker,
   tagOf,
   validateInterchange,
   type CompactDirectory,
   type Directory,
   type ParseResult,
 } from "../edifact/index.js";
-import { StructureWalker } from "../edifact/validation/structure.validator.js";
 
 /** Exit codes of `hanse edi validate`. */
 export const EDI_EXIT = { valid: 0, issues: 1, unreadable: 2 } as const;

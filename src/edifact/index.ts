@@ -72,6 +72,7 @@ export {
   type ValidateOptions,
   type ValidationReport,
 } from "./validation/interchange.validator.js";
+export { StructureWalker } from "./validation/structure.validator.js";
 
 export { serializeInterchange, EdifactSerializeError, type SerializeOptions } from "./messages/serializer.js";
 export { EdifactBuildError, type OutboundEnvelope } from "./messages/outbound.js";
