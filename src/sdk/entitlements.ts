@@ -24,6 +24,7 @@ import {
   HanseProtocolError,
 } from "./errors.js";
 import { createTransport, retryAfterMs, type Answer, type SendInput } from "./http.js";
+import type { Jwks } from "./grant-verifier.js";
 
 export type { Entitlement, EntitlementDecision, EntitlementStatus } from "../protocol/index.js";
 
@@ -78,18 +79,6 @@ export interface GrantResult {
   grant: string;
   expiresAt: string;
   keyId: string;
-}
-
-export interface Jwk {
-  kty: string;
-  crv?: string;
-  x?: string;
-  kid?: string;
-  alg?: string;
-  use?: string;
-}
-export interface Jwks {
-  keys: Jwk[];
 }
 
 export interface ServiceClientOptions {
@@ -581,4 +570,4 @@ export function createEntitlementProjection(options: EntitlementProjectionOption
 }
 
 export { createGrantVerifier, GrantVerificationError } from "./grant-verifier.js";
-export type { GrantVerifier, GrantVerifierOptions, VerifiedGrant } from "./grant-verifier.js";
+export type { GrantVerifier, GrantVerifierOptions, Jwk, Jwks, VerifiedGrant } from "./grant-verifier.js";

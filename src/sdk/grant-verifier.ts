@@ -6,7 +6,20 @@
  */
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from "jose";
 import { request } from "undici";
-import type { Jwk, Jwks } from "./entitlements.js";
+
+/** A public key of the JWKS (Ed25519, as Hanse publishes them). */
+export interface Jwk {
+  kty: string;
+  crv?: string;
+  x?: string;
+  kid?: string;
+  alg?: string;
+  use?: string;
+}
+/** The JWKS document (`jwksUri`). */
+export interface Jwks {
+  keys: Jwk[];
+}
 
 export const grantType = "entitlement-grant+jwt";
 /** CONTRACT §5: `exp` is at most 900 s after `iat`. */

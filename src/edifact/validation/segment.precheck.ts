@@ -3,7 +3,7 @@ import { optionalServiceByte } from "../syntax/separators.js";
 import { HASH, POSITION, REPRESENTATION, TOKEN_INFO, VALUE_SLOT } from "../wasm-layout.js";
 import { packShortCode } from "./code-set.js";
 import type { ElementCheckContext } from "./element.validator.js";
-import type { CompiledSegment } from "./segment.program.js";
+import type { CompiledSegment } from "./segment.compiled.js";
 
 /*
  * The quick check in front of `checkSegmentElements`: it decides "this segment has no element

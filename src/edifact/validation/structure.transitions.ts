@@ -1,5 +1,5 @@
 import { TRANSITION } from "../wasm-layout.js";
-import type { StructureTables } from "./structure.program.js";
+import type { StructureTables } from "./structure.tables.js";
 
 /**
  * The structure walk as a transition table. After a segment is accepted, the walker's frame
