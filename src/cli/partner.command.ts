@@ -4,10 +4,9 @@ import {
   PartnerApiError,
   PartnerNetworkError,
   createPartnerClient,
-  syncMailbox,
-  uploadFile,
   type RequestFn,
 } from "../sdk/partner.js";
+import { syncMailbox, uploadFile } from "../sdk/partner-sync.js";
 import type { CliIo } from "./cli-io.js";
 import { createProgressLine } from "./progress.js";
 

@@ -16,13 +16,8 @@ import { sql } from "kysely";
 import { request as undiciRequest } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerPartnerCommands } from "../../src/cli/partner.command.js";
-import {
-  LocalStorageError,
-  createPartnerClient,
-  syncMailbox,
-  type RequestFn,
-  type SyncEvent,
-} from "../../src/sdk/partner.js";
+import { LocalStorageError, createPartnerClient, type RequestFn } from "../../src/sdk/partner.js";
+import { syncMailbox, type SyncEvent } from "../../src/sdk/partner-sync.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 import {
