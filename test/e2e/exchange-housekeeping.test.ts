@@ -9,7 +9,6 @@ import {
   type PartnerSetup,
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import {
-  blobTransferFor,
   pendingBlobMaxAgeMs,
   readBlobBytes,
   sweepPendingBlobsEveryMs,
@@ -87,7 +86,7 @@ describe("per-key rate limit from HANSE_PARTNER_RATE_LIMIT_BURST / _PER_SECOND",
 describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
   const db = () => t.container.database.db;
   const jobsDb = () => t.container.database.db as Kysely<JobTables>;
-  const transfer = () => blobTransferFor(t.container.database.kind);
+  const transfer = () => t.container.database.tuning.byteaTransfer;
   const stalls: { abort(): void; writing: Promise<unknown> }[] = [];
 
   /**

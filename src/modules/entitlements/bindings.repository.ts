@@ -1,11 +1,7 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
-import {
-  createStatementBatcher,
-  runJsonStatements,
-  statementLanes,
-} from "../../platform/db/statement-batcher.js";
+import { createStatementBatcher, runJsonStatements } from "../../platform/db/statement-batcher.js";
 import type {
   EntitlementTables,
   ServiceBindingsTable,
@@ -132,7 +128,7 @@ LEFT JOIN (
 ) AS credential ON credential.id = i.id::uuid
 ORDER BY i.ord`;
   const lookups = createStatementBatcher<string, CredentialWithBinding | undefined>({
-    lanes: statementLanes[database.kind],
+    lanes: database.tuning.statementLanes,
     maxItems: 64,
     runItems: async (ids) => {
       const rows = await database.prepared<{ credential: unknown }>("hanse_service_credential_lookup", text, [
@@ -172,7 +168,7 @@ export function createNonceRecorder(
 SELECT i.ord, inserted.nonce IS NOT NULL AS fresh
 FROM i LEFT JOIN inserted ON inserted.credential_id = i.credential_id AND inserted.nonce = i.nonce`;
   const records = createStatementBatcher<NonceRecord, boolean>({
-    lanes: statementLanes[database.kind],
+    lanes: database.tuning.statementLanes,
     maxItems: 64,
     runItems: (items) =>
       runJsonStatements<NonceRecord, { ord: number; fresh: boolean }, boolean>(

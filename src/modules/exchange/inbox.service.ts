@@ -2,7 +2,6 @@ import type { Readable } from "node:stream";
 import { InterchangeScanner } from "../../edifact/index.js";
 import {
   BlobTooLargeError,
-  chunkWritesInFlight,
   defaultChunkBytes,
   deleteBlob,
   writeBlobStream,
@@ -10,7 +9,7 @@ import {
 } from "../../platform/blobs/index.js";
 import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
 import { sha256 } from "../../platform/crypto/index.js";
-import { createStatementBatcher, statementLanes } from "../../platform/db/statement-batcher.js";
+import { createStatementBatcher } from "../../platform/db/statement-batcher.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import { createJobNotifier, defaultMaxAttempts, type JobDefinition } from "../../platform/jobs/index.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
@@ -95,7 +94,7 @@ export function createInboxService(
   const smallBytes = Math.min(defaultChunkBytes, deps.maxPayloadBytes);
   /** Small uploads with their key checked by the statement: those arriving together share one. */
   const checkedUploads = createStatementBatcher<repo.CheckedUpload, repo.CheckedUploadOutcome>({
-    lanes: statementLanes[database.kind],
+    lanes: database.tuning.statementLanes,
     maxItems: 32,
     runItems: (uploads) => repo.acceptCheckedUploads(database, uploads),
   });
@@ -204,7 +203,7 @@ export function createInboxService(
           // A replay only needs the hash of the bytes, not another copy of them.
           store: known === undefined,
           prepared: database.prepared,
-          writesInFlight: chunkWritesInFlight[database.kind],
+          writesInFlight: database.tuning.chunkWritesInFlight,
         });
       } catch (error) {
         if (error instanceof BlobTooLargeError) {

@@ -1,6 +1,6 @@
 import type { OutboundEnvelope } from "../../edifact/index.js";
 import { recordAudit } from "../../platform/audit/index.js";
-import { blobTransferFor, readBlobBytes, writeBlob } from "../../platform/blobs/index.js";
+import { readBlobBytes, writeBlob } from "../../platform/blobs/index.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
 import * as repo from "./exchange.repository.js";
 import {
@@ -15,7 +15,7 @@ export const processUploadJobName = "exchange.process-upload";
 export function createProcessingService(deps: ExchangeDeps) {
   const { database, clock } = deps;
   const { db } = database;
-  const transfer = blobTransferFor(database.kind);
+  const transfer = database.tuning.byteaTransfer;
 
   /**
    * The mailbox entries, their blobs, the upload's final status and its audit event, in one

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
-import { createStatementBatcher, statementLanes } from "../../platform/db/statement-batcher.js";
+import { createStatementBatcher } from "../../platform/db/statement-batcher.js";
 import type {
   CredentialKind,
   CredentialsTable,
@@ -78,7 +78,7 @@ LEFT JOIN (
 ) AS credential ON credential.id = i.id::uuid
 ORDER BY i.ord`;
   const lookups = createStatementBatcher<string, CredentialWithTenant | undefined>({
-    lanes: statementLanes[database.kind],
+    lanes: database.tuning.statementLanes,
     maxItems: 64,
     runItems: async (ids) => {
       const rows = await database.prepared<{ credential: unknown }>("hanse_credential_lookup", text, [

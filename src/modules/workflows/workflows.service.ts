@@ -2,7 +2,7 @@ import type { Selectable, Transaction } from "kysely";
 import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
-import { createStatementBatcher, statementLanes } from "../../platform/db/statement-batcher.js";
+import { createStatementBatcher } from "../../platform/db/statement-batcher.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
 import { canonicalJson, type IdempotentOutcome } from "../../platform/http/idempotency.js";
@@ -85,7 +85,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
   const db = database.db;
   const wakeWorkers = createJobNotifier(database);
   const accepts = createStatementBatcher<repo.AcceptItem, repo.AcceptOutcome>({
-    lanes: statementLanes[database.kind],
+    lanes: database.tuning.statementLanes,
     maxItems: acceptBatchItems,
     runItems: (items) => repo.acceptRequests(deps.database, items),
   });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Clock } from "../clock/clock.js";
-import type { Database } from "../db/database.js";
+import type { Database, DatabaseTuning } from "../db/database.js";
 import { sqlLiteral } from "../db/sql-literal.js";
 import type { BlobTables } from "./blobs.tables.js";
 
@@ -20,11 +20,7 @@ export const defaultChunkBytes = 1024 * 1024;
  * text read back — PGlite's own bytea serializer and parser go byte by byte through JS strings,
  * which costs ~100× more than Node's native hex codec on 16 MiB.
  */
-export type BlobTransfer = "binary" | "hex";
-
-/** The transfer that suits a database kind. */
-export const blobTransferFor = (kind: "pglite" | "postgres"): BlobTransfer =>
-  kind === "pglite" ? "hex" : "binary";
+export type BlobTransfer = DatabaseTuning["byteaTransfer"];
 
 /** The SQL value of chunk bytes for a transfer (`decode(…, 'hex')` or a bytea parameter). */
 export const chunkValue = (bytes: Buffer, transfer: BlobTransfer) =>
@@ -65,7 +61,7 @@ export interface WriteBlobInput {
    * its bytes travel as a binary parameter on both databases (`transfer` is not used).
    */
   prepared?: Database["prepared"];
-  /** Chunk writes in flight at once after the first (default 1; see chunkWritesInFlight). */
+  /** Chunk writes in flight at once after the first (default 1; the handle's `tuning.chunkWritesInFlight` suits its database). */
   writesInFlight?: number;
 }
 
@@ -162,15 +158,6 @@ export function insertSmallBlobSql(from: string, blob: SmallBlobSql): { blob: st
   WHERE ${blob.byteCount} > 0`,
   };
 }
-
-/**
- * Chunk writes one stream keeps in flight at once (after its first, see writeBlobStream), by
- * database kind. On PostgreSQL each runs on a connection of its own: one backend compresses and
- * stores 1 MiB chunks at ~120 MB/s, two side by side at ~240 MB/s on this project's 2-core test
- * machine. PGlite runs one statement at a time, so a second write would only wait, holding its
- * chunk.
- */
-export const chunkWritesInFlight = { pglite: 1, postgres: 2 } as const;
 
 /**
  * Streams `source` into `blob_chunks` while counting and hashing it. Every chunk is its own

@@ -16,8 +16,33 @@ import {
 export type DatabaseKind = "pglite" | "postgres";
 
 /** The one storage handle: Kysely over PGlite (embedded) or over a `pg` pool. */
+/**
+ * What suits each database, chosen here and nowhere else (services read it from the handle):
+ * - `statementLanes`: statements a `createStatementBatcher` runs at once. PGlite has one
+ *   connection, so one; PostgreSQL three, measured (statement-batcher.ts).
+ * - `chunkWritesInFlight`: blob chunk writes of one upload stream at once after the first. On
+ *   PostgreSQL each runs on a connection of its own: one backend compresses and stores 1 MiB
+ *   chunks at ~120 MB/s, two side by side at ~240 MB/s on the 2-core test machine. PGlite runs one
+ *   statement at a time, so a second write would only wait, holding its chunk.
+ * - `byteaTransfer`: how bytes cross the driver (blob-store.ts `BlobTransfer`): a binary
+ *   parameter on PostgreSQL; hex text on PGlite, whose own bytea codec goes byte by byte through
+ *   JS strings (~100× slower on 16 MiB).
+ */
+export interface DatabaseTuning {
+  readonly statementLanes: number;
+  readonly chunkWritesInFlight: number;
+  readonly byteaTransfer: "binary" | "hex";
+}
+
+export const databaseTuning: Readonly<Record<DatabaseKind, DatabaseTuning>> = {
+  pglite: { statementLanes: 1, chunkWritesInFlight: 1, byteaTransfer: "hex" },
+  postgres: { statementLanes: 3, chunkWritesInFlight: 2, byteaTransfer: "binary" },
+};
+
 export interface Database<T = unknown> {
   readonly kind: DatabaseKind;
+  /** The settings that suit this database (`databaseTuning`). */
+  readonly tuning: DatabaseTuning;
   readonly db: Kysely<T>;
   /**
    * Runs `fn` in a transaction that commits when it resolves and always rolls back when it throws.
@@ -187,6 +212,7 @@ function wrap(
 ): Database {
   const handle: Database = {
     kind,
+    tuning: databaseTuning[kind],
     db,
     transaction: (fn) => db.transaction().execute(fn),
     listen: edge.listen,

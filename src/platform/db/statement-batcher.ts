@@ -1,10 +1,4 @@
-import type { Database, DatabaseKind } from "./database.js";
-
-/**
- * Default `lanes` by database: on PostgreSQL a few statements at once, so that requests arriving
- * meanwhile share the next one; PGlite runs one statement at a time anyway.
- */
-export const statementLanes: Readonly<Record<DatabaseKind, number>> = { pglite: 1, postgres: 3 };
+import type { Database } from "./database.js";
 
 /**
  * Runs the items of many concurrent callers as few statements (group commit in the process).
