@@ -5,9 +5,10 @@
  * HANSE_WEBHOOK_CA_FILE):
  * - deliveries per second: a backlog of BENCH_WEBHOOK_DELIVERIES entitlement changes (default
  *   500, written through the API with no worker running) delivered by a worker of the delivery
- *   job running N jobs at once, against a bare loop of as many signed undici POSTs of the same
- *   body shape to the same receiver from N concurrent loops (goal ≥ 50 %), for each N of
- *   BENCH_WEBHOOK_CONCURRENCY (default "8,32"); rounds interleave both, the median round counts;
+ *   job — one job for the subscription, sending batches of `webhookBatchSize` at once — against a
+ *   bare loop of as many signed undici POSTs of the same body shape to the same receiver from
+ *   `webhookBatchSize` concurrent loops, the same number in flight (goal ≥ 50 %); rounds
+ *   interleave both, the median round counts;
  * - the time from an entitlement change's commit (its PUT answered) to the delivery's arrival at
  *   the receiver, p50 and p99, with 2 workers, changes written at BENCH_WEBHOOK_RATE per second
  *   (default 50) for BENCH_WEBHOOK_LATENCY_SECONDS (default 10). "2 workers" is two claimers that
@@ -25,7 +26,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSecureContext, rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
-import { webhookDeliveryJobName } from "../src/modules/entitlements/webhook-delivery.job.js";
+import {
+  webhookBatchSize,
+  webhookDeliveryJobName,
+} from "../src/modules/entitlements/webhook-delivery.job.js";
 import { uuidv7 } from "../src/platform/crypto/ids.js";
 import { createWorker } from "../src/platform/jobs/index.js";
 import { signWebhook, verifyWebhook } from "../src/protocol/webhook-signature.js";
@@ -38,7 +42,6 @@ import type { Arrival, Received } from "./support/webhook-receiver.js";
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const deliveries = Number(process.env.BENCH_WEBHOOK_DELIVERIES ?? 500);
-const concurrencies = (process.env.BENCH_WEBHOOK_CONCURRENCY ?? "8,32").split(",").map(Number);
 const rate = Number(process.env.BENCH_WEBHOOK_RATE ?? 50);
 const latencySeconds = Number(process.env.BENCH_WEBHOOK_LATENCY_SECONDS ?? 10);
 
@@ -232,33 +235,26 @@ export async function run(): Promise<void> {
       );
       return written;
     };
-    const throughput = [];
-    for (const concurrency of concurrencies) {
-      const bare: Round[] = [];
-      const hanse: Round[] = [];
-      for (let round = 0; round < rounds; round++) {
-        await settle(database);
-        bare.push(await measured(receiver.pid, () => bareLoop(concurrency)));
-        await receiver.take();
-        const written = await backlog();
-        await settle(database);
-        const worker = workerOf(`throughput-${concurrency}-${round}`, deliveryJobs, concurrency);
-        const label = `${target.url ? "postgres" : "pglite"}-${concurrency}-${round}`;
-        hanse.push(
-          await measured(receiver.pid, async () => {
-            const ran = await profiled(label, () => worker.drain());
-            if (ran < written.length)
-              throw new Error(`the worker ran ${ran} jobs for ${written.length} deliveries`);
-          }),
-        );
-        arrivedAll(await receiver.take(), written, `round ${round}`);
-      }
-      throughput.push({
-        concurrency,
-        baseline: medianBy(bare, perSecond),
-        subject: medianBy(hanse, perSecond),
-      });
+    const bare: Round[] = [];
+    const hanse: Round[] = [];
+    for (let round = 0; round < rounds; round++) {
+      await settle(database);
+      bare.push(await measured(receiver.pid, () => bareLoop(webhookBatchSize)));
+      await receiver.take();
+      const written = await backlog();
+      await settle(database);
+      const worker = workerOf(`throughput-${round}`, deliveryJobs);
+      const label = `${target.url ? "postgres" : "pglite"}-${round}`;
+      hanse.push(
+        await measured(receiver.pid, async () => {
+          const ran = await profiled(label, () => worker.drain());
+          if (ran === 0) throw new Error(`the worker ran no job for ${written.length} deliveries`);
+        }),
+      );
+      arrivedAll(await receiver.take(), written, `round ${round}`);
     }
+    const baseline = medianBy(bare, perSecond);
+    const subject = medianBy(hanse, perSecond);
 
     // 2. Commit → delivery with 2 workers, changes written at a steady rate.
     await settle(database);
@@ -315,25 +311,23 @@ export async function run(): Promise<void> {
     await rm(dataDir, { recursive: true, force: true });
 
     const ms = (value: number) => value.toFixed(1);
-    const rows = throughput.flatMap(({ concurrency, baseline, subject }) => {
-      const ratio = perSecond(subject) / perSecond(baseline);
-      return [
-        [
-          `bare loop of signed undici POSTs, ${concurrency} at once`,
-          `${Math.round(perSecond(baseline))} /s`,
-          perRequest(baseline.cpu, deliveries),
-          "baseline",
-          "",
-        ],
-        [
-          `Hanse deliveries, a worker running ${concurrency} at once`,
-          `${Math.round(perSecond(subject))} /s`,
-          perRequest(subject.cpu, deliveries),
-          `${Math.round(ratio * 100)} %`,
-          `≥ 50 % ${ratio >= 0.5 ? "met" : "MISSED"}`,
-        ],
-      ];
-    });
+    const ratio = perSecond(subject) / perSecond(baseline);
+    const rows = [
+      [
+        `bare loop of signed undici POSTs, ${webhookBatchSize} at once`,
+        `${Math.round(perSecond(baseline))} /s`,
+        perRequest(baseline.cpu, deliveries),
+        "baseline",
+        "",
+      ],
+      [
+        `Hanse deliveries, batches of ${webhookBatchSize} at once`,
+        `${Math.round(perSecond(subject))} /s`,
+        perRequest(subject.cpu, deliveries),
+        `${Math.round(ratio * 100)} %`,
+        `≥ 50 % ${ratio >= 0.5 ? "met" : "MISSED"}`,
+      ],
+    ];
     process.stdout.write(
       `\n### ${target.label} (${deliveries} deliveries a round, median of ${rounds} interleaved rounds)\n\n`,
     );

@@ -9,21 +9,11 @@ import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
 import type { ModuleDeps } from "../module.js";
 import * as repo from "./entitlements.repository.js";
 import type { PutEntitlementBody } from "./entitlements.schemas.js";
-import type { EntitlementTables } from "./entitlements.tables.js";
+import type { CommittedChange, EntitlementTables } from "./entitlements.tables.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
   /** Runs in the change's transaction (the webhook outbox). */
-  onChange?: (
-    trx: Transaction<EntitlementTables>,
-    change: {
-      tenantId: string;
-      appId: string;
-      sequence: number;
-      eventId: string;
-      actorId: string;
-      occurredAt: Date;
-    },
-  ) => Promise<void>;
+  onChange?: (trx: Transaction<EntitlementTables>, change: CommittedChange) => Promise<void>;
 };
 
 /** Refuses capabilities that are not the app's, naming the first one at `pointer/index` (400). */

@@ -53,6 +53,16 @@ export interface EntitlementChangesTable {
   occurred_at: Date;
 }
 
+/** A committed entitlement change, as its webhook deliveries need it (spec C rule 5: no rights). */
+export interface CommittedChange {
+  tenantId: string;
+  appId: string;
+  sequence: number;
+  eventId: string;
+  actorId: string;
+  occurredAt: Date;
+}
+
 export interface ServiceBindingsTable {
   tenant_id: string;
   id: string;
@@ -130,6 +140,8 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: Date;
   last_status: number | null;
   last_error: string | null;
+  /** While a batch's POSTs run: the delivery is not due again before then. */
+  lease_until: Date | null;
   created_at: Date;
   completed_at: Date | null;
 }

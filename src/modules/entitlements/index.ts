@@ -128,6 +128,7 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
         outbound: deps.outbound,
         sealingKey: seal,
         timeoutMs: deps.config.HANSE_WEBHOOK_TIMEOUT_MS,
+        leaseMs: deps.config.HANSE_JOB_LEASE_SECONDS * 1000,
         disableAfterMs: deps.config.HANSE_WEBHOOK_DISABLE_AFTER_SECONDS * 1000,
         counters,
       }),

@@ -2,8 +2,8 @@ import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import { sqlUuidv7 } from "../../platform/db/sql-uuid.js";
 import type {
+  CommittedChange,
   EntitlementTables,
-  WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhookSubscriptionsTable,
 } from "./entitlements.tables.js";
@@ -55,22 +55,16 @@ export async function updateSubscription(
 /**
  * One pending delivery per enabled subscription of the change's app (or of those of
  * `subscriptionIds`), in the change's transaction (the outbox): one INSERT … SELECT, whose ids the
- * database makes (UUIDv7 at the change's time). Returns the deliveries' ids, for their jobs.
+ * database makes (UUIDv7 at the change's time). Returns the subscriptions that got one, for their
+ * delivery jobs.
  */
 export async function insertDeliveries(
   trx: Trx,
-  change: {
-    tenantId: string;
-    appId: string;
-    sequence: number;
-    eventId: string;
-    actorId: string;
-    occurredAt: Date;
-  },
+  change: CommittedChange,
   subscriptionIds?: readonly string[],
 ): Promise<string[]> {
   const at = change.occurredAt;
-  const inserted = await sql<{ id: string }>`
+  const inserted = await sql<{ subscription_id: string }>`
     INSERT INTO webhook_deliveries (tenant_id, id, subscription_id, app_id, sequence, event_id, actor_id,
       occurred_at, state, attempts, next_attempt_at, created_at)
     SELECT tenant_id, ${sqlUuidv7(at)}, id, app_id, ${change.sequence}::bigint, ${change.eventId}::uuid,
@@ -78,104 +72,142 @@ export async function insertDeliveries(
     FROM webhook_subscriptions
     WHERE tenant_id = ${change.tenantId}::uuid AND app_id = ${change.appId}::text AND enabled
       ${subscriptionIds ? sql`AND id = ANY(${subscriptionIds}::uuid[])` : sql``}
-    RETURNING id`.execute(trx);
-  return inserted.rows.map((r) => r.id);
+    RETURNING subscription_id`.execute(trx);
+  return inserted.rows.map((r) => r.subscription_id);
 }
 
-/**
- * A delivery with what its attempt needs of its subscription, read without a lock: the attempt
- * sends first and records after (`lockDeliveryState`), holding no transaction while it sends.
- */
-export async function findDelivery(db: Db, tenantId: string, id: string) {
-  const row = await db
-    .selectFrom("webhook_deliveries as d")
-    .innerJoin("webhook_subscriptions as s", (join) =>
-      join.onRef("s.tenant_id", "=", "d.tenant_id").onRef("s.id", "=", "d.subscription_id"),
-    )
-    .selectAll("d")
-    .select(["s.url", "s.enabled", "s.secret", "s.previous_secret", "s.previous_secret_expires_at"])
-    .where("d.tenant_id", "=", tenantId)
-    .where("d.id", "=", id)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const { url, enabled, secret, previous_secret, previous_secret_expires_at, ...delivery } = row;
-  const subscription = {
-    id: delivery.subscription_id,
-    url,
-    enabled,
-    secret,
-    previous_secret,
-    previous_secret_expires_at,
-  };
-  return { delivery, subscription };
-}
+export type LeasedDelivery = Pick<
+  Selectable<WebhookDeliveriesTable>,
+  "id" | "app_id" | "sequence" | "event_id" | "actor_id" | "occurred_at" | "attempts"
+>;
 
 /**
- * In the transaction that records an attempt: the delivery's state and attempts, its row locked
- * (so that one attempt is recorded once, whatever else runs), and since when its subscription fails.
+ * Up to `limit` due pending deliveries of a subscription, lowest sequences first, leased until
+ * `until` (one statement; rows another transaction is leasing are skipped). A delivery is due
+ * when its next attempt's time has come and no lease holds it.
  */
-export const lockDeliveryState = (trx: Trx, tenantId: string, id: string) =>
-  trx
-    .selectFrom("webhook_deliveries as d")
-    .innerJoin("webhook_subscriptions as s", (join) =>
-      join.onRef("s.tenant_id", "=", "d.tenant_id").onRef("s.id", "=", "d.subscription_id"),
-    )
-    .select(["d.state", "d.attempts", "s.failing_since"])
-    .where("d.tenant_id", "=", tenantId)
-    .where("d.id", "=", id)
-    .forUpdate("d")
-    .executeTakeFirst();
-
-export async function updateDelivery(
-  trx: Trx,
+export async function leaseDeliveries(
+  db: Db,
   tenantId: string,
-  id: string,
-  values: Partial<Selectable<WebhookDeliveriesTable>>,
-): Promise<void> {
-  await trx
+  subscriptionId: string,
+  now: Date,
+  until: Date,
+  limit: number,
+): Promise<LeasedDelivery[]> {
+  const leased = await sql<LeasedDelivery>`
+    UPDATE webhook_deliveries SET lease_until = ${until}::timestamptz
+    WHERE tenant_id = ${tenantId}::uuid AND id IN (
+      SELECT id FROM webhook_deliveries
+      WHERE tenant_id = ${tenantId}::uuid AND subscription_id = ${subscriptionId}::uuid AND state = 'pending'
+        AND next_attempt_at <= ${now}::timestamptz
+        AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)
+      ORDER BY sequence, id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING id, app_id, sequence, event_id, actor_id, occurred_at, attempts`.execute(db);
+  return leased.rows.sort((a, b) => a.sequence - b.sequence);
+}
+
+/** Keeps the deliveries of a batch whose POSTs still run leased. */
+export async function renewLease(db: Db, tenantId: string, ids: readonly string[], until: Date) {
+  await db
     .updateTable("webhook_deliveries")
-    .set(values)
+    .set({ lease_until: until })
     .where("tenant_id", "=", tenantId)
-    .where("id", "=", id)
+    .where("id", "in", ids)
+    .where("state", "=", "pending")
     .execute();
 }
 
+/** When the subscription's next pending delivery is due (its time come and its lease over), if any. */
+export async function earliestPending(
+  db: Db,
+  tenantId: string,
+  subscriptionId: string,
+): Promise<Date | undefined> {
+  const row = await sql<{ at: Date | null }>`
+    SELECT min(GREATEST(next_attempt_at, lease_until)) AS at FROM webhook_deliveries
+    WHERE tenant_id = ${tenantId}::uuid AND subscription_id = ${subscriptionId}::uuid AND state = 'pending'`.execute(
+    db,
+  );
+  return row.rows[0]?.at ?? undefined;
+}
+
+/** In the transaction that records a batch with failures: since when the subscription fails, its row locked. */
+export const lockSubscriptionState = (trx: Trx, tenantId: string, id: string) =>
+  trx
+    .selectFrom("webhook_subscriptions")
+    .select(["enabled", "failing_since"])
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+
+/** An attempt's outcome as recorded: the delivery's new state and the attempt's row. */
+export interface DeliveryOutcome {
+  deliveryId: string;
+  attempt: number;
+  state: "pending" | "delivered" | "failed" | "cancelled";
+  /** For a delivery still pending: when it is tried again. */
+  nextAttemptAt: Date | null;
+  status: number | null;
+  /** The delivery's last error (null when delivered). */
+  error: string | null;
+  attemptedAt: Date;
+  attemptId: string;
+  latencyMs: number;
+  errorClass: string | null;
+}
+
 /**
- * A successful attempt in one statement: the delivery becomes `delivered` only while it is still
- * pending at the attempt before this one (the UPDATE's row lock and condition guard it as
- * `lockDeliveryState` does: a delivery another run recorded is left alone), the attempt is
- * inserted only then, and a failing subscription is failing no longer. Whether it recorded.
+ * A batch's outcomes in one statement: each delivery takes its new state only while it is still
+ * pending at the attempt before this one (another run, after a lease that ran out mid-send, may
+ * have recorded it), its attempt is inserted only then, and a delivered one ends the
+ * subscription's failing period. Returns the ids of the deliveries it recorded.
  */
-export async function recordDelivered(db: Db, row: Selectable<WebhookAttemptsTable>): Promise<boolean> {
-  const recorded = await sql`
-    WITH delivered AS (
-      UPDATE webhook_deliveries SET state = 'delivered', attempts = ${row.attempt}::integer,
-        last_status = ${row.status}::integer, last_error = NULL, completed_at = ${row.attempted_at}::timestamptz
-      WHERE tenant_id = ${row.tenant_id}::uuid AND id = ${row.delivery_id}::uuid AND state = 'pending'
-        AND attempts = ${row.attempt - 1}::integer
-      RETURNING tenant_id, subscription_id
+export async function recordOutcomes(
+  db: Db | Trx,
+  tenantId: string,
+  subscriptionId: string,
+  outcomes: readonly DeliveryOutcome[],
+): Promise<Set<string>> {
+  const recorded = await sql<{ delivery_id: string }>`
+    WITH v AS (
+      SELECT * FROM json_to_recordset(${JSON.stringify(outcomes)}::json) AS v ("deliveryId" uuid,
+        attempt integer, state text, "nextAttemptAt" timestamptz, status integer, error text,
+        "attemptedAt" timestamptz, "attemptId" uuid, "latencyMs" integer, "errorClass" text)
+    ), changed AS (
+      UPDATE webhook_deliveries d SET state = v.state, attempts = v.attempt,
+        next_attempt_at = coalesce(v."nextAttemptAt", d.next_attempt_at), last_status = v.status,
+        last_error = v.error, lease_until = NULL,
+        completed_at = CASE WHEN v.state = 'pending' THEN NULL ELSE v."attemptedAt" END
+      FROM v
+      WHERE d.tenant_id = ${tenantId}::uuid AND d.id = v."deliveryId" AND d.state = 'pending'
+        AND d.attempts = v.attempt - 1
+      RETURNING d.id, d.subscription_id, d.sequence, d.state
     ), recovered AS (
-      UPDATE webhook_subscriptions s SET failing_since = NULL FROM delivered d
-      WHERE s.tenant_id = d.tenant_id AND s.id = d.subscription_id AND s.failing_since IS NOT NULL
+      UPDATE webhook_subscriptions SET failing_since = NULL
+      WHERE tenant_id = ${tenantId}::uuid AND id = ${subscriptionId}::uuid AND failing_since IS NOT NULL
+        AND EXISTS (SELECT 1 FROM changed WHERE state = 'delivered')
     )
     INSERT INTO webhook_attempts (tenant_id, id, subscription_id, delivery_id, sequence, attempt,
       attempted_at, status, latency_ms, error_class)
-    SELECT tenant_id, ${row.id}::uuid, subscription_id, ${row.delivery_id}::uuid, ${row.sequence}::bigint,
-      ${row.attempt}::integer, ${row.attempted_at}::timestamptz, ${row.status}::integer,
-      ${row.latency_ms}::integer, NULL
-    FROM delivered
-    RETURNING id`.execute(db);
-  return recorded.rows.length > 0;
+    SELECT ${tenantId}::uuid, v."attemptId", c.subscription_id, c.id, c.sequence, v.attempt,
+      v."attemptedAt", v.status, v."latencyMs", v."errorClass"
+    FROM changed c INNER JOIN v ON v."deliveryId" = c.id
+    RETURNING delivery_id`.execute(db);
+  return new Set(recorded.rows.map((r) => r.delivery_id));
 }
 
-export async function insertAttempt(trx: Trx, row: Selectable<WebhookAttemptsTable>): Promise<void> {
-  await trx.insertInto("webhook_attempts").values(row).execute();
-}
-
-export async function cancelPendingDeliveries(trx: Trx, tenantId: string, subscriptionId: string, at: Date) {
-  await trx
+export async function cancelPendingDeliveries(
+  db: Db | Trx,
+  tenantId: string,
+  subscriptionId: string,
+  at: Date,
+) {
+  await db
     .updateTable("webhook_deliveries")
-    .set({ state: "cancelled", completed_at: at })
+    .set({ state: "cancelled", completed_at: at, lease_until: null })
     .where("tenant_id", "=", tenantId)
     .where("subscription_id", "=", subscriptionId)
     .where("state", "=", "pending")

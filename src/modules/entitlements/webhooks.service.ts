@@ -10,11 +10,12 @@ import { newWebhookSecret, OutboundTargetError } from "../../platform/outbound/i
 import type { ModuleDeps } from "../module.js";
 import { findBinding } from "./bindings.repository.js";
 import type {
+  CommittedChange,
   EntitlementTables,
   WebhookAttemptsTable,
   WebhookSubscriptionsTable,
 } from "./entitlements.tables.js";
-import { webhookDeliveryJobName, webhookJobKey } from "./webhook-delivery.job.js";
+import { webhookCoalesceKey, webhookDeliveryJobName } from "./webhook-delivery.job.js";
 import * as repo from "./webhooks.repository.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs" | "outbound"> & {
@@ -57,16 +58,14 @@ export function createWebhooksService(deps: Deps) {
       errors: [{ pointer: "/url", message }],
     });
 
-  async function enqueue(trx: Trx, tenantId: string, deliveryIds: readonly string[]) {
-    for (const deliveryId of deliveryIds) {
+  /** Wakes the delivery job of each subscription (one queued job per subscription at most). */
+  async function enqueue(trx: Trx, tenantId: string, subscriptionIds: readonly string[]) {
+    for (const subscriptionId of new Set(subscriptionIds)) {
       await deps.jobs.enqueue(
         trx,
         webhookDeliveryJobName,
-        { tenantId, deliveryId },
-        {
-          key: webhookJobKey(deliveryId, 0),
-          tenantId,
-        },
+        { tenantId, subscriptionId },
+        { tenantId, coalesceKey: webhookCoalesceKey(tenantId, subscriptionId) },
       );
     }
   }
@@ -88,20 +87,9 @@ export function createWebhooksService(deps: Deps) {
     });
 
   return {
-    /** In a change's transaction: one delivery (and its job) per enabled subscription of the app. */
-    async enqueueChange(
-      trx: Trx,
-      change: {
-        tenantId: string;
-        appId: string;
-        sequence: number;
-        eventId: string;
-        actorId: string;
-        occurredAt: Date;
-      },
-    ): Promise<void> {
-      const ids = await repo.insertDeliveries(trx, change);
-      await enqueue(trx, change.tenantId, ids);
+    /** In a change's transaction: one delivery per enabled subscription of the app, and its job. */
+    async enqueueChange(trx: Trx, change: CommittedChange): Promise<void> {
+      await enqueue(trx, change.tenantId, await repo.insertDeliveries(trx, change));
     },
 
     /**
@@ -203,7 +191,7 @@ export function createWebhooksService(deps: Deps) {
         const changes = await repo.changesFrom(trx, row.tenant_id, row.app_id, fromSequence);
         let count = 0;
         for (const change of changes) {
-          const ids = await repo.insertDeliveries(
+          const subscriptions = await repo.insertDeliveries(
             trx,
             {
               tenantId: row.tenant_id,
@@ -215,9 +203,9 @@ export function createWebhooksService(deps: Deps) {
             },
             [row.id],
           );
-          await enqueue(trx, row.tenant_id, ids);
-          count += ids.length;
+          count += subscriptions.length;
         }
+        if (count > 0) await enqueue(trx, row.tenant_id, [row.id]);
         await audit(trx, principal, "webhook_subscription.recovered", row.id);
         return { subscriptionId: row.id, fromSequence, enqueued: count };
       });

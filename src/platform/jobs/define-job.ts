@@ -78,6 +78,12 @@ export const defaultBackoffMs = (attempts: number): number => Math.min(1000 * 2 
 export interface EnqueueOptions {
   /** A job key is unique: enqueueing an existing key is a no-op that returns the existing job. */
   key?: string;
+  /**
+   * Coalesces with the queued job of this key, if any: no second row, and that job runs at the
+   * earlier of both times (its payload stays). Only a queued job holds the key — a claimed job gives
+   * it up — so work committed while a job runs still gets a run of its own. Not with `key`.
+   */
+  coalesceKey?: string;
   tenantId?: string;
   runAt?: Date;
   maxAttempts?: number;

@@ -5,6 +5,8 @@ export interface JobsTable {
   tenant_id: string | null;
   name: string;
   key: string | null;
+  /** Held while queued only (see `EnqueueOptions.coalesceKey`). */
+  coalesce_key: string | null;
   payload: ColumnType<unknown, string, string>;
   state: "queued" | "running" | "succeeded" | "dead";
   attempts: number;

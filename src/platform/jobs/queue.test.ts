@@ -6,7 +6,7 @@ import { uuidv7 } from "../crypto/ids.js";
 import { createLogger } from "../logging/logger.js";
 import { defineJob, type JobDefinition } from "./define-job.js";
 import type { JobTables } from "./jobs.tables.js";
-import { createJobQueue } from "./queue.js";
+import { createJobQueue, insertJobsSql } from "./queue.js";
 import { createWorker } from "./worker.js";
 
 let t: TestDatabase;
@@ -44,10 +44,23 @@ const doomed = defineJob<{ label: string }>({
   },
 });
 
+/** Records its label; its first run enqueues the same coalesce key, as work committed meanwhile. */
+const wakes = defineJob<{ label: string }>({
+  name: "test.wakes",
+  run: async ({ label }) => {
+    runs.push(label);
+    if (runs.length === 1) {
+      await t.database.transaction((trx) =>
+        queue.enqueue(trx, wakes, { label: "meanwhile" }, { coalesceKey: "c-1" }),
+      );
+    }
+  },
+});
+
 const worker = () =>
   createWorker({
     database: t.database,
-    jobs: [record, flaky, doomed] as JobDefinition<never>[],
+    jobs: [record, flaky, doomed, wakes] as JobDefinition<never>[],
     clock,
     logger,
     workerId: "w1",
@@ -93,6 +106,63 @@ describe("job queue", () => {
     expect(second).toBe(first);
     await worker().drain();
     expect(runs).toEqual(["a"]);
+  });
+
+  it("a coalesce key merges enqueues into the queued job, which runs once at the earliest time asked", async () => {
+    const later = new Date(clock.now().getTime() + 60_000);
+    const first = await t.database.transaction((trx) =>
+      queue.enqueue(trx, record, { label: "first" }, { coalesceKey: "c-1", runAt: later }),
+    );
+    const second = await t.database.transaction((trx) =>
+      queue.enqueue(trx, record, { label: "second" }, { coalesceKey: "c-1" }),
+    );
+    const third = await t.database.transaction((trx) =>
+      queue.enqueue(trx, record, { label: "third" }, { coalesceKey: "c-1", runAt: later }),
+    );
+    expect([second, third]).toEqual([first, first]);
+    expect((await jobs()).map((job) => job.run_at.getTime())).toEqual([clock.now().getTime()]);
+    expect(await worker().drain()).toBe(1);
+    expect(runs).toEqual(["first"]);
+  });
+
+  it("a running job does not coalesce: an enqueue with its key while it runs gets a run of its own", async () => {
+    await t.database.transaction((trx) =>
+      queue.enqueue(trx, wakes, { label: "first" }, { coalesceKey: "c-1" }),
+    );
+    expect(await worker().drain()).toBe(2);
+    expect(runs).toEqual(["first", "meanwhile"]);
+    expect((await jobs()).map((job) => [job.state, job.coalesce_key])).toEqual([
+      ["succeeded", null],
+      ["succeeded", null],
+    ]);
+  });
+
+  it("insertJobsSql with a coalesce key merges each row into the queued job of its key", async () => {
+    await t.database.transaction((trx) =>
+      queue.enqueue(trx, record, { label: "queued" }, { coalesceKey: "c-1" }),
+    );
+    const now = clock.now();
+    const inserted = await sql<{ id: string }>`${sql.raw(
+      insertJobsSql(
+        "(VALUES ('c-1', 'merged'), ('c-2', 'new')) AS input (coalesce_key, label)",
+        {
+          id: "gen_random_uuid()",
+          tenantId: "NULL::uuid",
+          name: "'test.record'",
+          key: "NULL",
+          coalesceKey: "input.coalesce_key",
+          payload: "jsonb_build_object('label', input.label)",
+          maxAttempts: "3",
+          runAt: `'${now.toISOString()}'::timestamptz`,
+          createdAt: `'${now.toISOString()}'::timestamptz`,
+        },
+        "id",
+      ),
+    )}`.execute(t.database.db);
+    expect(inserted.rows).toHaveLength(2);
+    expect(await jobs()).toHaveLength(2);
+    await worker().drain();
+    expect(runs.sort()).toEqual(["new", "queued"]);
   });
 
   it("retries with exponential backoff, then succeeds", async () => {

@@ -32,6 +32,11 @@ export interface JobRowSql {
   tenantId: string;
   name: string;
   key: string;
+  /**
+   * Coalesces each row with the queued job of this key (`EnqueueOptions.coalesceKey`; that job
+   * runs at the earlier time and returns in RETURNING). The keys of one statement must be distinct.
+   */
+  coalesceKey?: string;
   /** jsonb. */
   payload: string;
   maxAttempts: string;
@@ -47,12 +52,18 @@ export interface JobRowSql {
  * platform/jobs spells the jobs table's columns; the outbox rules of `NewJobRow` hold.
  */
 export function insertJobsSql(from: string, job: JobRowSql, returning?: string): string {
+  const coalesce = job.coalesceKey !== undefined;
   return `INSERT INTO jobs
-    (id, tenant_id, name, key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
-  SELECT ${job.id}, ${job.tenantId}, ${job.name}, ${job.key}, ${job.payload}, 'queued', 0,
-    ${job.maxAttempts}, ${job.runAt}, ${job.createdAt}, ${job.createdAt}
-  FROM ${from}${returning === undefined ? "" : `\n  RETURNING ${returning}`}`;
+    (id, tenant_id, name, key, ${coalesce ? "coalesce_key, " : ""}payload, state, attempts, max_attempts,
+    run_at, created_at, updated_at)
+  SELECT ${job.id}, ${job.tenantId}, ${job.name}, ${job.key}, ${coalesce ? `${job.coalesceKey}, ` : ""}${job.payload},
+    'queued', 0, ${job.maxAttempts}, ${job.runAt}, ${job.createdAt}, ${job.createdAt}
+  FROM ${from}${coalesce ? coalesceSql : ""}${returning === undefined ? "" : `\n  RETURNING ${returning}`}`;
 }
+
+const coalesceSql = `
+  ON CONFLICT (coalesce_key) WHERE state = 'queued'
+  DO UPDATE SET run_at = LEAST(jobs.run_at, excluded.run_at), updated_at = excluded.updated_at`;
 
 /**
  * Jobs of `name` not finished yet (queued, also waiting for a retry, or running), per tenant (""
@@ -82,7 +93,11 @@ export interface JobQueue {
     options?: EnqueueOptions,
   ): Promise<string>;
   /** The row `enqueue` would insert (see `NewJobRow`); nothing is written. */
-  newJobRow<P>(job: JobDefinition<P> | string, payload: P, options?: EnqueueOptions): NewJobRow;
+  newJobRow<P>(
+    job: JobDefinition<P> | string,
+    payload: P,
+    options?: Omit<EnqueueOptions, "coalesceKey">,
+  ): NewJobRow;
 }
 
 /**
@@ -135,35 +150,50 @@ export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQ
       const maxAttempts =
         options.maxAttempts ?? (typeof job === "string" ? undefined : job.maxAttempts) ?? defaultMaxAttempts;
       const now = deps.clock.now();
-      const id = deps.newId();
-      const inserted = await db
-        .insertInto("jobs")
-        .values({
-          id,
-          tenant_id: options.tenantId ?? null,
-          name,
-          key: options.key ?? null,
-          payload: JSON.stringify(payload),
-          state: "queued",
-          attempts: 0,
-          max_attempts: maxAttempts,
-          run_at: options.runAt ?? now,
-          created_at: now,
-          updated_at: now,
-        })
-        .onConflict((oc) => oc.column("key").where("key", "is not", null).doNothing())
-        .returning("id")
-        .executeTakeFirst();
-      if (!inserted) {
-        const existing = await db
-          .selectFrom("jobs")
-          .select("id")
-          .where("key", "=", options.key ?? "")
+      const insert = db.insertInto("jobs").values({
+        id: deps.newId(),
+        tenant_id: options.tenantId ?? null,
+        name,
+        key: options.key ?? null,
+        coalesce_key: options.coalesceKey ?? null,
+        payload: JSON.stringify(payload),
+        state: "queued",
+        attempts: 0,
+        max_attempts: maxAttempts,
+        run_at: options.runAt ?? now,
+        created_at: now,
+        updated_at: now,
+      });
+      let id: string;
+      if (options.coalesceKey !== undefined) {
+        if (options.key !== undefined) throw new Error("a job has a key or a coalesce key, not both");
+        const row = await insert
+          .onConflict((oc) =>
+            oc
+              .column("coalesce_key")
+              .where("state", "=", "queued")
+              .doUpdateSet({ run_at: sql`LEAST(jobs.run_at, excluded.run_at)`, updated_at: now }),
+          )
+          .returning("id")
           .executeTakeFirstOrThrow();
-        return existing.id;
+        id = row.id;
+      } else {
+        const inserted = await insert
+          .onConflict((oc) => oc.column("key").where("key", "is not", null).doNothing())
+          .returning("id")
+          .executeTakeFirst();
+        if (!inserted) {
+          const existing = await db
+            .selectFrom("jobs")
+            .select("id")
+            .where("key", "=", options.key ?? "")
+            .executeTakeFirstOrThrow();
+          return existing.id;
+        }
+        id = inserted.id;
       }
       await sql`SELECT pg_notify(${jobsChannel}, ${name})`.execute(db);
-      return inserted.id;
+      return id;
     },
   };
 }

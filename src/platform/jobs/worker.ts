@@ -61,8 +61,9 @@ export function createWorker(options: WorkerOptions): Worker {
     if (limit <= 0 || names.length === 0) return [];
     const now = clock.now();
     // One statement: pick due or lease-expired jobs, skip rows other workers hold, take the lease.
+    // A claimed job gives up its coalesce key: later enqueues get a run of their own.
     const result = await sql<ClaimedJob>`
-      UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId},
+      UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId}, coalesce_key = NULL,
         locked_until = ${now}::timestamptz + make_interval(secs => ${defaultLeaseMs / 1000}), updated_at = ${now}
       WHERE id IN (
         SELECT id FROM jobs
