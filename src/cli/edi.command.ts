@@ -9,6 +9,7 @@ import {
   getDirectory,
   importDirectory,
   isBuiltInDirectory,
+  isDirectoryResolver,
   isSyntaxIdentifier,
   loadDirectory,
   parseInterchange,
@@ -117,7 +118,7 @@ function directoryChoice(cmd: Command, opts: DirectoryOptions): Directory | Dire
 
 /** The directory a message is judged by, undefined when there is none at hand. */
 function directoryOf(choice: Directory | DirectoryResolver, id: MessageIdentifier): Directory | undefined {
-  return "forMessage" in choice ? choice.forMessage(id) : choice;
+  return isDirectoryResolver(choice) ? choice.forMessage(id) : choice;
 }
 
 const DIRECTORY_HELP =
@@ -152,7 +153,7 @@ export function registerEdiCommands(program: Command): void {
       const header = parsed.interchange.header;
       print(
         this,
-        `${file}: ${header ? `interchange ${header.controlRef} from ${header.sender.id} to ${header.recipient.id}, syntax ${header.syntax.identifier}:${header.syntax.version}` : "no interchange header"}, ${parsed.interchange.messages.length} message(s), ${"forMessage" in directory ? "directory of each message from its UNH" : `directory ${directory.id}`}`,
+        `${file}: ${header ? `interchange ${header.controlRef} from ${header.sender.id} to ${header.recipient.id}, syntax ${header.syntax.identifier}:${header.syntax.version}` : "no interchange header"}, ${parsed.interchange.messages.length} message(s), ${isDirectoryResolver(directory) ? "directory of each message from its UNH" : `directory ${directory.id}`}`,
       );
       for (const m of report.messages) {
         const id = (parsed.interchange.messages[m.index] as MessageEnvelope).identifier;
