@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
+import { generatedCorpus } from "../edifact/testing/generated-corpus.js";
 import { PARTLY_BROKEN_ORDERS, REJECTED_ORDERS, VALID_ORDERS } from "../edifact/testing/sample.fixture.js";
 import { registerEdiCommands } from "./edi.command.js";
 
@@ -36,14 +37,14 @@ describe("hanse edi", () => {
   it("validate: exit 0 and 'no issues' for a valid interchange", async () => {
     const r = await run(["validate", file("ok.edi", VALID_ORDERS)]);
     expect(r.exitCode).toBe(0);
-    expect(r.out).toContain("message 1 (ORDERS): accepted");
+    expect(r.out).toContain("message 1 (ORDERS D:96A, directory D96A): accepted");
     expect(r.out).toContain("no issues");
   });
 
   it("validate: exit 1 with partner-readable issues and positions", async () => {
     const r = await run(["validate", file("bad.edi", PARTLY_BROKEN_ORDERS)]);
     expect(r.exitCode).toBe(1);
-    expect(r.out).toContain("message 2 (ORDERS): rejected");
+    expect(r.out).toContain("message 2 (ORDERS D:96A, directory D96A): rejected");
     expect(r.out).toMatch(
       /segment \d+ \(QTY\), message position 5, element 1, component 2, byte offset \d+: \[37 Invalid type of character\(s\)\]/,
     );
@@ -53,9 +54,11 @@ describe("hanse edi", () => {
   it("validate: a message rejected only with its interchange says so", async () => {
     const r = await run(["validate", file("rejected.edi", REJECTED_ORDERS)]);
     expect(r.exitCode).toBe(1);
-    expect(r.out).toContain("message 1 (ORDERS): rejected with the interchange");
+    expect(r.out).toContain("message 1 (ORDERS D:96A, directory D96A): rejected with the interchange");
     const own = await run(["validate", file("bad.edi", PARTLY_BROKEN_ORDERS)]);
-    expect(own.out).toMatch(/message 2 \(ORDERS\): rejected \(\d+ issue\(s\) of its own\)/);
+    expect(own.out).toMatch(
+      /message 2 \(ORDERS D:96A, directory D96A\): rejected \(\d+ issue\(s\) of its own\)/,
+    );
   });
 
   it("validate: exit 2 when the file cannot be read", async () => {
@@ -86,7 +89,99 @@ describe("hanse edi", () => {
     expect(r.out).toContain("SG25 QTY+21:48'");
   });
 
+  describe("issue 24 item 4: the directory each message names in its UNH", () => {
+    const generated = generatedCorpus();
+    const named = (name: string): string =>
+      Buffer.from(generated.find((c) => c.name === name)?.bytes ?? new Uint8Array()).toString("latin1");
+
+    it.each(["orders-d25a-v3-valid", "orders-d25a-v4-valid", "ordrsp-d25a-v4-valid", "aperak-d25a-v3-valid"])(
+      "validate: %s is judged by D.25A and valid, not rejected for its release",
+      async (name) => {
+        const r = await run(["validate", file(`${name}.edi`, named(name))]);
+        expect(r.exitCode, r.out).toBe(0);
+        expect(r.out).toContain("directory of each message from its UNH");
+        expect(r.out).toMatch(/message 1 \((ORDERS|ORDRSP|APERAK) D:25A, directory D25A\): accepted/);
+      },
+    );
+
+    it("validate --directory D96A still judges every message by D.96A", async () => {
+      const r = await run([
+        "validate",
+        "--directory",
+        "D96A",
+        file("d25a.edi", named("orders-d25a-v3-valid")),
+      ]);
+      expect(r.exitCode).toBe(1);
+      expect(r.out).toContain('Message release "25A" does not match directory D96A (96A)');
+    });
+
+    it("validate: a message naming a directory Hanse does not have is a finding, exit 1", async () => {
+      const text = named("orders-d25a-v3-valid").replace("ORDERS:D:25A:UN", "ORDERS:D:01B:UN");
+      const r = await run(["validate", file("d01b.edi", text)]);
+      expect(r.exitCode).toBe(1);
+      expect(r.out).toContain(
+        "message 1 (ORDERS D:01B, no directory at hand): rejected (1 issue(s) of its own)",
+      );
+      expect(r.out).toContain(
+        '[14 Value not supported in this position] Message directory "D:01B" of ORDERS is not available here (D96A, D25A, CONTRL 2:2, CONTRL 4:1 are)',
+      );
+      const tree = await run(["inspect", file("d01b.edi", text)]);
+      expect(tree.out).toContain("note: message 1 (ORDERS D:01B): no directory at hand defines it");
+    });
+
+    it.each([
+      ["3", "CONTRL 2:2"],
+      ["4", "CONTRL 4:1"],
+    ])("a CONTRL of syntax %s is validated and inspected against %s", async (version, id) => {
+      const broken = generated.find((c) => c.name.startsWith("orders-d25a") && c.codes.length > 0);
+      const source = file("broken.edi", Buffer.from(broken?.bytes ?? new Uint8Array()).toString("latin1"));
+      const contrl = await run(["contrl", source, "--syntax-version", version]);
+      expect(contrl.exitCode).toBe(0);
+      expect(contrl.out).toContain("UCM+");
+      const received = file("contrl.edi", contrl.out);
+      const r = await run(["validate", received]);
+      expect(r.exitCode, r.out).toBe(0);
+      expect(r.out).toContain(`message 1 (CONTRL ${id.slice(7)}, directory ${id}): accepted`);
+      const tree = await run(["inspect", received]);
+      expect(tree.out).toMatch(/SG1 UCM\+/);
+      expect(tree.out).toMatch(/SG2 UCS\+\d+/);
+      const bad = await run([
+        "validate",
+        file("bad-contrl.edi", contrl.out.replace(/(UCI\+[^']*\+)7'/, "$19'")),
+      ]);
+      expect(bad.exitCode).toBe(1);
+      expect(bad.out).toMatch(
+        /\(UCI\), message position 2, element 4, byte offset \d+: \[12 Invalid value\]/,
+      );
+    });
+  });
+
   describe.skipIf(!existsSync(SHARED))(`with ../shared (${SHARED}; skipped when absent)`, () => {
+    it("validate: a CONTRL received from a partner (corpus) is judged by CONTRL 4:1", async () => {
+      const r = await run(["validate", join(SHARED, "corpus/contrl-v41-edifabric-1.edi")]);
+      expect(r.out).toContain("message 2 (CONTRL 4:1, directory CONTRL 4:1): rejected with the interchange");
+      // The one finding is the envelope's (UNB S001 without 0002), not the CONTRL messages.
+      expect(r.out.match(/\[\d+ /g)).toEqual(["[13 "]);
+      const old = await run(["validate", join(SHARED, "corpus/contrl-d3-jacobemcken-1.edi")]);
+      expect(old.out).toContain('Message directory "D:3" of CONTRL is not available here');
+    });
+
+    it("--directories: an imported directory judges the messages of its release", async () => {
+      const dirs = mkdtempSync(join(tmpdir(), "hanse-dirs-"));
+      const imported = await run(["import-directory", join(SHARED, "directories/d18a.zip"), "--out", dirs]);
+      expect(imported.exitCode).toBe(0);
+      const d18a = file("d18a.edi", VALID_ORDERS.replace("ORDERS:D:96A:UN", "ORDERS:D:18A:UN"));
+      const without = await run(["validate", d18a]);
+      expect(without.exitCode).toBe(1);
+      expect(without.out).toContain("ORDERS D:18A, no directory at hand");
+      const r = await run(["validate", d18a, "--directories", dirs]);
+      expect(r.exitCode, r.out).toBe(0);
+      expect(r.out).toContain("message 1 (ORDERS D:18A, directory D18A): accepted");
+      const missing = await run(["validate", d18a, "--directories", join(dirs, "nope")]);
+      expect(missing.exitCode).toBe(2);
+      expect(missing.err).toContain("Cannot read directories folder");
+    });
+
     it("validate gives a report with positions for every corpus file", async () => {
       const corpus = join(SHARED, "corpus");
       for (const name of readdirSync(corpus).filter((f) => f.endsWith(".edi"))) {

@@ -1,13 +1,15 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { makeDirectory } from "../sdk/index.js";
 import {
   buildContrl,
+  directoryResolver,
   formatIssue,
   getDirectory,
   importDirectory,
   isBuiltInDirectory,
+  isDirectoryResolver,
   isSyntaxIdentifier,
   loadDirectory,
   parseInterchange,
@@ -17,6 +19,9 @@ import {
   validateInterchange,
   type CompactDirectory,
   type Directory,
+  type DirectoryResolver,
+  type MessageEnvelope,
+  type MessageIdentifier,
   type ParseResult,
 } from "../edifact/index.js";
 
@@ -54,6 +59,19 @@ function readInput(cmd: Command, file: string): Buffer {
   }
 }
 
+/** A directory file `import-directory` wrote. */
+function readDirectoryFile(cmd: Command, path: string): Directory {
+  try {
+    const compact = JSON.parse(readFileSync(path, "utf8")) as { format?: unknown };
+    if (compact.format !== "hanse-edifact-directory/1")
+      throw new Error("not a directory file import-directory wrote");
+    return loadDirectory(compact as CompactDirectory);
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    return fail(cmd, `Cannot load directory ${path}: ${reason}`, EDI_EXIT.unreadable, "edi.directory");
+  }
+}
+
 /** A built-in directory (D96A, D25A) or the path of one `import-directory` wrote (`….json`). */
 function directoryOption(cmd: Command, id: string): Directory {
   const upper = id.toUpperCase();
@@ -65,13 +83,48 @@ function directoryOption(cmd: Command, id: string): Directory {
       EDI_EXIT.unreadable,
       "edi.directory",
     );
-  try {
-    return loadDirectory(JSON.parse(readFileSync(id, "utf8")) as CompactDirectory);
-  } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code ?? "not a directory file import-directory wrote";
-    return fail(cmd, `Cannot load directory ${id}: ${reason}`, EDI_EXIT.unreadable, "edi.directory");
-  }
+  return readDirectoryFile(cmd, id);
 }
+
+interface DirectoryOptions {
+  readonly directory?: string;
+  readonly directories?: string;
+}
+
+/**
+ * `--directory` judges every message by one directory; without it each message gets the
+ * directory its UNH names: a built-in one, one of the `--directories` folder (what
+ * import-directory wrote, preferred over a built-in of the same release) or, for CONTRL,
+ * its service message.
+ */
+function directoryChoice(cmd: Command, opts: DirectoryOptions): Directory | DirectoryResolver {
+  if (opts.directory !== undefined) return directoryOption(cmd, opts.directory);
+  if (opts.directories === undefined) return directoryResolver();
+  const folder = opts.directories;
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((n) => n.toLowerCase().endsWith(".json"));
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code ?? "read error";
+    return fail(
+      cmd,
+      `Cannot read directories folder ${folder}: ${reason}`,
+      EDI_EXIT.unreadable,
+      "edi.directory",
+    );
+  }
+  return directoryResolver(names.sort().map((n) => readDirectoryFile(cmd, join(folder, n))));
+}
+
+/** The directory a message is judged by, undefined when there is none at hand. */
+function directoryOf(choice: Directory | DirectoryResolver, id: MessageIdentifier): Directory | undefined {
+  return isDirectoryResolver(choice) ? choice.forMessage(id) : choice;
+}
+
+const DIRECTORY_HELP =
+  "judge every message by this directory: D96A, D25A or a .json file import-directory wrote (default: the directory each message names in its UNH)";
+const DIRECTORIES_HELP =
+  "folder of .json files import-directory wrote, used for the messages that name their release";
 
 function decodeSegment(parsed: ParseResult, s: number): string {
   const t = parsed.interchange.tokens;
@@ -91,17 +144,20 @@ export function registerEdiCommands(program: Command): void {
       "Validate one interchange and list its issues with their positions (exit 0 valid, 1 issues, 2 unreadable)",
     )
     .argument("<file>", "EDIFACT interchange")
-    .option("--directory <id>", "directory: D96A, D25A or a .json file import-directory wrote", "D96A")
-    .action(function (this: Command, file: string, opts: { directory: string }) {
-      const directory = directoryOption(this, opts.directory);
+    .option("--directory <id>", DIRECTORY_HELP)
+    .option("--directories <folder>", DIRECTORIES_HELP)
+    .action(function (this: Command, file: string, opts: DirectoryOptions) {
+      const directory = directoryChoice(this, opts);
       const parsed = parseInterchange(readInput(this, file));
       const report = validateInterchange(parsed, { directory });
       const header = parsed.interchange.header;
       print(
         this,
-        `${file}: ${header ? `interchange ${header.controlRef} from ${header.sender.id} to ${header.recipient.id}, syntax ${header.syntax.identifier}:${header.syntax.version}` : "no interchange header"}, ${parsed.interchange.messages.length} message(s), directory ${directory.id}`,
+        `${file}: ${header ? `interchange ${header.controlRef} from ${header.sender.id} to ${header.recipient.id}, syntax ${header.syntax.identifier}:${header.syntax.version}` : "no interchange header"}, ${parsed.interchange.messages.length} message(s), ${isDirectoryResolver(directory) ? "directory of each message from its UNH" : `directory ${directory.id}`}`,
       );
       for (const m of report.messages) {
+        const id = (parsed.interchange.messages[m.index] as MessageEnvelope).identifier;
+        const judgedBy = directoryOf(directory, id)?.id;
         // A message without issues of its own is rejected with its interchange (or group): say so.
         const verdict = m.accepted
           ? "accepted"
@@ -110,7 +166,8 @@ export function registerEdiCommands(program: Command): void {
             : report.interchangeAccepted
               ? "rejected with its group"
               : "rejected with the interchange";
-        print(this, `  message ${m.ref} (${m.type}): ${verdict}`);
+        const by = judgedBy === undefined ? "no directory at hand" : `directory ${judgedBy}`;
+        print(this, `  message ${m.ref} (${m.type} ${id.version}:${id.release}, ${by}): ${verdict}`);
       }
       for (const issue of report.issues) print(this, `  ${formatIssue(issue)}`);
       if (report.issues.length > 0) {
@@ -123,17 +180,18 @@ export function registerEdiCommands(program: Command): void {
     .command("contrl")
     .description("Print the CONTRL we would send for an interchange")
     .argument("<file>", "EDIFACT interchange")
-    .option("--directory <id>", "D96A, D25A or a .json file import-directory wrote", "D96A")
+    .option("--directory <id>", DIRECTORY_HELP)
+    .option("--directories <folder>", DIRECTORIES_HELP)
     .option("--syntax-version <n>", "3 (CONTRL 2:2) or 4 (CONTRL 4:1); default: that of the interchange")
     .option("--control-ref <ref>", "UNB control reference of the CONTRL", "1")
     .action(function (
       this: Command,
       file: string,
-      opts: { directory: string; syntaxVersion?: string; controlRef: string },
+      opts: DirectoryOptions & { syntaxVersion?: string; controlRef: string },
     ) {
       if (opts.syntaxVersion !== undefined && opts.syntaxVersion !== "3" && opts.syntaxVersion !== "4")
         return fail(this, "--syntax-version is 3 or 4", EDI_EXIT.unreadable, "edi.usage");
-      const directory = directoryOption(this, opts.directory);
+      const directory = directoryChoice(this, opts);
       const parsed = parseInterchange(readInput(this, file));
       const header = parsed.interchange.header;
       if (!header)
@@ -165,14 +223,15 @@ export function registerEdiCommands(program: Command): void {
     .command("inspect")
     .description("Print the segment tree of an interchange with segment group names")
     .argument("<file>", "EDIFACT interchange")
-    .option("--directory <id>", "D96A, D25A or a .json file import-directory wrote", "D96A")
-    .action(function (this: Command, file: string, opts: { directory: string }) {
-      const directory = directoryOption(this, opts.directory);
+    .option("--directory <id>", DIRECTORY_HELP)
+    .option("--directories <folder>", DIRECTORIES_HELP)
+    .action(function (this: Command, file: string, opts: DirectoryOptions) {
+      const directory = directoryChoice(this, opts);
       const parsed = parseInterchange(readInput(this, file));
       const ic = parsed.interchange;
       const inMessage = new Map<number, StructureWalker | undefined>();
       for (const m of ic.messages) {
-        const def = directory.messages.get(m.identifier.type);
+        const def = directoryOf(directory, m.identifier)?.messages.get(m.identifier.type);
         for (let s = m.firstSegment; s <= m.lastSegment; s++)
           inMessage.set(s, def ? new StructureWalker(def) : undefined);
       }
@@ -192,6 +251,14 @@ export function registerEdiCommands(program: Command): void {
         print(this, `${String(s + 1).padStart(5)} ${"  ".repeat(depth)}${prefix}${decodeSegment(parsed, s)}`);
       }
       for (const issue of parsed.issues) print(this, `issue: ${formatIssue(issue)}`);
+      for (const m of ic.messages) {
+        const { type, version, release } = m.identifier;
+        if (!directoryOf(directory, m.identifier)?.messages.has(type))
+          print(
+            this,
+            `note: message ${m.ref} (${type} ${version}:${release}): no directory at hand defines it`,
+          );
+      }
     });
 
   edi

@@ -65,6 +65,12 @@ export {
   type BuiltInDirectoryId,
 } from "./directories/directory.registry.js";
 export { importDirectory, type ImportOptions } from "./directories/untdid.importer.js";
+export {
+  directoryResolver,
+  isDirectoryResolver,
+  type DirectoryResolver,
+} from "./directories/directory.resolver.js";
+export { SERVICE_DIRECTORIES } from "./directories/service-directories.js";
 
 export {
   validateInterchange,

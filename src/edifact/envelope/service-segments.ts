@@ -11,7 +11,7 @@ import type {
  * An element as ISO 9735 lists it: `"0020 M an..14"` (id, status, representation) for a simple
  * element, `["S005 C", "0022 M an..14", "0025 C an2"]` for a composite and its components.
  */
-type Spec = string | readonly [string, ...string[]];
+export type ElementSpec = string | readonly [string, ...string[]];
 
 function words(spec: string, count: 2 | 3): [string, Status, string] {
   const [id, status, repr = "", ...rest] = spec.split(" ");
@@ -30,7 +30,7 @@ function component(spec: string): ComponentRef {
   return { element: simple(id, repr), status };
 }
 
-function element(spec: Spec): SegmentElementRef {
+function element(spec: ElementSpec): SegmentElementRef {
   if (typeof spec === "string") {
     const [id, status, repr] = words(spec, 3);
     return { status, repeat: 1, def: simple(id, repr) };
@@ -44,17 +44,22 @@ function element(spec: Spec): SegmentElementRef {
   };
 }
 
-const segment = (tag: string, specs: readonly Spec[]): SegmentDef => ({
+/** A segment layout from element specs (see ElementSpec). */
+export const segment = (tag: string, specs: readonly ElementSpec[]): SegmentDef => ({
   tag,
   name: tag,
   elements: specs.map(element),
 });
 
-function withCodes(def: SegmentDef, values: Record<string, string>): SegmentDef {
-  const first = def.elements[0];
-  if (!first || first.def.kind !== "simple") return def;
-  const codes = { id: first.def.id, values: new Map(Object.entries(values)) };
-  return { ...def, elements: [{ ...first, def: { ...first.def, codes } }] };
+/** The segment with a code list on its simple element at `index` (0-based). */
+export function withCodes(def: SegmentDef, values: Record<string, string>, index = 0): SegmentDef {
+  const target = def.elements[index];
+  if (!target || target.def.kind !== "simple") return def;
+  const codes = { id: target.def.id, values: new Map(Object.entries(values)) };
+  const elements = def.elements.map((e, i) =>
+    i === index ? { ...target, def: { ...target.def, codes } } : e,
+  );
+  return { ...def, elements };
 }
 
 /**
@@ -108,7 +113,7 @@ function envelopeSegments(version: 3 | 4): Record<"UNB" | "UNG" | "UNH", Segment
       "0068 C an..35",
       ["S010 C", "0070 M n..2", "0073 C a1"],
       // Message subset, implementation guideline and scenario identification.
-      ...only4<Spec>(
+      ...only4<ElementSpec>(
         ["S016 C", "0115 M an..14", "0116 C an..3", "0118 C an..3", "0051 C an..3"],
         ["S017 C", "0121 M an..14", "0122 C an..3", "0124 C an..3", "0051 C an..3"],
         ["S018 C", "0127 M an..14", "0128 C an..3", "0130 C an..3", "0051 C an..3"],

@@ -1,3 +1,4 @@
+import { isDirectoryResolver, type DirectoryResolver } from "../directories/directory.resolver.js";
 import type { Directory } from "../directories/directory.types.js";
 import { elementContext } from "../envelope/interchange.parser.js";
 import type { MessageEnvelope, ParsedInterchange, ParseResult } from "../envelope/interchange.types.js";
@@ -23,7 +24,11 @@ const looksValid = segmentLooksValid;
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export interface ValidateOptions {
-  readonly directory: Directory;
+  /**
+   * One directory for every message, or a resolver that gives each message the directory its
+   * UNH names (a message whose directory it does not have gets one UNH finding, code 14).
+   */
+  readonly directory: Directory | DirectoryResolver;
   /** Message types accepted in this exchange (default: every message of the directory). */
   readonly messageTypes?: readonly string[];
   /**
@@ -84,8 +89,23 @@ function validateMessage(
   out: CappedList<EdifactIssue>,
 ): void {
   const t = parsed.tokens;
-  const dir = options.directory;
   const id = message.identifier;
+  const choice = options.directory;
+  let dir: Directory;
+  if (isDirectoryResolver(choice)) {
+    const own = choice.forMessage(id);
+    if (!own) {
+      unhIssue(
+        out,
+        t,
+        message,
+        2,
+        `Message directory "${shown(id.version)}:${shown(id.release)}" of ${shown(id.type)} is not available here (${choice.available.join(", ")} are)`,
+      );
+      return;
+    }
+    dir = own;
+  } else dir = choice;
   const def = dir.messages.get(id.type);
   if (!def || (options.messageTypes !== undefined && !options.messageTypes.includes(id.type))) {
     const allowed = options.messageTypes ?? [...dir.messages.keys()];

@@ -10,6 +10,7 @@ import { isDatabaseUnavailable, isUnstorableText } from "../db/errors.js";
 import { AppError, type FieldError } from "../errors/app-error.js";
 import { nulTextError } from "./json-text.js";
 import { lingerAfterAnswer } from "./lingering-close.js";
+import { describeErrors } from "./validation-messages.js";
 
 const defaultDetail: Partial<Record<ErrorCode, string>> = {
   ERR_UNAUTHENTICATED: "Valid credentials are required.",
@@ -89,6 +90,21 @@ function declaredPointer(instancePath: string, schemaPath: string, missing?: str
 
 const maxFieldErrors = 20;
 
+/** The member a pointer names, as a message's subject: `directory`, `capabilities[1]`, `value`. */
+function subject(pointer: string): string {
+  const segments = pointer.split("/").slice(1);
+  let i = segments.length;
+  while (i > 0 && /^\d+$/.test(segments[i - 1] ?? "")) i--;
+  const name = i > 0 ? (segments[i - 1] ?? "") : "value";
+  return (
+    name +
+    segments
+      .slice(i)
+      .map((index) => `[${index}]`)
+      .join("")
+  );
+}
+
 /** Translates Fastify's validation errors into `ERR_VALIDATION` with JSON pointers. */
 function validationError(error: FastifyError): AppError {
   // A path parameter names a resource: one that cannot even be an id names none (as an unknown id).
@@ -98,18 +114,14 @@ function validationError(error: FastifyError): AppError {
   // The first few problems are enough to correct a request; a body of 90,000 unknown fields must
   // not be answered with 90,000 pointers (nor with one per unknown field: they share a pointer).
   const errors = new Map<string, FieldError>();
-  for (const v of error.validation ?? []) {
+  for (const { at, message } of describeErrors(error.validation ?? [])) {
     if (errors.size >= maxFieldErrors) break;
-    const params = v.params as { missingProperty?: string; additionalProperty?: string };
-    const pointer = declaredPointer(v.instancePath, v.schemaPath, params.missingProperty);
-    const message =
-      params.additionalProperty !== undefined
-        ? "unknown field"
-        : params.missingProperty !== undefined
-          ? "required field is missing"
-          : (v.message ?? "invalid value");
-    const field = { pointer: context === "body" ? pointer : `/${context}${pointer}`, message };
-    errors.set(`${field.pointer}\n${message}`, field);
+    const params = at.params as { missingProperty?: string };
+    const pointer = declaredPointer(at.instancePath, at.schemaPath, params.missingProperty);
+    // An unknown field is the caller's text: it is not repeated, not even as a subject.
+    const text = at.keyword === "additionalProperties" ? message : `${subject(pointer)} ${message}`;
+    const field = { pointer: context === "body" ? pointer : `/${context}${pointer}`, message: text };
+    errors.set(`${field.pointer}\n${text}`, field);
   }
   return new AppError("ERR_VALIDATION", `The request ${context} is invalid.`, {
     errors: [...errors.values()],
