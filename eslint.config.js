@@ -103,4 +103,27 @@ export default tseslint.config(
       ],
     },
   },
+  // A module split into parts (exchange/inbox, …): parts reach each other, and other modules, only
+  // through their index.ts (this entry replaces the one above for files in a part).
+  {
+    files: ["src/modules/*/*/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.js$).+",
+              message: "the parts of a module reach each other only through their index.ts",
+            },
+            {
+              regex: "^\\.\\./\\.\\./(?!\\.\\.)[^/]+/(?!index\\.js$).+",
+              message: "modules reach each other only through index.ts",
+            },
+            edifactThroughIndex,
+          ],
+        },
+      ],
+    },
+  },
 );

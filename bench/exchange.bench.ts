@@ -38,8 +38,7 @@ import { createPartnerClient } from "../src/sdk/partner.js";
 import { integrityProblem } from "../src/sdk/partner-sync.js";
 import { databasesInOwnProcesses } from "./support/databases.js";
 import { medianBy, statementRate, table } from "./support/load.js";
-import { acceptUpload } from "../src/modules/exchange/exchange.repository.js";
-import type { ExchangeTables } from "../src/modules/exchange/exchange.tables.js";
+import { acceptUpload, type ExchangeTables } from "../src/modules/exchange/index.js";
 import { uuidv7 } from "../src/platform/crypto/index.js";
 
 const token = "bench-bootstrap-token-0123456789abcdefghijkl";

@@ -24,8 +24,8 @@ import {
   outboundIssues,
   planOutbound,
   type Catalog,
-} from "../../src/modules/exchange/processing.rules.js";
-import type { Profile } from "../../src/modules/exchange/profile.js";
+} from "../../src/modules/exchange/processing/processing.rules.js";
+import type { Profile } from "../../src/modules/exchange/index.js";
 
 export const REPO_ROOT = join(import.meta.dirname, "../..");
 export const CORPUS_DIR = join(REPO_ROOT, "../shared/corpus");

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backlogRefreshMs } from "../../src/modules/exchange/inbox-backlog.js";
+import { backlogRefreshMs } from "../../src/modules/exchange/index.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";

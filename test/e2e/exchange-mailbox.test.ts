@@ -250,7 +250,7 @@ describe("Mailbox lifecycle row: lease expiry, backoff and attempt budget", () =
   });
 
   it("the backoff is capped at 15 minutes", async () => {
-    const { leaseBackoffMs } = await import("../../src/modules/exchange/mailbox.service.js");
+    const { leaseBackoffMs } = await import("../../src/modules/exchange/index.js");
     expect([1, 2, 3, 4, 5, 6, 10].map((a) => leaseBackoffMs(a, 30) / 1000)).toEqual([
       30, 60, 120, 240, 480, 900, 900,
     ]);

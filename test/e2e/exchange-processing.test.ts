@@ -13,8 +13,11 @@ import {
   validOrders,
   type PartnerSetup,
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
-import type { ProcessingService } from "../../src/modules/exchange/index.js";
-import { outboundIssues, type OutboundType } from "../../src/modules/exchange/processing.rules.js";
+import {
+  outboundIssues,
+  type OutboundType,
+  type ProcessingService,
+} from "../../src/modules/exchange/index.js";
 
 let t: TestApp;
 let tenant: ProvisionedTenant;

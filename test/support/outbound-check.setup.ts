@@ -1,5 +1,5 @@
 import { afterAll, expect } from "vitest";
-import { outboundIssues, outboundObserver } from "../../src/modules/exchange/processing.rules.js";
+import { outboundIssues, outboundObserver } from "../../src/modules/exchange/index.js";
 
 /**
  * Issue 20 defect 7: every outbound message the processing writes, in any test, is validated

@@ -1,42 +1,43 @@
 import type { FastifyPluginAsync } from "fastify";
 import { ConfigSchema } from "../../config/index.js";
 import { createSweepPendingBlobsJob } from "../../platform/blobs/index.js";
-import { crudActions, type ActionDefinition } from "../../platform/http/entrypoints.js";
-import { defineJob, type JobDefinition } from "../../platform/jobs/index.js";
+import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
+import type { JobDefinition } from "../../platform/jobs/index.js";
 import type { IdentityService } from "../identity/index.js";
 import type { HanseModule, ModuleDeps } from "../module.js";
-import { adminPaths, adminRoutes } from "./admin.routes.js";
-import { createAdminService, type AdminService } from "./admin.service.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
-import {
-  ApiKeyItem,
-  AuditEventItem,
-  ConnectionItem,
-  CreateApiKeyBody,
-  CreateConnectionBody,
-  CreatePartnerBody,
-  DeliveryItem,
-  PartnerItem,
-  UpdateConnectionBody,
-  UpdatePartnerBody,
-  UploadItem,
-} from "./exchange.schemas.js";
 import type { ExchangeTables } from "./exchange.tables.js";
-import { createInboxService } from "./inbox.service.js";
-import { createMailboxService, type MailboxService } from "./mailbox.service.js";
-import { partnerRoutes } from "./partner.routes.js";
-import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
-import { createProcessingRunner } from "./processing-runner.js";
+import { createInboxService, inboxRoutes } from "./inbox/index.js";
 import {
+  createMailboxService,
+  createPayloadService,
+  expireLeasesJob,
+  mailboxRoutes,
+  type MailboxService,
+} from "./mailbox/index.js";
+import { partnerApi } from "./partner-api.js";
+import { adminEntrypoints, adminRoutes, createAdminService, type AdminService } from "./partners/index.js";
+import {
+  createProcessingRunner,
   createProcessingService,
-  processUploadJobName,
+  processUploadJob,
   type ProcessingService,
-} from "./processing.service.js";
-import { Type } from "@sinclair/typebox";
+} from "./processing/index.js";
 
-export type { AdminService } from "./admin.service.js";
-export type { MailboxService } from "./mailbox.service.js";
-export type { ProcessingService } from "./processing.service.js";
+/*
+ * The partner exchange in four parts: inbox/ (upload and its checks), processing/ (the job that
+ * turns an upload into outbound messages), mailbox/ (list, claim, payload, acknowledge, lease
+ * expiry), partners/ (administration and the operator's views). This file is its public surface.
+ */
+
+export type { AdminService } from "./partners/index.js";
+export type { MailboxService } from "./mailbox/index.js";
+export type { ProcessingService } from "./processing/index.js";
+export { backlogRefreshMs, acceptUpload } from "./inbox/index.js";
+export { leaseBackoffMs } from "./mailbox/index.js";
+export { outboundIssues, outboundObserver, type OutboundType } from "./processing/index.js";
+export type { ExchangeTables } from "./exchange.tables.js";
+export type { Profile } from "./profile.js";
 
 /** Spec A: each payload is limited to 16 MiB. */
 export const maxPayloadBytes = 16 * 1024 * 1024;
@@ -50,13 +51,6 @@ export const rateLimit = {
   burst: ConfigSchema.properties.HANSE_PARTNER_RATE_LIMIT_BURST.default as number,
   perSecond: ConfigSchema.properties.HANSE_PARTNER_RATE_LIMIT_PER_SECOND.default as number,
 };
-
-const scopes = { read: "admin:read", write: "admin:write" } as const;
-const readOnly = (href: string): ActionDefinition[] => [
-  { id: "list", method: "GET", href, anyScopes: ["admin:read"] },
-  { id: "read", method: "GET", href: `${href}/{id}`, anyScopes: ["admin:read"] },
-];
-const tenantTypes = ["system", "customer"] as const;
 
 export function createExchangeModule(
   deps: ModuleDeps & { identity: IdentityService; workflows: ExchangeDeps["workflows"] },
@@ -77,33 +71,19 @@ export function createExchangeModule(
       retryBaseSeconds: deps.config.HANSE_MAILBOX_RETRY_BASE_SECONDS,
     },
     maxPayloadBytes,
+  };
+  const inbox = createInboxService({
+    ...exchangeDeps,
     maxConcurrentUploads: deps.config.HANSE_PARTNER_MAX_CONCURRENT_UPLOADS,
     backlogLimits: {
       maxTotal: deps.config.HANSE_INBOX_MAX_BACKLOG,
       maxPerTenant: deps.config.HANSE_INBOX_MAX_BACKLOG_PER_TENANT,
     },
-    runner,
-  };
-  const admin = createAdminService(exchangeDeps);
-  const processing = createProcessingService(exchangeDeps);
-  const processJob = defineJob<{ tenantId: string; uploadId: string }>({
-    name: processUploadJobName,
-    maxAttempts: 5,
-    run: ({ tenantId, uploadId }) => processing.processUpload(tenantId, uploadId),
-    onDead: ({ tenantId, uploadId }, error) => processing.failUpload(tenantId, uploadId, error),
   });
-  // Lazily bound: the mailbox service enqueues it, the job calls the service.
-  const mailboxRef: { current?: MailboxService } = {};
-  const expireJob = defineJob<{ tenantId: string; connectionId: string }>({
-    name: "exchange.expire-leases",
-    maxAttempts: 10,
-    run: async ({ tenantId, connectionId }) => {
-      await mailboxRef.current?.expireLeases(tenantId, connectionId);
-    },
-  });
-  const mailbox = createMailboxService(exchangeDeps, () => expireJob);
-  mailboxRef.current = mailbox;
-  const inbox = createInboxService(exchangeDeps, () => processJob);
+  const processing = createProcessingService({ ...exchangeDeps, runner });
+  const mailbox = createMailboxService(exchangeDeps);
+  const payloads = createPayloadService(exchangeDeps);
+  const admin = createAdminService(exchangeDeps, mailbox);
   const limiter = new KeyRateLimiter(
     deps.clock,
     deps.config.HANSE_PARTNER_RATE_LIMIT_BURST,
@@ -117,10 +97,14 @@ export function createExchangeModule(
 
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(adminRoutes(admin));
-    await app.register(partnerRoutes(inbox, mailbox, maxPayloadBytes, limiter));
+    await app.register(
+      partnerApi(limiter, [
+        inboxRoutes(inbox, maxPayloadBytes, limiter),
+        mailboxRoutes({ ...mailbox, ...payloads }),
+      ]),
+    );
   };
 
-  const none = Type.Object({}, { additionalProperties: false });
   return {
     name: "exchange",
     admin,
@@ -129,105 +113,8 @@ export function createExchangeModule(
     routes,
     close: () => runner.close(),
     // The exchange is the only part that stores blobs, so it also runs their housekeeping.
-    jobs: [processJob, expireJob, sweepJob] as JobDefinition<never>[],
+    jobs: [processUploadJob(processing), expireLeasesJob(mailbox), sweepJob] as JobDefinition<never>[],
     capabilities: [exchangeCapability],
-    entrypoints: [
-      {
-        id: "admin.partners",
-        kind: "crud",
-        href: adminPaths.partners,
-        tenantTypes,
-        actions: crudActions(adminPaths.partners, scopes, [
-          { id: "update", method: "PATCH", href: `${adminPaths.partners}/{id}`, anyScopes: ["admin:write"] },
-        ]),
-        schemas: { create: CreatePartnerBody, update: UpdatePartnerBody, item: PartnerItem },
-      },
-      {
-        id: "admin.connections",
-        kind: "crud",
-        href: adminPaths.connections,
-        tenantTypes,
-        actions: crudActions(adminPaths.connections, scopes, [
-          {
-            id: "update",
-            method: "PATCH",
-            href: `${adminPaths.connections}/{id}`,
-            anyScopes: ["admin:write"],
-          },
-          {
-            id: "listProfileRevisions",
-            method: "GET",
-            href: `${adminPaths.connections}/{id}/profile-revisions`,
-            anyScopes: ["admin:read"],
-          },
-          {
-            id: "readProfileRevision",
-            method: "GET",
-            href: `${adminPaths.connections}/{id}/profile-revisions/{revision}`,
-            anyScopes: ["admin:read"],
-          },
-          {
-            id: "createProfileRevision",
-            method: "POST",
-            href: `${adminPaths.connections}/{id}/profile-revisions`,
-            anyScopes: ["admin:write"],
-          },
-          {
-            id: "activateProfileRevision",
-            method: "POST",
-            href: `${adminPaths.connections}/{id}/profile-revisions/{revision}/activate`,
-            anyScopes: ["admin:write"],
-          },
-        ]),
-        schemas: { create: CreateConnectionBody, update: UpdateConnectionBody, item: ConnectionItem },
-      },
-      {
-        id: "admin.apiKeys",
-        kind: "crud",
-        href: adminPaths.apiKeys,
-        tenantTypes,
-        actions: crudActions(adminPaths.apiKeys, scopes, [
-          {
-            id: "revoke",
-            method: "POST",
-            href: `${adminPaths.apiKeys}/{id}/revoke`,
-            anyScopes: ["admin:write"],
-          },
-        ]),
-        schemas: { create: CreateApiKeyBody, update: null, item: ApiKeyItem },
-      },
-      {
-        id: "admin.auditEvents",
-        kind: "crud",
-        href: adminPaths.auditEvents,
-        tenantTypes,
-        actions: readOnly(adminPaths.auditEvents),
-        schemas: { create: none, update: null, item: AuditEventItem },
-      },
-      {
-        id: "admin.exchangeUploads",
-        kind: "crud",
-        href: adminPaths.uploads,
-        tenantTypes,
-        actions: readOnly(adminPaths.uploads),
-        schemas: { create: none, update: null, item: UploadItem },
-      },
-      {
-        id: "admin.exchangeDeliveries",
-        kind: "crud",
-        href: adminPaths.deliveries,
-        tenantTypes,
-        actions: [
-          ...readOnly(adminPaths.deliveries),
-          {
-            id: "requeue",
-            method: "POST",
-            href: `${adminPaths.deliveries}/{id}/requeue`,
-            anyScopes: ["admin:write"],
-          },
-        ],
-        schemas: { create: none, update: null, item: DeliveryItem },
-      },
-    ],
+    entrypoints: adminEntrypoints,
   };
 }

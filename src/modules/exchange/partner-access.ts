@@ -2,7 +2,7 @@ import type { Principal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import type { Database } from "../../platform/db/database.js";
-import * as repo from "./exchange.repository.js";
+import { findConnectionPrepared } from "./connections.repository.js";
 import type { ExchangeTables } from "./exchange.tables.js";
 
 export const hiddenConnection = () =>
@@ -23,7 +23,7 @@ function keyMayName(principal: Principal, id: string): boolean {
 /**
  * Whether a partner key may use a connection (CONTRACT §4): of its tenant and its partner, among
  * the key's connections when it is restricted, and active. The accept statement of a small upload
- * decides the same in SQL (`checkedTarget` in exchange.repository.ts).
+ * decides the same in SQL (`target` in inbox/inbox.repository.ts).
  */
 export function mayUseConnection(
   principal: Principal,
@@ -46,7 +46,7 @@ export async function requirePartnerConnection(
 ) {
   const id = connectionIdOf(connectionId);
   if (!keyMayName(principal, id)) throw hiddenConnection();
-  const connection = await repo.findConnectionPrepared(database, principal.tenant.id, id);
+  const connection = await findConnectionPrepared(database, principal.tenant.id, id);
   if (!connection || !mayUseConnection(principal, id, connection)) throw hiddenConnection();
   return connection;
 }

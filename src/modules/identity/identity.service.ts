@@ -8,7 +8,7 @@ import { randomSecret, unusablePasswordHash, verifyPassword } from "../../platfo
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
+import { readPage, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import {
   derivedCredentialId,
   hashSecret,
@@ -178,13 +178,12 @@ export function createIdentityService(deps: IdentityDeps) {
     },
 
     async listAccessTokens(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
-      const binding = `access-tokens:${principal.tenant.id}`;
-      const after = page.cursor
-        ? deps.cursors.decode<{ createdAt: string; id: string }>(binding, page.cursor)
-        : undefined;
-      const rows = await repo.listCredentials(db, principal.tenant.id, "access_token", page.limit, after);
-      const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, toCreationPosition);
-      return { items: items.map(toAccessTokenView), meta };
+      const tenantId = principal.tenant.id;
+      return readPage(deps.cursors, `access-tokens:${tenantId}`, page, {
+        fetch: (after) => repo.listCredentials(db, tenantId, "access_token", page.limit, after),
+        position: toCreationPosition,
+        view: toAccessTokenView,
+      });
     },
 
     async getAccessToken(principal: Principal, id: string) {

@@ -7,7 +7,7 @@ import { hashPassword } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
+import { readPage, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency } from "../../platform/http/idempotency.js";
 import type { JobContext, JobQueue } from "../../platform/jobs/index.js";
 import type { TenantsTable } from "../identity/index.js";
@@ -87,13 +87,11 @@ export function createTenantsService(deps: TenantsDeps) {
     idempotencyReference: (key: string) => deps.idempotency.reference(key),
 
     async listTenants(page: { limit: number; cursor?: string | undefined }) {
-      const binding = "system.tenants";
-      const after = page.cursor
-        ? deps.cursors.decode<{ createdAt: string; id: string }>(binding, page.cursor)
-        : undefined;
-      const rows = await repo.listTenants(db, page.limit, after);
-      const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, toCreationPosition);
-      return { items: items.map(toTenant), meta };
+      return readPage(deps.cursors, "system.tenants", page, {
+        fetch: (after) => repo.listTenants(db, page.limit, after),
+        position: toCreationPosition,
+        view: toTenant,
+      });
     },
 
     async getTenant(id: string) {

@@ -16,11 +16,8 @@ import {
   TransitionRequestBody,
   TransitionRequestStatusSchema,
 } from "./workflows.schemas.js";
-import {
-  createWorkflowsService,
-  transitionRequestsHref,
-  type WorkflowsService,
-} from "./workflows.service.js";
+import { transitionRequestsHref } from "./transition-requests.service.js";
+import { createWorkflowsService, type WorkflowsService } from "./workflows.service.js";
 
 export type { WorkflowsService } from "./workflows.service.js";
 export type { WorkflowTables } from "./workflows.tables.js";

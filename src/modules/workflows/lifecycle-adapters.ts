@@ -3,10 +3,9 @@ import type { Config } from "../../config/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
 import { isUuid, sealingKey, type IdGenerator } from "../../platform/crypto/index.js";
-import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { pageOf, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
+import { readPage, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { openSealedSecret, sealSecret } from "../../platform/crypto/index.js";
 import {
   OutboundError,
@@ -155,13 +154,12 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
     },
 
     async list(principal: Principal, options: { limit: number; cursor?: string | undefined }) {
-      const binding = `admin.lifecycleAdapters:${principal.tenant.id}`;
-      const after = options.cursor
-        ? deps.cursors.decode<CreationPosition>(binding, options.cursor)
-        : undefined;
-      const rows = await repo.listAdapters(db, principal.tenant.id, options.limit, after);
-      const { items, meta } = pageOf(deps.cursors, binding, rows, options.limit, toCreationPosition);
-      return { items: items.map(toAdapter), meta };
+      const tenantId = principal.tenant.id;
+      return readPage(deps.cursors, `admin.lifecycleAdapters:${tenantId}`, options, {
+        fetch: (after) => repo.listAdapters(db, tenantId, options.limit, after),
+        position: toCreationPosition,
+        view: toAdapter,
+      });
     },
   };
 }

@@ -20,8 +20,8 @@ import {
   requireTenant,
   statusRetryAfterSeconds,
   transitionRequestsHref,
-  type WorkflowsService,
-} from "./workflows.service.js";
+} from "./transition-requests.service.js";
+import type { WorkflowsService } from "./workflows.service.js";
 
 const bearer = [{ bearerAuth: [] }];
 /** CONTRACT §6: the transition request body is read no further than 1 MiB. */

@@ -5,7 +5,8 @@ import type { Database } from "../../platform/db/database.js";
 import { defineJob, type JobContext, type JobDefinition } from "../../platform/jobs/index.js";
 import { isTerminal, nextState, transitionErrorCodes, type TransitionErrorCode } from "./workflow-rules.js";
 import * as repo from "./workflows.repository.js";
-import { toDefinition, transitionJobName } from "./workflows.service.js";
+import { transitionJobName } from "./transition-requests.service.js";
+import { toDefinition } from "./workflows.service.js";
 import type {
   TransitionError,
   WorkflowEntitiesTable,

@@ -26,11 +26,14 @@ const tableOwners: Readonly<Record<string, string>> = {
   workflow_entities: "src/modules/workflows",
   workflow_transition_requests: "src/modules/workflows",
   workflow_lifecycle_adapters: "src/modules/workflows",
-  exchange_partners: "src/modules/exchange",
+  // The exchange's parts: a table one part alone writes is that part's; the connections (mailbox
+  // positions reserved by processing) and the uploads (accepted by the inbox, moved on by
+  // processing) are the module's.
+  exchange_partners: "src/modules/exchange/partners",
   exchange_connections: "src/modules/exchange",
-  exchange_profile_revisions: "src/modules/exchange",
+  exchange_profile_revisions: "src/modules/exchange/partners",
   exchange_uploads: "src/modules/exchange",
-  exchange_deliveries: "src/modules/exchange",
+  exchange_deliveries: "src/modules/exchange/mailbox",
   entitlement_tenants: "src/modules/entitlements",
   entitlement_apps: "src/modules/entitlements",
   entitlement_streams: "src/modules/entitlements",

@@ -68,3 +68,30 @@ export function pageOf<T>(
     },
   };
 }
+
+/** What a list request asks for: at most `limit` items after the position its cursor holds. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * One page of a list, the steps every list repeats: the cursor is decoded against `binding` (a
+ * cursor of another list or scope is 400), `fetch` reads up to `limit + 1` rows after its
+ * position, the page is cut (`pageOf`) and its rows are mapped by `view`.
+ */
+export async function readPage<R, P, V>(
+  cursors: CursorCodec,
+  binding: string,
+  request: PageRequest,
+  list: {
+    fetch: (after: P | undefined) => Promise<readonly R[]>;
+    position: (last: R) => P;
+    view: (row: R) => V;
+  },
+): Promise<ListPage<V>> {
+  const after = request.cursor ? cursors.decode<P>(binding, request.cursor) : undefined;
+  const rows = await list.fetch(after);
+  const { items, meta } = pageOf(cursors, binding, rows, request.limit, list.position);
+  return { items: items.map((row) => list.view(row)), meta };
+}

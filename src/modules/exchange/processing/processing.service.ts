@@ -1,8 +1,11 @@
-import type { OutboundEnvelope } from "../../edifact/index.js";
-import { recordAudit } from "../../platform/audit/index.js";
-import { readBlobBytes, writeBlob } from "../../platform/blobs/index.js";
-import type { ExchangeDeps } from "./exchange.deps.js";
-import * as repo from "./exchange.repository.js";
+import type { OutboundEnvelope } from "../../../edifact/index.js";
+import { recordAudit } from "../../../platform/audit/index.js";
+import { readBlobBytes, writeBlob } from "../../../platform/blobs/index.js";
+import { findRevision, reservePositions } from "../connections.repository.js";
+import type { ExchangeDeps } from "../exchange.deps.js";
+import { insertDelivery, readyForClaim } from "../mailbox/index.js";
+import type { ProcessingRunner } from "./processing-runner.js";
+import * as repo from "./processing.repository.js";
 import {
   outboundObserver,
   type AnalysisSummary,
@@ -10,9 +13,8 @@ import {
   type OutboundType,
 } from "./processing.rules.js";
 
-export const processUploadJobName = "exchange.process-upload";
-
-export function createProcessingService(deps: ExchangeDeps) {
+/** The worker's side of an upload: its EDIFACT work, its outbound messages, its final status. */
+export function createProcessingService(deps: ExchangeDeps & { runner: ProcessingRunner }) {
   const { database, clock } = deps;
   const { db } = database;
   const transfer = database.tuning.byteaTransfer;
@@ -53,12 +55,12 @@ export function createProcessingService(deps: ExchangeDeps) {
         );
       }
       const first =
-        types.length > 0 ? await repo.reservePositions(trx, tenantId, upload.connection_id, types.length) : 0;
+        types.length > 0 ? await reservePositions(trx, tenantId, upload.connection_id, types.length) : 0;
       for (const [index, type] of types.entries()) {
         const envelope = envelopes[index];
         const blob = blobs[index];
         if (!envelope || !blob) throw new Error("a planned message was not built");
-        await repo.insertDelivery(trx, {
+        await insertDelivery(trx, {
           tenant_id: tenantId,
           id: deps.newId(),
           connection_id: upload.connection_id,
@@ -71,7 +73,7 @@ export function createProcessingService(deps: ExchangeDeps) {
           blob_id: blob.id,
           payload_size: blob.byteCount,
           payload_sha256: blob.sha256,
-          ...repo.readyForClaim(now),
+          ...readyForClaim(now),
           receipt_id: null,
           acknowledged_at: null,
           created_at: now,
@@ -111,7 +113,7 @@ export function createProcessingService(deps: ExchangeDeps) {
         return;
       }
       await repo.setUploadStatus(db, tenantId, uploadId, "processing", clock.now(), { from: ["received"] });
-      const revision = await repo.findRevision(db, tenantId, upload.connection_id, upload.profile_revision);
+      const revision = await findRevision(db, tenantId, upload.connection_id, upload.profile_revision);
       if (!revision) throw new Error("profile revision of the upload is missing");
       const profile = revision.profile;
       const bytes = await readBlobBytes(database, tenantId, upload.blob_id);

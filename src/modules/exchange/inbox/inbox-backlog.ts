@@ -1,7 +1,8 @@
-import type { Clock } from "../../platform/clock/clock.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { countUnfinishedJobs } from "../../platform/jobs/index.js";
-import type { Db } from "./exchange.repository.js";
+import type { Kysely } from "kysely";
+import type { Clock } from "../../../platform/clock/clock.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { countUnfinishedJobs } from "../../../platform/jobs/index.js";
+import type { ExchangeTables } from "../exchange.tables.js";
 
 /** How often an API process re-reads the backlog from the database, at most. */
 export const backlogRefreshMs = 1000;
@@ -30,7 +31,12 @@ const backlogFull = () =>
  * Several API processes each add only their own uploads between two reads, so together they may
  * overshoot a bound by what they accept within one refresh interval.
  */
-export function createInboxBacklog(deps: { db: Db; clock: Clock; jobName: string; limits: BacklogLimits }) {
+export function createInboxBacklog(deps: {
+  db: Kysely<ExchangeTables>;
+  clock: Clock;
+  jobName: string;
+  limits: BacklogLimits;
+}) {
   let perTenant = new Map<string, number>();
   let total = 0;
   let readAt = Number.NEGATIVE_INFINITY;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { requirePrincipal } from "../../platform/auth/index.js";
-import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
-import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import { requirePrincipal } from "../../../platform/auth/index.js";
+import { registerCollectionRoutes } from "../../../platform/http/crud-routes.js";
+import { PageQuery, problemResponses } from "../../../platform/http/openapi-schemas.js";
 import type { AdminService } from "./admin.service.js";
 import {
   ApiKeyItem,
@@ -28,7 +28,7 @@ import {
   UpdatePartnerBody,
   UploadItem,
   UploadList,
-} from "./exchange.schemas.js";
+} from "../exchange.schemas.js";
 
 const security = [{ bearerAuth: [] }];
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };

@@ -1,91 +1,60 @@
 import type { Readable } from "node:stream";
-import { InterchangeScanner } from "../../edifact/index.js";
+import { InterchangeScanner } from "../../../edifact/index.js";
 import {
   BlobTooLargeError,
   defaultChunkBytes,
   deleteBlob,
   writeBlobStream,
   type StoredBlob,
-} from "../../platform/blobs/index.js";
-import type { DeferredCredential, Principal } from "../../platform/auth/index.js";
-import { sha256 } from "../../platform/crypto/index.js";
-import { createStatementBatcher } from "../../platform/db/statement-batcher.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { createJobNotifier, defaultMaxAttempts, type JobDefinition } from "../../platform/jobs/index.js";
-import type { ExchangeDeps } from "./exchange.deps.js";
-import * as repo from "./exchange.repository.js";
-import type { UploadStatus } from "./exchange.tables.js";
-import { createInboxBacklog } from "./inbox-backlog.js";
+} from "../../../platform/blobs/index.js";
+import type { DeferredCredential, Principal } from "../../../platform/auth/index.js";
+import { sha256 } from "../../../platform/crypto/index.js";
+import { createStatementBatcher } from "../../../platform/db/statement-batcher.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { createJobNotifier } from "../../../platform/jobs/index.js";
+import type { ExchangeDeps } from "../exchange.deps.js";
+import type { UploadStatus } from "../exchange.tables.js";
 import {
   connectionIdOf,
   hiddenConnection,
   mayUseConnection,
   requirePartnerConnection,
-} from "./partner-access.js";
-
-/** CONTRACT §4 / spec limits: ≤ 200 characters of letters, digits, `.`, `_`, `:`, `-`. */
-export const uploadKeyPattern = /^[A-Za-z0-9._:-]{1,200}$/;
-/**
- * An upload declaring at most this many bytes has its partner key checked by its accept statement
- * (one round trip for the whole request); larger ones are authenticated before their body is read.
- */
-export const deferredUploadBytes = 64 * 1024;
-const acceptedTypes = new Set(["application/edifact", "application/octet-stream"]);
-
-/** Headers of an upload request that the checks read. */
-export interface UploadHeaders {
-  contentType?: string | undefined;
-  key?: string | string[] | undefined;
-  contentLength?: string | undefined;
-}
+} from "../partner-access.js";
+import { processUpload } from "../processing/index.js";
+import { createInboxBacklog, type BacklogLimits } from "./inbox-backlog.js";
+import * as repo from "./inbox.repository.js";
+import {
+  checkHeaders,
+  notOneInterchange,
+  readAll,
+  toBuffer,
+  tooLarge,
+  type UploadHeaders,
+} from "./upload-checks.js";
+import { createUploadSlots } from "./upload-slots.js";
 
 export interface UploadOutcome {
   status: 200 | 202;
   body: { uploadId: string; interchangeId?: string; status: UploadStatus; replay: boolean };
 }
 
-const invalid = (detail: string, pointer: string) =>
-  new AppError("ERR_B2B_EXCHANGE_INVALID_REQUEST", detail, { errors: [{ pointer, message: detail }] });
-const tooLarge = () => new AppError("ERR_B2B_EXCHANGE_PAYLOAD_TOO_LARGE", "The payload exceeds 16 MiB.");
-/** The synchronous check's refusal: the body is not exactly one interchange. */
-const notOneInterchange = (reason: string | undefined) =>
-  invalid(reason ?? "The body is not exactly one interchange.", "/body");
-
-const toBuffer = (part: Uint8Array | string): Buffer =>
-  typeof part === "string"
-    ? Buffer.from(part, "utf8")
-    : Buffer.isBuffer(part)
-      ? part
-      : Buffer.from(part.buffer, part.byteOffset, part.byteLength);
-
-/** A small body, whole (the caller bounds it by its declared length). */
-async function readAll(body: AsyncIterable<Uint8Array | string>, maxBytes: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let total = 0;
-  for await (const part of body) {
-    const bytes = toBuffer(part);
-    total += bytes.length;
-    if (total > maxBytes) throw tooLarge();
-    parts.push(bytes);
-  }
-  return parts.length === 1 && parts[0] ? parts[0] : Buffer.concat(parts, total);
+/** What the inbox needs besides the module's common dependencies. */
+export interface InboxSettings {
+  /** Uploads one API key may stream at once in this process (HANSE_PARTNER_MAX_CONCURRENT_UPLOADS). */
+  maxConcurrentUploads: number;
+  /** Unprocessed uploads over which the inbox answers 503 (HANSE_INBOX_MAX_BACKLOG*). */
+  backlogLimits: BacklogLimits;
 }
 
-/** The media type without parameters, lower case. */
-export const mediaType = (value: string | undefined): string =>
-  (value ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-
-export function createInboxService(
-  deps: ExchangeDeps,
-  processJob: () => JobDefinition<{ tenantId: string; uploadId: string }>,
-) {
+/** The partner's upload: admission, streaming into storage, and the one accept statement. */
+export function createInboxService(deps: ExchangeDeps & InboxSettings) {
   const { database, clock } = deps;
   const { db } = database;
   /** Unprocessed uploads per tenant and in all: over a bound, uploads are refused (503). */
   const backlog = createInboxBacklog({
     db,
     clock,
-    jobName: processJob().name,
+    jobName: processUpload.name,
     limits: deps.backlogLimits,
   });
   /** NOTIFY after the commit, coalesced: one in flight at a time however many uploads land. */
@@ -102,33 +71,8 @@ export function createInboxService(
   const keyHash = (connectionId: string, key: string) =>
     sha256(`exchange-upload-key\n${connectionId}\n${key}`);
 
-  /**
-   * Uploads of this process in progress, by connection and key hash. CONTRACT §4: a retry that
-   * arrives while the first upload with its key is still streaming waits for it (and then replays
-   * or conflicts) instead of racing it. Across processes the key's unique index still allows only
-   * one upload; there the later of two concurrent streams gets the replay or the 409.
-   */
-  const inProgress = new Map<string, Promise<void>>();
-  /** Uploads streaming in this process, per API key (credential id). */
-  const streaming = new Map<string, number>();
-  async function exclusively<T>(slot: string, run: () => Promise<T>): Promise<T> {
-    for (let first = inProgress.get(slot); first; first = inProgress.get(slot)) {
-      await first;
-    }
-    let done = (): void => undefined;
-    inProgress.set(
-      slot,
-      new Promise<void>((resolve) => {
-        done = resolve;
-      }),
-    );
-    try {
-      return await run();
-    } finally {
-      inProgress.delete(slot);
-      done();
-    }
-  }
+  /** One upload per key at a time, and a bounded number of streams per API key, in this process. */
+  const slots = createUploadSlots(deps.maxConcurrentUploads);
 
   const replayOf = (
     existing: { id: string; sha256: Uint8Array; interchange_id: string | null; status: UploadStatus },
@@ -243,7 +187,6 @@ export function createInboxService(
     interchangeId: string | undefined,
   ): repo.AcceptedUpload {
     const id = deps.newId();
-    const job = processJob();
     return {
       id,
       connectionId,
@@ -256,11 +199,11 @@ export function createInboxService(
       auditId: deps.newId(),
       job: {
         id: deps.newId(),
-        name: job.name,
+        name: processUpload.name,
         // No unique job key: the statement inserts the job only with the new upload row, whose
         // key already makes it one per upload (and spares an index entry per upload).
         key: null,
-        maxAttempts: job.maxAttempts ?? defaultMaxAttempts,
+        maxAttempts: processUpload.maxAttempts,
       },
     };
   }
@@ -290,31 +233,9 @@ export function createInboxService(
     return replayOf(winner, upload.sha256);
   }
 
-  /** Content type and key (CONTRACT §4), and a declared length over the limit. */
-  function checkHeaders(headers: UploadHeaders): string {
-    if (!acceptedTypes.has(mediaType(headers.contentType))) {
-      throw invalid(
-        "Content-Type must be application/edifact or application/octet-stream.",
-        "/headers/content-type",
-      );
-    }
-    const key = headers.key;
-    if (typeof key !== "string" || !uploadKeyPattern.test(key)) {
-      throw invalid(
-        "Idempotency-Key is required: 1–200 characters of letters, digits, '.', '_', ':' and '-'.",
-        "/headers/idempotency-key",
-      );
-    }
-    if (headers.contentLength !== undefined && Number(headers.contentLength) > deps.maxPayloadBytes) {
-      throw tooLarge();
-    }
-    return key;
-  }
-
   return {
     /** Whether this API key streams as many uploads as it may (the next one is 429). */
-    atStreamLimit: (credentialId: string): boolean =>
-      (streaming.get(credentialId) ?? 0) >= deps.maxConcurrentUploads,
+    atStreamLimit: (credentialId: string): boolean => slots.atStreamLimit(credentialId),
 
     /**
      * Whether a small upload may have its key checked by its accept statement as far as the
@@ -328,7 +249,7 @@ export function createInboxService(
      */
     async precheck(principal: Principal, connectionId: string, headers: UploadHeaders) {
       const connection = await requirePartnerConnection(database, principal, connectionId);
-      const key = checkHeaders(headers);
+      const key = checkHeaders(headers, deps.maxPayloadBytes);
       await backlog.admit(connection.tenant_id);
       return { connection, key };
     },
@@ -354,7 +275,7 @@ export function createInboxService(
       let id: string;
       try {
         id = connectionIdOf(connectionId);
-        key = checkHeaders(headers);
+        key = checkHeaders(headers, deps.maxPayloadBytes);
         bytes = await readAll(body, deps.maxPayloadBytes);
         const scanner = new InterchangeScanner();
         scanner.push(bytes);
@@ -369,7 +290,7 @@ export function createInboxService(
       }
       const hash = keyHash(id, key);
       const stored = { byteCount: bytes.length, sha256: sha256(bytes) };
-      return exclusively(`${id}:${hash.toString("hex")}`, async () => {
+      return slots.exclusively(`${id}:${hash.toString("hex")}`, async () => {
         const upload = newUpload(id, hash, deps.newId(), stored, interchangeId);
         const check = credential.rowCheck(null);
         const { result, row } = await checkedUploads.run({ check, upload, bytes });
@@ -398,29 +319,12 @@ export function createInboxService(
       key: string,
       body: Readable | AsyncIterable<Uint8Array>,
     ): Promise<UploadOutcome> {
-      // Each stream in progress holds buffers: one key may not hold memory without bound.
-      const holder = principal.credentialId;
-      const streams = streaming.get(holder) ?? 0;
-      if (streams >= deps.maxConcurrentUploads) {
-        throw new AppError(
-          "ERR_B2B_EXCHANGE_RATE_LIMITED",
-          "Too many uploads in progress for this API key.",
-          {
-            headers: { "retry-after": "1" },
-          },
-        );
-      }
-      streaming.set(holder, streams + 1);
-      try {
-        const hash = keyHash(connection.id, key);
-        return await exclusively(`${connection.id}:${hash.toString("hex")}`, () =>
+      const hash = keyHash(connection.id, key);
+      return slots.stream(principal.credentialId, () =>
+        slots.exclusively(`${connection.id}:${hash.toString("hex")}`, () =>
           uploadOnce(principal, connection, hash, body),
-        );
-      } finally {
-        const left = (streaming.get(holder) ?? 1) - 1;
-        if (left > 0) streaming.set(holder, left);
-        else streaming.delete(holder);
-      }
+        ),
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
-import type { OutboundEnvelope } from "../../edifact/index.js";
-import { createThreadPool, threadEntry, type ThreadPool } from "../../platform/threads/thread-pool.js";
-import type { Profile } from "./profile.js";
+import type { OutboundEnvelope } from "../../../edifact/index.js";
+import { createThreadPool, threadEntry, type ThreadPool } from "../../../platform/threads/thread-pool.js";
+import type { Profile } from "../profile.js";
 import {
   createProcessingRun,
   type AnalysisSummary,

@@ -2,10 +2,10 @@
  * Entry of the EDIFACT worker threads (see processing-runner.ts): each session is one upload's
  * `ProcessingRun`, its state kept here between the job's steps.
  */
-import { serveThread } from "../../platform/threads/thread-pool.js";
-import type { Profile } from "./profile.js";
+import { serveThread } from "../../../platform/threads/thread-pool.js";
+import type { Profile } from "../profile.js";
 import { createProcessingRun, type Catalog, type ProcessingRun } from "./processing.rules.js";
-import type { OutboundEnvelope } from "../../edifact/index.js";
+import type { OutboundEnvelope } from "../../../edifact/index.js";
 import { packBuffers } from "./processing-runner.js";
 
 const runs = new Map<number, ProcessingRun>();

@@ -20,8 +20,8 @@ import {
   type Segment,
   type ValidationReport,
   formatIssue,
-} from "../../edifact/index.js";
-import type { Profile } from "./profile.js";
+} from "../../../edifact/index.js";
+import type { Profile } from "../profile.js";
 
 /**
  * Code values the exchange accepts beyond the UN directories: CONTRACT §4 names `SRV` (GS1 GTIN)

@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { headers as headerNames } from "../../../protocol/headers.js";
+import { requirePrincipal, type Principal } from "../../../platform/auth/index.js";
+import { problemResponses } from "../../../platform/http/openapi-schemas.js";
+import type { KeyRateLimiter } from "../../../platform/http/rate-limit.js";
+import { ConnectionParams, UploadResponse } from "../exchange.schemas.js";
+import { partner, partnerBase, security, tags, takeRequest } from "../partner-api.js";
+import type { InboxService, UploadOutcome } from "./inbox.service.js";
+import { deferredUploadBytes } from "./upload-checks.js";
+
+/** OpenAPI only (see the inbox route's `swaggerTransform`). */
+const edifactBytes = { type: "string", format: "binary" } as const;
+const uploadBodyDoc = {
+  description: "Exactly one interchange, unchanged bytes, at most 16 MiB",
+  content: {
+    "application/edifact": { schema: edifactBytes },
+    "application/octet-stream": { schema: edifactBytes },
+  },
+};
+const uploadHeadersDoc = {
+  type: "object",
+  required: ["idempotency-key"],
+  properties: {
+    "idempotency-key": {
+      type: "string",
+      pattern: "^[A-Za-z0-9._:-]{1,200}$",
+      description: "Bound to (tenant, connection)",
+    },
+  },
+} as const;
+
+export const inboxRoutes =
+  (inbox: InboxService, maxPayloadBytes: number, limiter: KeyRateLimiter): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const rateLimit = (principal: Principal) => {
+      takeRequest(limiter, principal);
+    };
+
+    app.post(
+      `${partnerBase}/inbox`,
+      {
+        bodyLimit: maxPayloadBytes + 1,
+        config: {
+          ...partner("b2b_exchange_partner_inbox:create", deferredUploadBytes),
+          // Documentation only: the body is a stream and the header is checked by the handler,
+          // after authentication and the connection (401 → 404 → 400).
+          swaggerTransform: ({ schema, url }) => ({
+            url,
+            schema: { ...schema, body: uploadBodyDoc, headers: uploadHeadersDoc },
+          }),
+        },
+        schema: {
+          tags,
+          security,
+          summary: "Upload exactly one EDIFACT interchange (≤ 16 MiB)",
+          description:
+            "Body: the interchange, unchanged bytes, `Content-Type: application/edifact` or `application/octet-stream`. " +
+            "`Idempotency-Key` (≤ 200 of `[A-Za-z0-9._:-]`) is required and bound to (tenant, connection): 202 first, " +
+            "200 with `replay: true` and `Idempotent-Replayed: true` for the same bytes, 409 for other bytes.",
+          params: ConnectionParams,
+          response: {
+            200: {
+              ...UploadResponse,
+              description: "Replay: the upload stored under this key (`replay: true`)",
+            },
+            202: { ...UploadResponse, description: "Accepted: stored, processing follows (`replay: false`)" },
+            ...problemResponses(400, 401, 404, 409, 413, 429, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const headers = {
+          contentType: request.headers["content-type"],
+          key: request.headers[headerNames.idempotencyKey],
+          contentLength: request.headers["content-length"],
+        };
+        const body = (request.body ?? request.raw) as NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
+        const deferred = request.deferredCredential;
+        let outcome: UploadOutcome;
+        // A small upload: one statement checks the key and stores it — unless the key's bucket
+        // looks empty or it streams as many uploads as it may, when the ordinary path answers
+        // the 429 after authenticating, or a backlog bound is reached somewhere, when the
+        // ordinary path learns the tenant and answers 503 if the bound is its own or the
+        // service's. (Small uploads are not counted as streams: each holds at most 64 KiB, while
+        // the stream limit bounds the ~2 MiB a stalled large upload holds.)
+        const claimed = deferred?.claimedCredentialId ?? "";
+        if (
+          deferred &&
+          limiter.wait(claimed) === 0 &&
+          !inbox.atStreamLimit(claimed) &&
+          (await inbox.backlogClear())
+        ) {
+          outcome = await inbox.uploadChecked(deferred, request.params.connectionID, headers, body, (p) => {
+            limiter.take(p.credentialId);
+          });
+        } else {
+          const principal = deferred ? await deferred.authenticate() : requirePrincipal(request);
+          if (deferred) rateLimit(principal);
+          const { connection, key } = await inbox.precheck(principal, request.params.connectionID, headers);
+          outcome = await inbox.upload(principal, connection, key, body);
+        }
+        if (outcome.body.replay) reply.header(headerNames.idempotentReplayed, "true");
+        return reply.code(outcome.status).send(outcome.body);
+      },
+    );
+  };

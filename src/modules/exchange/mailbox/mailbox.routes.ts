@@ -1,0 +1,185 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { ServerResponse } from "node:http";
+import { headers as headerNames } from "../../../protocol/headers.js";
+import { requirePrincipal } from "../../../platform/auth/index.js";
+import { problemResponses } from "../../../platform/http/openapi-schemas.js";
+import {
+  AcknowledgeResponse,
+  ClaimResponse,
+  ConnectionParams,
+  DeliveryParams,
+  MailboxList,
+  MailboxQuery,
+} from "../exchange.schemas.js";
+import { partner, partnerBase, security, tags } from "../partner-api.js";
+import type { MailboxService } from "./mailbox.service.js";
+import type { PayloadService, PayloadSink } from "./payload.service.js";
+
+const payloadHeadersDoc = {
+  "X-B2B-Payload-Size": { schema: { type: "integer" }, description: "Expected byte count" },
+  "X-B2B-Payload-SHA256": { schema: { type: "string" }, description: "Expected SHA-256, hexadecimal" },
+  "Repr-Digest": { schema: { type: "string" }, description: "RFC 9530 `sha-256=:<base64>:`" },
+  "Cache-Control": { schema: { type: "string", const: "no-store" } },
+  Trailer: { schema: { type: "string", const: "X-B2B-Payload-Integrity" } },
+};
+
+const claimTokenHeader = Type.Object({
+  [headerNames.claimToken]: Type.Optional(Type.String()),
+});
+
+/** A payload sink on the raw response: chunked body, then the integrity trailer written by hand. */
+function rawSink(res: ServerResponse, correlationId: string): PayloadSink {
+  const gone = () => res.destroyed || res.closed;
+  return {
+    start(headers) {
+      res.writeHead(200, {
+        ...headers,
+        [headerNames.correlationId]: correlationId,
+        "transfer-encoding": "chunked",
+        trailer: "X-B2B-Payload-Integrity",
+      });
+    },
+    async write(chunk) {
+      if (gone()) return false;
+      if (res.write(chunk)) return true;
+      return new Promise<boolean>((resolve) => {
+        const done = (ok: boolean) => () => {
+          res.off("drain", onDrain);
+          res.off("close", onClose);
+          resolve(ok);
+        };
+        const onDrain = done(true);
+        const onClose = done(false);
+        res.once("drain", onDrain);
+        res.once("close", onClose);
+      });
+    },
+    async end(integrity) {
+      if (gone()) return false;
+      res.addTrailers({ "X-B2B-Payload-Integrity": integrity });
+      return new Promise<boolean>((resolve) => {
+        res.once("finish", () => {
+          resolve(true);
+        });
+        res.once("close", () => {
+          resolve(res.writableFinished);
+        });
+        res.end();
+      });
+    },
+    abort() {
+      res.destroy();
+    },
+  };
+}
+
+export const mailboxRoutes =
+  (mailbox: MailboxService & PayloadService): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      `${partnerBase}/mailbox`,
+      {
+        config: partner("b2b_exchange_partner_mailbox:list"),
+        schema: {
+          tags,
+          security,
+          summary: "Due, unclaimed mailbox entries in order",
+          params: ConnectionParams,
+          querystring: MailboxQuery,
+          response: { 200: MailboxList, ...problemResponses(400, 401, 404, 429, 500, 503) },
+        },
+      },
+      async (request) =>
+        mailbox.list(requirePrincipal(request), request.params.connectionID, {
+          limit: request.query.limit ?? 50,
+          cursor: request.query.cursor,
+        }),
+    );
+
+    app.post(
+      `${partnerBase}/mailbox/:deliveryAttemptID/claim`,
+      {
+        config: partner("b2b_exchange_partner_mailbox:claim"),
+        schema: {
+          tags,
+          security,
+          summary: "Claim one entry: a five-minute lease and a fresh claim token",
+          params: DeliveryParams,
+          response: { 200: ClaimResponse, ...problemResponses(401, 404, 409, 429, 500, 503) },
+        },
+      },
+      async (request) =>
+        mailbox.claim(
+          requirePrincipal(request),
+          request.params.connectionID,
+          request.params.deliveryAttemptID,
+        ),
+    );
+
+    app.get(
+      `${partnerBase}/mailbox/:deliveryAttemptID/payload`,
+      {
+        config: partner("b2b_exchange_partner_mailbox:payload_read"),
+        schema: {
+          tags,
+          security,
+          summary: "Stream the payload under the current lease",
+          description:
+            "Chunked, no Content-Length; headers `X-B2B-Payload-Size`, `X-B2B-Payload-SHA256`, `Repr-Digest`, " +
+            "`Cache-Control: no-store`; trailer `X-B2B-Payload-Integrity: verified|failed`.",
+          params: DeliveryParams,
+          headers: claimTokenHeader,
+          response: {
+            200: {
+              description: "EDIFACT bytes",
+              headers: payloadHeadersDoc,
+              content: { "application/edifact": { schema: { type: "string", format: "binary" } } },
+            },
+            ...problemResponses(401, 404, 429, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const token = request.headers[headerNames.claimToken];
+        const payload = await mailbox.preparePayload(
+          requirePrincipal(request),
+          request.params.connectionID,
+          request.params.deliveryAttemptID,
+          typeof token === "string" ? token : undefined,
+        );
+        reply.hijack();
+        try {
+          await payload.stream(rawSink(reply.raw, request.id));
+        } catch (error) {
+          // Headers are gone already: the only honest signal left is a broken stream.
+          request.log.error({ err: error }, "payload stream failed");
+          reply.raw.destroy();
+        }
+      },
+    );
+
+    app.post(
+      `${partnerBase}/mailbox/:deliveryAttemptID/acknowledge`,
+      {
+        config: partner("b2b_exchange_partner_mailbox:acknowledge"),
+        schema: {
+          tags,
+          security,
+          summary: "Acknowledge with the claim token after a verified read",
+          params: DeliveryParams,
+          headers: claimTokenHeader,
+          response: { 200: AcknowledgeResponse, ...problemResponses(401, 404, 409, 429, 500, 503) },
+        },
+      },
+      async (request) => {
+        const token = request.headers[headerNames.claimToken];
+        return mailbox.acknowledge(
+          requirePrincipal(request),
+          request.params.connectionID,
+          request.params.deliveryAttemptID,
+          typeof token === "string" ? token : undefined,
+        );
+      },
+    );
+  };

@@ -1,0 +1,210 @@
+import type { Selectable } from "kysely";
+import { recordAudit } from "../../../platform/audit/index.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { isUuid, randomSecret } from "../../../platform/crypto/index.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { hex, type ExchangeDeps } from "../exchange.deps.js";
+import type { DeliveriesTable } from "../exchange.tables.js";
+import { requirePartnerConnection } from "../partner-access.js";
+import { claimTokenHash, tokenMatches } from "./claim-token.js";
+import * as state from "./delivery-state.js";
+import { enqueueLeaseExpiry } from "./expire-leases.job.js";
+import * as repo from "./mailbox.repository.js";
+
+type Delivery = Selectable<DeliveriesTable>;
+
+export const notFound = () => new AppError("ERR_B2B_EXCHANGE_NOT_FOUND", "No such delivery, claim or lease.");
+const conflict = (detail: string) => new AppError("ERR_B2B_EXCHANGE_CONFLICT", detail);
+
+const toMailboxItem = (row: Delivery) => ({
+  deliveryAttemptId: row.id,
+  interchangeId: row.interchange_id,
+  messageType: row.message_type,
+  payloadSize: row.payload_size,
+  payloadSha256: hex(row.payload_sha256),
+  status: row.status,
+  createdAt: row.created_at.toISOString(),
+  uploadId: row.upload_id,
+  inboundInterchangeId: row.inbound_interchange_id,
+  messageReference: row.message_reference,
+});
+
+/** The partner's mailbox: list, claim, acknowledge, and the end of expired leases. */
+export function createMailboxService(deps: ExchangeDeps) {
+  const { database, clock, cursors } = deps;
+  const { db } = database;
+  const policy = deps.mailbox;
+
+  /**
+   * Ends leases that ran out (`delivery-state.ts` `expire`). Run lazily before mailbox reads and
+   * by a job at lease end.
+   */
+  async function expireLeases(tenantId: string, connectionId: string): Promise<number> {
+    const now = clock.now();
+    return database.transaction(async (trx) => {
+      const expired = await repo.findExpiredLeases(trx, tenantId, connectionId, now);
+      for (const row of expired) {
+        const expiry = state.expire(row, now, policy);
+        if (!expiry) continue;
+        await repo.updateDelivery(trx, { tenantId, id: row.id }, expiry.changes, now);
+        const spent = expiry.outcome === "failed";
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: spent ? "delivery.failed" : "delivery.lease_expired",
+          occurredAt: now,
+          principalId: null,
+          connectionId,
+          uploadId: row.upload_id,
+          deliveryAttemptId: row.id,
+          outcome: expiry.outcome,
+          data: { attempts: row.attempts },
+        });
+      }
+      return expired.length;
+    });
+  }
+
+  return {
+    expireLeases,
+
+    /**
+     * An operator gives a `failed` delivery a fresh attempt budget (`delivery-state.ts` `requeue`).
+     * `missing`: no such delivery in the tenant; `refused`: it is not failed.
+     */
+    async requeue(tenantId: string, id: string): Promise<"requeued" | "missing" | "refused"> {
+      return database.transaction(async (trx) => {
+        const row = await repo.lockDelivery(trx, tenantId, id);
+        if (!row) return "missing";
+        const now = clock.now();
+        const changes = state.requeue(row, now);
+        if (!changes) return "refused";
+        await repo.updateDelivery(trx, { tenantId, id }, changes, now);
+        return "requeued";
+      });
+    },
+
+    async list(
+      principal: Principal,
+      connectionId: string,
+      page: { limit: number; cursor?: string | undefined },
+    ) {
+      const connection = await requirePartnerConnection(database, principal, connectionId);
+      const tenantId = connection.tenant_id;
+      const binding = `exchange.mailbox:${tenantId}:${connection.id}`;
+      let after: number | undefined;
+      if (page.cursor !== undefined) {
+        try {
+          after = cursors.decode<{ position: number }>(binding, page.cursor).position;
+        } catch {
+          throw new AppError(
+            "ERR_B2B_EXCHANGE_INVALID_REQUEST",
+            "The cursor is not valid for this mailbox.",
+            {
+              errors: [{ pointer: "/query/cursor", message: "invalid cursor" }],
+            },
+          );
+        }
+        if (typeof after !== "number")
+          throw new AppError("ERR_B2B_EXCHANGE_INVALID_REQUEST", "The cursor is not valid for this mailbox.");
+      }
+      await expireLeases(tenantId, connection.id);
+      const rows = await repo.listDue(db, tenantId, connection.id, clock.now(), page.limit, after);
+      const hasMore = rows.length > page.limit;
+      const kept = rows.slice(0, page.limit);
+      const last = kept.at(-1);
+      return {
+        items: kept.map(toMailboxItem),
+        meta: {
+          hasMore,
+          nextCursor: hasMore && last ? cursors.encode(binding, { position: last.position }) : null,
+        },
+      };
+    },
+
+    async claim(principal: Principal, connectionId: string, deliveryId: string) {
+      const connection = await requirePartnerConnection(database, principal, connectionId);
+      const tenantId = connection.tenant_id;
+      if (!isUuid(deliveryId)) throw notFound();
+      const id = deliveryId.toLowerCase();
+      await expireLeases(tenantId, connection.id);
+      const token = randomSecret();
+      return database.transaction(async (trx) => {
+        const row = await repo.lockDelivery(trx, tenantId, id);
+        if (row?.connection_id !== connection.id) throw notFound();
+        const now = clock.now();
+        const decision = state.claim(row, now, policy, claimTokenHash(token));
+        if (!decision.ok) throw conflict(decision.refusal);
+        const { attempt, expiresAt } = decision;
+        await repo.updateDelivery(trx, { tenantId, id }, decision.changes, now);
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: "delivery.claimed",
+          occurredAt: now,
+          principalId: principal.id,
+          connectionId: connection.id,
+          uploadId: row.upload_id,
+          deliveryAttemptId: id,
+          data: { attempt },
+        });
+        // Ends the lease on time even when nobody reads the mailbox.
+        await enqueueLeaseExpiry(
+          deps.jobs,
+          trx,
+          { tenantId, connectionId: connection.id },
+          { key: `exchange.lease:${id}:${attempt}`, runAt: expiresAt },
+        );
+        return { deliveryAttemptId: id, claimToken: token, expiresAt: expiresAt.toISOString(), attempt };
+      });
+    },
+
+    async acknowledge(
+      principal: Principal,
+      connectionId: string,
+      deliveryId: string,
+      token: string | undefined,
+    ) {
+      const connection = await requirePartnerConnection(database, principal, connectionId);
+      const tenantId = connection.tenant_id;
+      if (!token || !isUuid(deliveryId)) throw notFound();
+      const id = deliveryId.toLowerCase();
+      return database.transaction(async (trx) => {
+        const row = await repo.lockDelivery(trx, tenantId, id);
+        if (row?.connection_id !== connection.id || !tokenMatches(row.claim_token_hash, token)) {
+          throw notFound();
+        }
+        const now = clock.now();
+        const decision = state.acknowledge(row, now);
+        if (decision.kind === "replay" && row.receipt_id && row.acknowledged_at) {
+          return {
+            deliveryAttemptId: row.id,
+            receiptId: row.receipt_id,
+            acknowledgedAt: row.acknowledged_at.toISOString(),
+            replay: true,
+          };
+        }
+        if (decision.kind === "unverified") {
+          throw conflict("No verified payload read under this lease; read the payload to EOF first.");
+        }
+        if (decision.kind !== "acknowledged") throw notFound();
+        const receiptId = deps.newId();
+        await repo.updateDelivery(trx, { tenantId, id }, decision.changes(receiptId), now);
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: "delivery.acknowledged",
+          occurredAt: now,
+          principalId: principal.id,
+          connectionId: connection.id,
+          uploadId: row.upload_id,
+          deliveryAttemptId: id,
+          data: { attempt: row.attempts },
+        });
+        return { deliveryAttemptId: id, receiptId, acknowledgedAt: now.toISOString(), replay: false };
+      });
+    },
+  };
+}
+
+export type MailboxService = ReturnType<typeof createMailboxService>;

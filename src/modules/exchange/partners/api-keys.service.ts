@@ -1,0 +1,73 @@
+import type { PartnerScope } from "../../../protocol/scopes.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
+import { findConnection } from "../connections.repository.js";
+import { iso, type ExchangeDeps } from "../exchange.deps.js";
+import { invalidReference, notFound } from "./admin-errors.js";
+import { findPartner } from "./partners.repository.js";
+
+type ApiKeyRow = NonNullable<Awaited<ReturnType<ExchangeDeps["identity"]["findPartnerKey"]>>>;
+const toApiKey = (row: ApiKeyRow) => ({
+  id: row.id,
+  apiKeyId: row.id,
+  name: row.name,
+  partnerId: row.principal_id,
+  scopes: row.scopes,
+  connectionIds: row.connection_ids,
+  createdAt: row.created_at.toISOString(),
+  revokedAt: iso(row.revoked_at),
+});
+/** A partner's API keys, issued, listed and revoked through identity (which owns credentials). */
+export function createApiKeysService(deps: ExchangeDeps) {
+  const { database, cursors, identity } = deps;
+  const { db } = database;
+
+  async function getApiKey(principal: Principal, id: string) {
+    const row = await identity.findPartnerKey(principal.tenant.id, id);
+    if (!row) throw notFound("API key");
+    return toApiKey(row);
+  }
+
+  return {
+    async createApiKey(
+      principal: Principal,
+      input: { partnerId: string; scopes: PartnerScope[]; connectionIds?: string[]; name?: string },
+    ) {
+      const tenantId = principal.tenant.id;
+      const partner = await findPartner(db, tenantId, input.partnerId);
+      if (!partner) throw invalidReference("/partnerId", "no such partner in this tenant");
+      for (const [index, connectionId] of (input.connectionIds ?? []).entries()) {
+        const connection = await findConnection(db, tenantId, connectionId);
+        if (connection?.partner_id !== input.partnerId) {
+          throw invalidReference(`/connectionIds/${index}`, "no such connection of this partner");
+        }
+      }
+      const scopes = [...new Set(input.scopes)];
+      const issued = await identity.issuePartnerKey(db as never, {
+        tenantId,
+        partnerId: input.partnerId,
+        name: input.name ?? `${partner.name} key`,
+        scopes,
+        connectionIds: input.connectionIds ?? null,
+        createdBy: principal.id,
+      });
+      const row = await identity.findPartnerKey(tenantId, issued.apiKeyId);
+      if (!row) throw new Error("issued key not found");
+      return { ...toApiKey(row), token: issued.token };
+    },
+    async listApiKeys(principal: Principal, input: PageRequest) {
+      const tenantId = principal.tenant.id;
+      return readPage(cursors, `exchange.api-keys:${tenantId}`, input, {
+        fetch: (after) => identity.listPartnerKeys(tenantId, input.limit, after),
+        position: toCreationPosition,
+        view: toApiKey,
+      });
+    },
+    getApiKey,
+    async revokeApiKey(principal: Principal, id: string) {
+      await getApiKey(principal, id);
+      await identity.revokePartnerKey(principal.tenant.id, id);
+      return getApiKey(principal, id);
+    },
+  };
+}

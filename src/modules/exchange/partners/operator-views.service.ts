@@ -1,0 +1,121 @@
+import type { Selectable } from "kysely";
+import { findAuditEvent, listAuditEvents, type AuditEventsTable } from "../../../platform/audit/index.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { isUuid } from "../../../platform/crypto/index.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
+import { hex, iso, type ExchangeDeps } from "../exchange.deps.js";
+import type { DeliveriesTable, UploadsTable } from "../exchange.tables.js";
+import { findDelivery, type MailboxService } from "../mailbox/index.js";
+import { findUpload } from "../processing/index.js";
+import { notFound } from "./admin-errors.js";
+import { listPage } from "./partners.repository.js";
+
+export const toUploadView = (row: Selectable<UploadsTable>) => ({
+  id: row.id,
+  uploadId: row.id,
+  connectionId: row.connection_id,
+  interchangeId: row.interchange_id,
+  status: row.status,
+  byteCount: row.byte_count,
+  profileRevision: row.profile_revision,
+  error: row.error,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+  completedAt: iso(row.completed_at),
+});
+
+export const toDeliveryView = (row: Selectable<DeliveriesTable>) => ({
+  id: row.id,
+  deliveryAttemptId: row.id,
+  connectionId: row.connection_id,
+  uploadId: row.upload_id,
+  interchangeId: row.interchange_id,
+  inboundInterchangeId: row.inbound_interchange_id,
+  messageReference: row.message_reference,
+  messageType: row.message_type,
+  payloadSize: row.payload_size,
+  payloadSha256: hex(row.payload_sha256),
+  status: row.status,
+  attempts: row.attempts,
+  dueAt: row.due_at.toISOString(),
+  leaseExpiresAt: iso(row.lease_expires_at),
+  receiptId: row.receipt_id,
+  acknowledgedAt: iso(row.acknowledged_at),
+  createdAt: row.created_at.toISOString(),
+});
+const toAudit = (row: Selectable<AuditEventsTable>) => ({
+  id: row.id,
+  type: row.type,
+  occurredAt: row.occurred_at.toISOString(),
+  principalId: row.principal_id,
+  connectionId: row.connection_id,
+  uploadId: row.upload_id,
+  deliveryAttemptId: row.delivery_attempt_id,
+  byteCount: row.byte_count === null ? null : row.byte_count,
+  outcome: row.outcome,
+});
+/** The operator's views of uploads, deliveries and the audit trail, and the requeue of a delivery. */
+export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxService, "requeue">) {
+  const { database, cursors } = deps;
+  const { db } = database;
+
+  /** A tenant's uploads or deliveries in creation order (cursor binding `exchange.<list>:<tenant>`). */
+  function listInCreationOrder<R extends { created_at: Date; id: string }, V>(
+    tenantId: string,
+    list: "uploads" | "deliveries",
+    input: PageRequest,
+    view: (row: R) => V,
+  ) {
+    return readPage(cursors, `exchange.${list}:${tenantId}`, input, {
+      fetch: (after) =>
+        listPage(db, `exchange_${list}`, tenantId, input.limit, after).execute() as Promise<R[]>,
+      position: toCreationPosition,
+      view,
+    });
+  }
+
+  async function getDelivery(principal: Principal, id: string) {
+    const row = await findDelivery(db, principal.tenant.id, id);
+    if (!row) throw notFound("delivery");
+    return toDeliveryView(row);
+  }
+
+  return {
+    async listAuditEvents(principal: Principal, input: PageRequest & { type?: string | undefined }) {
+      const tenantId = principal.tenant.id;
+      return readPage(cursors, `exchange.audit:${tenantId}:${input.type ?? ""}`, input, {
+        fetch: (after?: { id: string }) =>
+          listAuditEvents(db, tenantId, { limit: input.limit, type: input.type, afterId: after?.id }),
+        position: (last) => ({ id: last.id }),
+        view: toAudit,
+      });
+    },
+    async getAuditEvent(principal: Principal, id: string) {
+      const row = isUuid(id) ? await findAuditEvent(db, principal.tenant.id, id) : undefined;
+      if (!row) throw notFound("audit event");
+      return toAudit(row);
+    },
+
+    async listUploads(principal: Principal, input: PageRequest) {
+      return listInCreationOrder(principal.tenant.id, "uploads", input, toUploadView);
+    },
+    async getUpload(principal: Principal, id: string) {
+      const row = await findUpload(db, principal.tenant.id, id);
+      if (!row) throw notFound("upload");
+      return toUploadView(row);
+    },
+    async listDeliveries(principal: Principal, input: PageRequest) {
+      return listInCreationOrder(principal.tenant.id, "deliveries", input, toDeliveryView);
+    },
+    getDelivery,
+    /** An operator gives a `failed` delivery a fresh attempt budget. */
+    async requeueDelivery(principal: Principal, id: string) {
+      const outcome = await mailbox.requeue(principal.tenant.id, id);
+      if (outcome === "missing") throw notFound("delivery");
+      if (outcome === "refused")
+        throw new AppError("ERR_CONFLICT", "Only a failed delivery can be requeued.");
+      return getDelivery(principal, id);
+    },
+  };
+}

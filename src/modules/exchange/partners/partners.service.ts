@@ -1,0 +1,195 @@
+import type { Selectable } from "kysely";
+import type { Principal } from "../../../platform/auth/index.js";
+import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
+import { findConnection, findRevision, lockConnection } from "../connections.repository.js";
+import type { ExchangeDeps } from "../exchange.deps.js";
+import type { ConnectionsTable, PartnersTable, ProfileRevisionsTable } from "../exchange.tables.js";
+import { normalizeProfile, type ProfileInput } from "../profile.js";
+import { invalidReference, notFound } from "./admin-errors.js";
+import * as repo from "./partners.repository.js";
+
+const toPartner = (row: Selectable<PartnersTable>) => ({
+  id: row.id,
+  name: row.name,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+const toRevision = (row: Selectable<ProfileRevisionsTable>, activeRevision: number) => ({
+  revision: row.revision,
+  ...row.profile,
+  active: row.revision === activeRevision,
+  createdAt: row.created_at.toISOString(),
+});
+
+/** Administration of partners, their connections and the connections' profile revisions. */
+export function createPartnersService(deps: ExchangeDeps) {
+  const { database, clock, cursors } = deps;
+  const { db } = database;
+
+  async function connectionView(tenantId: string, row: Selectable<ConnectionsTable>) {
+    const revision = await findRevision(db, tenantId, row.id, row.active_revision);
+    if (!revision) throw new Error("active profile revision missing");
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      partnerId: row.partner_id,
+      apiVersion: "api.v1" as const,
+      status: row.status,
+      activeProfileRevision: toRevision(revision, row.active_revision),
+      createdAt: row.created_at.toISOString(),
+      updatedAt: row.updated_at.toISOString(),
+    };
+  }
+
+  async function requireConnection(tenantId: string, id: string) {
+    const row = await findConnection(db, tenantId, id);
+    if (!row) throw notFound("connection");
+    return row;
+  }
+
+  async function getPartner(principal: Principal, id: string) {
+    const row = await repo.findPartner(db, principal.tenant.id, id);
+    if (!row) throw notFound("partner");
+    return toPartner(row);
+  }
+
+  async function getConnection(principal: Principal, id: string) {
+    return connectionView(principal.tenant.id, await requireConnection(principal.tenant.id, id));
+  }
+
+  async function getRevision(principal: Principal, connectionId: string, revision: number) {
+    const tenantId = principal.tenant.id;
+    const connection = await requireConnection(tenantId, connectionId);
+    const row = await findRevision(db, tenantId, connectionId, revision);
+    if (!row) throw notFound("profile revision");
+    return toRevision(row, connection.active_revision);
+  }
+
+  return {
+    async createPartner(principal: Principal, input: { name: string }) {
+      const now = clock.now();
+      const row = {
+        tenant_id: principal.tenant.id,
+        id: deps.newId(),
+        name: input.name,
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insertPartner(db, row);
+      return toPartner(row);
+    },
+    async listPartners(principal: Principal, input: PageRequest) {
+      const tenantId = principal.tenant.id;
+      return readPage(cursors, `exchange.partners:${tenantId}`, input, {
+        fetch: (after) =>
+          repo.listPage(db, "exchange_partners", tenantId, input.limit, after).execute() as Promise<
+            Selectable<PartnersTable>[]
+          >,
+        position: toCreationPosition,
+        view: toPartner,
+      });
+    },
+    getPartner,
+    async updatePartner(principal: Principal, id: string, input: { name: string }) {
+      if (!(await repo.renamePartner(db, principal.tenant.id, id, input.name, clock.now()))) {
+        throw notFound("partner");
+      }
+      return getPartner(principal, id);
+    },
+
+    async createConnection(
+      principal: Principal,
+      input: { partnerId: string; profile: ProfileInput; status?: "active" | "suspended" },
+    ) {
+      const tenantId = principal.tenant.id;
+      if (!(await repo.findPartner(db, tenantId, input.partnerId))) {
+        throw invalidReference("/partnerId", "no such partner in this tenant");
+      }
+      const now = clock.now();
+      const id = deps.newId();
+      const profile = normalizeProfile(input.profile);
+      await database.transaction(async (trx) => {
+        await repo.insertConnection(trx, {
+          tenant_id: tenantId,
+          id,
+          partner_id: input.partnerId,
+          api_version: "api.v1",
+          status: input.status ?? "active",
+          active_revision: 1,
+          created_at: now,
+          updated_at: now,
+        });
+        await repo.insertRevision(trx, {
+          tenant_id: tenantId,
+          connection_id: id,
+          revision: 1,
+          profile: JSON.stringify(profile),
+          created_by: principal.id,
+          created_at: now,
+        });
+      });
+      return connectionView(tenantId, await requireConnection(tenantId, id));
+    },
+    async listConnections(principal: Principal, input: PageRequest) {
+      const tenantId = principal.tenant.id;
+      const page = await readPage(cursors, `exchange.connections:${tenantId}`, input, {
+        fetch: (after) =>
+          repo.listPage(db, "exchange_connections", tenantId, input.limit, after).execute() as Promise<
+            Selectable<ConnectionsTable>[]
+          >,
+        position: toCreationPosition,
+        view: (row: Selectable<ConnectionsTable>) => connectionView(tenantId, row),
+      });
+      return { items: await Promise.all(page.items), meta: page.meta };
+    },
+    getConnection,
+    async updateConnection(principal: Principal, id: string, input: { status: "active" | "suspended" }) {
+      if (!(await repo.setConnectionStatus(db, principal.tenant.id, id, input.status, clock.now()))) {
+        throw notFound("connection");
+      }
+      return getConnection(principal, id);
+    },
+
+    async createRevision(principal: Principal, connectionId: string, input: ProfileInput) {
+      const tenantId = principal.tenant.id;
+      const profile = normalizeProfile(input);
+      const next = await database.transaction(async (trx) => {
+        const connection = await lockConnection(trx, tenantId, connectionId);
+        if (!connection) throw notFound("connection");
+        const revision = (await repo.maxRevision(trx, tenantId, connectionId)) + 1;
+        await repo.insertRevision(trx, {
+          tenant_id: tenantId,
+          connection_id: connectionId,
+          revision,
+          profile: JSON.stringify(profile),
+          created_by: principal.id,
+          created_at: clock.now(),
+        });
+        return revision;
+      });
+      return getRevision(principal, connectionId, next);
+    },
+    async listRevisions(principal: Principal, connectionId: string, input: PageRequest) {
+      const tenantId = principal.tenant.id;
+      const connection = await requireConnection(tenantId, connectionId);
+      return readPage(cursors, `exchange.revisions:${tenantId}:${connectionId}`, input, {
+        fetch: (after?: { revision: number }) =>
+          repo.listRevisions(db, tenantId, connectionId, input.limit, after?.revision),
+        position: (last) => ({ revision: last.revision }),
+        view: (row) => toRevision(row, connection.active_revision),
+      });
+    },
+    getRevision,
+    async activateRevision(principal: Principal, connectionId: string, revision: number) {
+      const tenantId = principal.tenant.id;
+      await database.transaction(async (trx) => {
+        const connection = await lockConnection(trx, tenantId, connectionId);
+        if (!connection) throw notFound("connection");
+        if (!(await findRevision(trx, tenantId, connectionId, revision))) throw notFound("profile revision");
+        await repo.setActiveRevision(trx, tenantId, connectionId, revision, clock.now());
+      });
+      return getRevision(principal, connectionId, revision);
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import type { ExchangeTables, UploadStatus } from "../exchange.tables.js";
+
+type Db = Kysely<ExchangeTables>;
+type Trx = Transaction<ExchangeTables>;
+
+export function findUpload(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom("exchange_uploads")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export function lockUpload(trx: Trx, tenantId: string, id: string) {
+  return trx
+    .selectFrom("exchange_uploads")
+    .selectAll()
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function setUploadStatus(
+  db: Db,
+  tenantId: string,
+  id: string,
+  status: UploadStatus,
+  at: Date,
+  extra: { error?: string | null; from?: UploadStatus[] } = {},
+) {
+  let q = db
+    .updateTable("exchange_uploads")
+    .set({
+      status,
+      updated_at: at,
+      ...(extra.error !== undefined ? { error: extra.error } : {}),
+      ...(status === "processed" || status === "rejected" || status === "failed" ? { completed_at: at } : {}),
+    })
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id);
+  if (extra.from) q = q.where("status", "in", extra.from);
+  const result = await q.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * `count` fresh UNB 0020 values, unique across every connection, in one statement. A sequence
+ * is not transactional: values of a run that does not commit are skipped, never reused.
+ */
+export async function nextControlRefs(db: Db, count: number): Promise<string[]> {
+  if (count === 0) return [];
+  const result = await sql<{ ref: string | number }>`
+    SELECT nextval('exchange_control_refs') AS ref FROM generate_series(1, ${count}::integer)`.execute(db);
+  return result.rows.map((row) => String(row.ref)).sort((a, b) => Number(a) - Number(b));
+}
