@@ -14,7 +14,7 @@ const layer = (files, patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ["node_modules", "dist", "data", "coverage", "bin", "eslint.config.js"] },
+  { ignores: ["node_modules", "dist", ".build-test-*", "data", "coverage", "bin", "eslint.config.js"] },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so `npx hanse` works right after `npm install`.
-import { register } from "tsx/esm/api";
+// Runs the built JavaScript in dist/ (`npm run build`; `npm start` builds first).
+import { existsSync } from "node:fs";
 
-register();
-await import("../src/main.ts");
+const main = new URL("../dist/main.js", import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write("hanse is not built yet: run `npm run build` in its directory first\n");
+  process.exit(1);
+}
+await import(main.href);

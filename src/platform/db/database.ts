@@ -115,6 +115,21 @@ function maintain(round: () => Promise<TableChore[]>, options: DatabaseOptions) 
   return scheduleMaintenance(round, intervalMs, options.onMaintenance ?? (() => undefined));
 }
 
+/**
+ * PostgreSQL's defaults are sized for a server of its own; PGlite runs it inside this process,
+ * where its memory is ours and never shrinks. Idle RSS of `hanse serve` after a restart: 406 MiB
+ * with the defaults (128 MB shared_buffers, touched at start), 235 MiB with these (`npm run bench
+ * -- footprint`, docs/decisions.md). Reads that miss the buffers go to the operating system's page
+ * cache, as on a PostgreSQL server with small shared_buffers. max_wal_size bounds the WAL (1 GB
+ * by default) through the maintenance rounds, as single-user mode never checkpoints by itself.
+ */
+const pgliteSettings = [
+  ["shared_buffers", "16MB"],
+  ["maintenance_work_mem", "16MB"],
+  ["min_wal_size", "32MB"],
+  ["max_wal_size", "64MB"],
+].flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   let dataDir: string | undefined;
   if (!options.memory) {
@@ -126,6 +141,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     // Every commit is written through to the file system before it is acknowledged.
     relaxedDurability: false,
+    startParams: [...PGlite.defaultStartParams, ...pgliteSettings],
     parsers: { 20: (v: string) => Number(v) },
   });
   // Every statement but the prepared ones (which take their turn themselves) goes through `turns`.

@@ -6,6 +6,7 @@ import { createTestDatabase, onPostgres } from "../../../test/support/test-datab
 import { waitUntil } from "../../../test/support/wait-until.js";
 import { openDatabase, type Database } from "./database.js";
 import {
+  walPastLimitSql,
   choreFor,
   choreStatement,
   maintainPglite,
@@ -114,6 +115,34 @@ describe("embedded database maintenance on PGlite", () => {
     ).toBe(1);
     expect(await maintainPglite(db)).toEqual([]);
   });
+
+  it(
+    "keeps the WAL at max_wal_size: a round checkpoints, which single-user PostgreSQL never does by itself",
+    {
+      timeout: 300_000,
+    },
+    async () => {
+      // No round before the writes are done: then the WAL is past its bound, and one round brings it back.
+      const opened = await reportingDatabase(60_000);
+      database = opened.database;
+      const handle = database;
+      const walPastLimit = async () =>
+        (await sql.raw<{ due: boolean }>(walPastLimitSql).execute(handle.db)).rows[0]?.due === true;
+      await sql`CREATE TABLE wide (id integer PRIMARY KEY, v text)`.execute(handle.db);
+      for (let i = 0; i < 3; i++) {
+        await sql`INSERT INTO wide SELECT g, repeat('x', 1000) FROM generate_series(1, 30000) AS g`.execute(
+          handle.db,
+        );
+        await sql`DELETE FROM wide`.execute(handle.db);
+      }
+      expect(await walPastLimit()).toBe(true);
+      await waitUntil(async () => !(await walPastLimit()), {
+        what: "the WAL back at max_wal_size",
+        timeoutMs: 180_000,
+        intervalMs: 500,
+      });
+    },
+  );
 
   it("runs by itself on an embedded database handle, reports each round and stops at close", async () => {
     const opened = await reportingDatabase(100);
