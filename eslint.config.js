@@ -28,6 +28,29 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // The console's browser modules (plain ES modules, no build): linted without type information.
+  {
+    files: ["src/console/assets/**/*.js"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: "module",
+      globals: Object.fromEntries(
+        [
+          "document",
+          "window",
+          "location",
+          "fetch",
+          "crypto",
+          "confirm",
+          "FormData",
+          "URLSearchParams",
+          "Node",
+          "setTimeout",
+        ].map((name) => [name, "readonly"]),
+      ),
+    },
+  },
   // Layering rules of DESIGN.md.
   layer(
     ["src/platform/**"],

@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { Container } from "./container.js";
+import { consolePlugin } from "./console/console.plugin.js";
 import { authPlugin, settleDeferredCredential } from "./platform/auth/index.js";
 import { AppError } from "./platform/errors/app-error.js";
 import { correlationIdFor } from "./platform/http/correlation.js";
@@ -164,6 +165,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   for (const module of container.modules) {
     if (module.routes) await app.register(module.routes);
   }
+  await app.register(consolePlugin(app as unknown as FastifyInstance, container));
   await app.ready();
   return app;
 }

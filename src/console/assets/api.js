@@ -1,0 +1,75 @@
+// The console's only way to the server: its own session routes and the bridge to /api/v1.
+// Credentials never appear in a URL: the session is an HttpOnly cookie, the CSRF token a header.
+
+let csrfToken = null;
+
+export class ApiError extends Error {
+  constructor(status, problem, correlationId) {
+    super(problem?.detail ?? `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+    this.correlationId = problem?.correlationId ?? correlationId;
+  }
+}
+
+async function call(method, url, body, extraHeaders = {}) {
+  const headers = { accept: "application/json", ...extraHeaders };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method !== "GET" && csrfToken) headers["x-console-csrf"] = csrfToken;
+  const response = await fetch(url, {
+    method,
+    headers,
+    credentials: "same-origin",
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, data, response.headers.get("x-correlation-id"));
+  return data;
+}
+
+const queryString = (query = {}) => {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && value !== "") params.set(name, value);
+  const text = params.toString();
+  return text ? `?${text}` : "";
+};
+
+/** `path` is the API path without `/api/v1`, e.g. `/admin/partners`. */
+export const api = {
+  get: (path, query) => call("GET", `/console/api${path}${queryString(query)}`),
+  post: (path, body, headers) => call("POST", `/console/api${path}`, body, headers),
+  put: (path, body) => call("PUT", `/console/api${path}`, body),
+  patch: (path, body) => call("PATCH", `/console/api${path}`, body),
+};
+
+export async function currentSession() {
+  const session = await call("GET", "/console/session");
+  csrfToken = session.csrfToken;
+  return session;
+}
+
+export async function signIn(tenant, email, password) {
+  const session = await call("POST", "/console/session", { tenant, email, password });
+  csrfToken = session.csrfToken;
+}
+
+/** For credentials without a password (the bootstrap administrator's access token). */
+export async function signInWithToken(accessToken) {
+  const session = await call("POST", "/console/session", { accessToken });
+  csrfToken = session.csrfToken;
+}
+
+export async function signOut() {
+  await call("DELETE", "/console/session");
+  csrfToken = null;
+}
+
+/** An idempotency key made in the browser for one intended change. */
+export const newIdempotencyKey = () => `console-${crypto.randomUUID()}`;

@@ -1,0 +1,110 @@
+// The console's shell: session, navigation from the published entrypoints, hash routes.
+import { api, currentSession, signOut } from "./api.js";
+import { h, render } from "./dom.js";
+import { errorBox } from "./ui.js";
+import { can, setEntrypoints } from "./permissions.js";
+import { signInPage } from "./pages/sign-in.js";
+import { uploadsPage, uploadPage } from "./pages/uploads.js";
+import { deliveriesPage } from "./pages/deliveries.js";
+import { partnersPage } from "./pages/partners.js";
+import { connectionsPage, connectionPage } from "./pages/connections.js";
+import { apiKeysPage } from "./pages/api-keys.js";
+import { auditPage } from "./pages/audit.js";
+import { tenantsPage } from "./pages/tenants.js";
+
+const main = document.getElementById("main");
+const nav = document.getElementById("nav");
+const who = document.getElementById("who");
+
+/** Sections in menu order: each shown only when the credential may list its entrypoint. */
+const sections = [
+  {
+    path: "uploads",
+    label: "Uploads",
+    entrypoint: "admin.exchangeUploads",
+    page: uploadsPage,
+    detail: uploadPage,
+  },
+  { path: "deliveries", label: "Deliveries", entrypoint: "admin.exchangeDeliveries", page: deliveriesPage },
+  { path: "partners", label: "Partners", entrypoint: "admin.partners", page: partnersPage },
+  {
+    path: "connections",
+    label: "Connections",
+    entrypoint: "admin.connections",
+    page: connectionsPage,
+    detail: connectionPage,
+  },
+  { path: "api-keys", label: "API keys", entrypoint: "admin.apiKeys", page: apiKeysPage },
+  { path: "audit", label: "Audit", entrypoint: "admin.auditEvents", page: auditPage },
+  { path: "tenants", label: "Tenants", entrypoint: "system.tenants", page: tenantsPage },
+];
+
+function visibleSections() {
+  return sections.filter((s) => can(s.entrypoint, "list"));
+}
+
+async function start() {
+  let session;
+  try {
+    session = await currentSession();
+  } catch (error) {
+    if (error.status === 401) return showSignIn();
+    return render(main, errorBox(error));
+  }
+  try {
+    const { entrypoints } = await api.get("/profile/entrypoints");
+    setEntrypoints(entrypoints);
+  } catch (error) {
+    return render(main, errorBox(error));
+  }
+  const { principal, tenant } = session.whoami;
+  render(
+    who,
+    h("span", {}, `${principal.name} · ${tenant.slug}`),
+    h("button", { type: "button", onclick: () => void leave() }, "Sign out"),
+  );
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+function showSignIn() {
+  render(nav);
+  render(who);
+  render(
+    main,
+    signInPage(() => void start()),
+  );
+}
+
+async function leave() {
+  try {
+    await signOut();
+  } finally {
+    window.removeEventListener("hashchange", route);
+    location.hash = "";
+    showSignIn();
+  }
+}
+
+function route() {
+  const visible = visibleSections();
+  const [path, id] = location.hash.replace(/^#\/?/, "").split("?")[0].split("/").map(decodeURIComponent);
+  const section = visible.find((s) => s.path === path) ?? visible[0];
+  render(
+    nav,
+    h(
+      "ul",
+      {},
+      visible.map((s) =>
+        h("li", {}, h("a", { href: `#/${s.path}`, "aria-current": s === section ? "page" : null }, s.label)),
+      ),
+    ),
+  );
+  if (!section) return render(main, h("p", {}, "This credential may not use any part of the console."));
+  const view = id && section.detail ? section.detail(id) : section.page();
+  render(main, view);
+  document.title = `${section.label} · Hanse console`;
+  main.focus();
+}
+
+void start();

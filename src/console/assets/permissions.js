@@ -1,0 +1,10 @@
+// What the signed-in credential may do, from GET /api/v1/profile/entrypoints.
+
+/** entrypoint id → set of action ids */
+let allowed = new Map();
+
+export function setEntrypoints(entrypoints) {
+  allowed = new Map(entrypoints.map((e) => [e.id, new Set(e.actions.map((a) => a.id))]));
+}
+
+export const can = (entrypoint, action) => allowed.get(entrypoint)?.has(action) ?? false;

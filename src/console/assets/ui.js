@@ -1,0 +1,163 @@
+// Shared pieces of the console's pages.
+import { h, render } from "./dom.js";
+
+/** An error as the operator needs it: the problem's detail and the correlation id to quote. */
+export function errorBox(error) {
+  return h(
+    "div",
+    { class: "alert", role: "alert" },
+    h("strong", {}, error.problem?.title ?? "Error"),
+    ": ",
+    error.problem?.detail ?? error.message,
+    error.problem?.errors?.length
+      ? h(
+          "ul",
+          {},
+          error.problem.errors.map((e) => h("li", {}, `${e.pointer}: ${e.message}`)),
+        )
+      : null,
+    error.correlationId
+      ? h("div", { class: "muted" }, "Correlation id: ", h("code", {}, error.correlationId))
+      : null,
+  );
+}
+
+/** Runs `action`, showing its error in `slot` (a status region) instead of throwing. */
+export async function attempt(slot, action) {
+  render(slot);
+  try {
+    return await action();
+  } catch (error) {
+    render(slot, errorBox(error));
+    return undefined;
+  }
+}
+
+export const statusSlot = () => h("div", { "aria-live": "polite" });
+
+/**
+ * A table of an API list, page by page with its cursors: `load(cursor)` answers `{ items, meta }`.
+ * `keep(item)` filters what is shown (filters the API does not offer).
+ */
+export function pagedTable({ caption, columns, load, keep = () => true, empty = "Nothing yet." }) {
+  const body = h("tbody");
+  const slot = statusSlot();
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
+  const count = h("span", { class: "muted" });
+  let cursor;
+  let shown = 0;
+  async function next() {
+    more.disabled = true;
+    const page = await attempt(slot, () => load(cursor));
+    more.disabled = false;
+    if (!page) return;
+    for (const item of page.items.filter(keep)) {
+      body.append(
+        h(
+          "tr",
+          {},
+          columns.map((c) => h("td", { class: c.numeric ? "num" : null }, c.cell(item))),
+        ),
+      );
+      shown += 1;
+    }
+    cursor = page.meta.nextCursor;
+    more.hidden = !page.meta.hasMore;
+    count.textContent = shown === 0 ? empty : `${shown} shown${page.meta.hasMore ? ", more available" : ""}`;
+  }
+  const table = h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      {},
+      h("caption", {}, caption),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          columns.map((c) => h("th", { scope: "col" }, c.label)),
+        ),
+      ),
+      body,
+    ),
+  );
+  const element = h("section", {}, table, h("div", { class: "row" }, count, more), slot);
+  more.addEventListener("click", () => void next());
+  void next();
+  return element;
+}
+
+let controls = 0;
+
+/** A label and its control side by side in the markup, so the control's name is the label alone. */
+function labelled(label, control) {
+  controls += 1;
+  control.id = `control-${controls}`;
+  return h("div", { class: "field" }, h("label", { for: control.id }, label), control);
+}
+
+/** A labelled input (or `tag`). */
+export const field = (label, props) => labelled(label, h(props.tag ?? "input", { ...props, tag: null }));
+
+export const select = (label, name, options, props = {}) =>
+  labelled(
+    label,
+    h(
+      "select",
+      { name, ...props },
+      options.map((o) =>
+        typeof o === "string" ? h("option", { value: o }, o) : h("option", { value: o.value }, o.label),
+      ),
+    ),
+  );
+
+/** A form panel whose submit runs `submit(formData, form)`; errors appear inside it. */
+export function formPanel(legend, controls, submitLabel, submit) {
+  const slot = statusSlot();
+  const button = h("button", { type: "submit" }, submitLabel);
+  const form = h(
+    "form",
+    { class: "panel" },
+    h("fieldset", {}, h("legend", {}, legend), controls, button),
+    slot,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    void attempt(slot, () => submit(new FormData(form), form)).finally(() => {
+      button.disabled = false;
+    });
+  });
+  return form;
+}
+
+/** A definition list of an object's fields (nested values as JSON). */
+export function fieldsList(entries) {
+  return h(
+    "dl",
+    { class: "fields" },
+    entries.map(([label, value]) => [
+      h("dt", {}, label),
+      h("dd", {}, value === null || value === undefined ? "—" : value),
+    ]),
+  );
+}
+
+export const link = (href, text) => h("a", { href }, text);
+
+/** A search form: `controls` and an Apply button that calls `apply()`. */
+export function filterForm(controls, apply) {
+  const form = h(
+    "form",
+    { class: "panel", role: "search" },
+    h("fieldset", {}, h("legend", {}, "Filter"), controls, h("button", { type: "submit" }, "Apply")),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    apply();
+  });
+  return form;
+}
