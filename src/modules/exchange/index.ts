@@ -8,6 +8,7 @@ import type { HanseModule, ModuleDeps } from "../module.js";
 import { adminPaths, adminRoutes } from "./admin.routes.js";
 import { createAdminService, type AdminService } from "./admin.service.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
+import { registerExchangeMetrics } from "./exchange.metrics.js";
 import {
   ApiKeyItem,
   AuditEventItem,
@@ -84,6 +85,7 @@ export function createExchangeModule(
     },
     runner,
   };
+  const metrics = registerExchangeMetrics(deps.metrics, { db: deps.database.db, clock: deps.clock });
   const admin = createAdminService(exchangeDeps);
   const processing = createProcessingService(exchangeDeps);
   const processJob = defineJob<{ tenantId: string; uploadId: string }>({
@@ -98,10 +100,10 @@ export function createExchangeModule(
     name: "exchange.expire-leases",
     maxAttempts: 10,
     run: async ({ tenantId, connectionId }) => {
-      await mailboxRef.current?.expireLeases(tenantId, connectionId);
+      metrics.countLeaseExpiries((await mailboxRef.current?.expireLeases(tenantId, connectionId)) ?? 0);
     },
   });
-  const mailbox = createMailboxService(exchangeDeps, () => expireJob);
+  const mailbox = metrics.countPayloadReads(createMailboxService(exchangeDeps, () => expireJob));
   mailboxRef.current = mailbox;
   const inbox = createInboxService(exchangeDeps, () => processJob);
   const limiter = new KeyRateLimiter(
