@@ -14,6 +14,8 @@ import { createClientErrorHandler } from "./platform/http/client-errors.js";
 import { httpServerFactory, serverLimits } from "./platform/http/http-server.js";
 import { closeAfterAnswer, handleError, sendProblem, toAppError } from "./platform/http/problem.js";
 import { createValidatorCompiler } from "./platform/http/validators.js";
+import { httpMetrics } from "./platform/metrics/index.js";
+import { enterRequestTraces, traceChildLogger } from "./platform/tracing/index.js";
 import { headers } from "./protocol/headers.js";
 import { serverVersion } from "./version.js";
 
@@ -33,6 +35,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     loggerInstance: container.logger,
     genReqId: correlationIdFor,
     logController: new LogController({ requestIdLogLabel: "correlationId" }),
+    childLoggerFactory: traceChildLogger,
     requestIdHeader: false,
     bodyLimit: defaultBodyLimit,
     // Shutting down is answered by the hook below, as problem+json like every other error.
@@ -123,6 +126,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
   });
 
+  enterRequestTraces(app);
+  httpMetrics(app, container.metrics);
   let closing = false;
   app.addHook("preClose", (done) => {
     closing = true;

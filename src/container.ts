@@ -18,7 +18,14 @@ import { migrateToLatest, migrationsApplied } from "./platform/db/migrate.js";
 import { createCursorCodec } from "./platform/http/cursor.js";
 import { createEntrypointRegistry, type EntrypointRegistry } from "./platform/http/entrypoints.js";
 import { createIdempotency } from "./platform/http/idempotency.js";
-import { createJobQueue, createRetentionJob, type JobDefinition } from "./platform/jobs/index.js";
+import { registerDatabaseMetrics } from "./platform/db/database.metrics.js";
+import {
+  createJobQueue,
+  createRetentionJob,
+  registerJobMetrics,
+  type JobDefinition,
+} from "./platform/jobs/index.js";
+import { createMetricsRegistry, type MetricsRegistry } from "./platform/metrics/index.js";
 import { createOutboundClient, type HostLookup } from "./platform/outbound/index.js";
 import { makeDirectory } from "./sdk/local-files.js";
 import { serverVersion } from "./version.js";
@@ -34,6 +41,8 @@ export interface Container {
   serviceAuthenticator: ServiceAuthenticator;
   registry: EntrypointRegistry;
   jobs: JobDefinition<never>[];
+  /** Every series of the process; served by the metrics listener (HANSE_METRICS_PORT). */
+  metrics: MetricsRegistry;
   ready(): Promise<boolean>;
   close(): Promise<void>;
   /** Set on the first start when no HANSE_BOOTSTRAP_TOKEN was configured. */
@@ -79,8 +88,12 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const macKey = config.HANSE_SECRET_KEY
     ? sha256(config.HANSE_SECRET_KEY)
     : await instanceSecret(database.db, "mac-key");
+  // The cache of values read from the database runs on the injected clock (tests advance it).
+  const metrics = createMetricsRegistry({ now: () => clock.now().getTime() });
+  registerDatabaseMetrics(metrics, database);
   const deps: ModuleDeps = {
     config,
+    metrics,
     database,
     clock,
     newId,
@@ -142,10 +155,11 @@ export async function createContainer(config: Config, options: ContainerOptions)
     authenticator: identity.service.authenticator,
     serviceAuthenticator: entitlements.serviceAuthenticator,
     registry,
-    jobs: [
+    jobs: registerJobMetrics(metrics, { db: database.db, clock }, [
       ...modules.flatMap((m) => m.jobs ?? []),
       createRetentionJob({ db: database.db, clock, logger: options.logger }),
-    ],
+    ]),
+    metrics,
     ready: async () => {
       await database.ping();
       return migrationsApplied(database.db);

@@ -8,6 +8,7 @@ import type { Config } from "./config/index.js";
 import { createContainer, type Container } from "./container.js";
 import { createWorker, type Worker } from "./platform/jobs/index.js";
 import { uuidv7 } from "./platform/crypto/index.js";
+import { startMetricsServer, type MetricsServer } from "./platform/metrics/index.js";
 import { makeDirectory } from "./sdk/local-files.js";
 
 export interface RunningProcess {
@@ -16,6 +17,8 @@ export interface RunningProcess {
   worker?: Worker;
   /** The bound address when the API role runs. */
   url?: string;
+  /** The metrics listener's address when HANSE_METRICS_PORT is set. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -36,6 +39,14 @@ export async function startProcess(config: Config, logger: Logger): Promise<Runn
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;
   let url: string | undefined;
+  let metricsServer: MetricsServer | undefined;
+  if (config.HANSE_METRICS_PORT !== undefined) {
+    metricsServer = await startMetricsServer(container.metrics, {
+      port: config.HANSE_METRICS_PORT,
+      host: config.HANSE_METRICS_HOST,
+    });
+    logger.info({ url: `${metricsServer.url}/metrics` }, "metrics listener started");
+  }
   if (config.HANSE_ROLES.worker) {
     worker = createWorker({
       database: container.database,
@@ -59,7 +70,15 @@ export async function startProcess(config: Config, logger: Logger): Promise<Runn
     (stopping ??= (async () => {
       await app?.close();
       await worker?.stop(config.HANSE_SHUTDOWN_TIMEOUT_MS);
+      await metricsServer?.close();
       await container.close();
     })());
-  return { container, ...(app ? { app } : {}), ...(worker ? { worker } : {}), ...(url ? { url } : {}), stop };
+  return {
+    container,
+    ...(app ? { app } : {}),
+    ...(worker ? { worker } : {}),
+    ...(url ? { url } : {}),
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+    stop,
+  };
 }

@@ -10,6 +10,18 @@ const seconds = (defaultValue: number, description: string, maximum?: number) =>
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "HTTP port" }),
   HOST: Type.String({ minLength: 1, default: "127.0.0.1", description: "HTTP bind address" }),
+  HANSE_METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      description: "Port of the Prometheus metrics listener (GET /metrics); unset: no metrics listener",
+    }),
+  ),
+  HANSE_METRICS_HOST: Type.String({
+    minLength: 1,
+    default: "127.0.0.1",
+    description: "Bind address of the metrics listener",
+  }),
   DATABASE_URL: Type.Optional(
     Type.String({
       pattern: "^postgres(ql)?://",

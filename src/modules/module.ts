@@ -9,6 +9,7 @@ import type { CursorCodec } from "../platform/http/cursor.js";
 import type { EntrypointDefinition } from "../platform/http/entrypoints.js";
 import type { Idempotency } from "../platform/http/idempotency.js";
 import type { JobDefinition, JobQueue } from "../platform/jobs/index.js";
+import type { MetricsRegistry } from "../platform/metrics/index.js";
 import type { OutboundClient } from "../platform/outbound/index.js";
 
 /** What every module factory receives from the composition root. */
@@ -21,6 +22,8 @@ export interface ModuleDeps {
   idempotency: Idempotency;
   jobs: JobQueue;
   logger: Logger;
+  /** The process's metrics: each module registers its own series here. */
+  metrics: MetricsRegistry;
   /** The one client for calls to customers' URLs (webhooks, lifecycle adapters), and their checks at registration. */
   outbound: OutboundClient;
 }

@@ -22,6 +22,7 @@ import {
   PutEntitlementBody,
   SubscriptionSchema,
 } from "./entitlements.schemas.js";
+import { registerEntitlementMetrics } from "./entitlements.metrics.js";
 import { createEntitlementsService } from "./entitlements.service.js";
 import type { EntitlementTables } from "./entitlements.tables.js";
 import { entitlementHousekeepingJob } from "./housekeeping.job.js";
@@ -72,9 +73,17 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
     disabled: 0,
     recentLagsMs: [],
   };
+  const countChange = registerEntitlementMetrics(deps.metrics, {
+    db: deps.database.db,
+    clock: deps.clock,
+    counters,
+  });
   const entitlements = createEntitlementsService({
     ...deps,
-    onChange: (trx, change) => webhooks.enqueueChange(trx, change),
+    onChange: (trx, change) => {
+      countChange();
+      return webhooks.enqueueChange(trx, change);
+    },
   });
   const bindings = createBindingsService({ ...deps, sealingKey: seal });
   const api = createServiceApi({ ...deps, keys });

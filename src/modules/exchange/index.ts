@@ -6,6 +6,7 @@ import type { JobDefinition } from "../../platform/jobs/index.js";
 import type { IdentityService } from "../identity/index.js";
 import type { HanseModule, ModuleDeps } from "../module.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
+import { registerExchangeMetrics } from "./exchange.metrics.js";
 import type { ExchangeTables } from "./exchange.tables.js";
 import { createInboxService, inboxRoutes } from "./inbox/index.js";
 import {
@@ -80,9 +81,10 @@ export function createExchangeModule(
       maxPerTenant: deps.config.HANSE_INBOX_MAX_BACKLOG_PER_TENANT,
     },
   });
+  const metrics = registerExchangeMetrics(deps.metrics, { db: deps.database.db, clock: deps.clock });
   const processing = createProcessingService({ ...exchangeDeps, runner });
   const mailbox = createMailboxService(exchangeDeps);
-  const payloads = createPayloadService(exchangeDeps);
+  const payloads = metrics.countPayloadReads(createPayloadService(exchangeDeps));
   const admin = createAdminService(exchangeDeps, mailbox);
   const limiter = new KeyRateLimiter(
     deps.clock,
@@ -113,7 +115,17 @@ export function createExchangeModule(
     routes,
     close: () => runner.close(),
     // The exchange is the only part that stores blobs, so it also runs their housekeeping.
-    jobs: [processUploadJob(processing), expireLeasesJob(mailbox), sweepJob] as JobDefinition<never>[],
+    jobs: [
+      processUploadJob(processing),
+      expireLeasesJob({
+        expireLeases: async (tenantId, connectionId) => {
+          const expired = await mailbox.expireLeases(tenantId, connectionId);
+          metrics.countLeaseExpiries(expired);
+          return expired;
+        },
+      }),
+      sweepJob,
+    ] as JobDefinition<never>[],
     capabilities: [exchangeCapability],
     entrypoints: adminEntrypoints,
   };

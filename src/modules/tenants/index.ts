@@ -1,6 +1,7 @@
 import { defineJob } from "../../platform/jobs/index.js";
 import type { IdentityService } from "../identity/index.js";
 import type { HanseModule, ModuleDeps, ProvisioningStep } from "../module.js";
+import { registerTenantMetrics } from "./tenants.metrics.js";
 import { tenantsRoutes } from "./tenants.routes.js";
 import { createTenantsService, provisionTenantJobName, type TenantsService } from "./tenants.service.js";
 
@@ -8,6 +9,7 @@ export function createTenantsModule(
   deps: ModuleDeps & { identity: IdentityService; steps: () => ProvisioningStep[] },
 ): HanseModule & { service: TenantsService } {
   const service = createTenantsService(deps);
+  registerTenantMetrics(deps.metrics, deps.database.db);
   const provision = defineJob<{ tenantId: string }>({
     name: provisionTenantJobName,
     maxAttempts: 8,

@@ -5,6 +5,7 @@ import { createLifecycleAdapters, lifecycleAdaptersHref } from "./lifecycle-adap
 import { lifecycleAdaptersRoutes } from "./lifecycle-adapters.routes.js";
 import { createTransitionProcessor, transitionJob } from "./transition.job.js";
 import { transitionRequestsRoutes } from "./transition-requests.routes.js";
+import { registerWorkflowMetrics } from "./workflows.metrics.js";
 import { definitionsHref, entitiesHref, workflowsAdminRoutes } from "./workflows-admin.routes.js";
 import {
   AdapterSchema,
@@ -33,6 +34,7 @@ export function createWorkflowsModule(deps: ModuleDeps): HanseModule & { service
     clock: deps.clock,
     logger: deps.logger,
     adapters: adapters.gate,
+    onFinished: registerWorkflowMetrics(deps.metrics, { db: deps.database.db, clock: deps.clock }),
   });
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(workflowsAdminRoutes(service));

@@ -61,6 +61,8 @@ export interface TransitionProcessorDeps {
   clock: Clock;
   logger: Logger;
   adapters?: AdapterGate;
+  /** A request reached its terminal status (metrics): the status and when it was accepted. */
+  onFinished?(status: "succeeded" | "failed", acceptedAt: Date): void;
 }
 
 /**
@@ -98,11 +100,13 @@ export function createTransitionProcessor(deps: TransitionProcessorDeps) {
   }
 
   async function fail(request: { tenant_id: string; id: string }, error: TransitionError): Promise<void> {
-    await database.transaction(async (trx) => {
+    const failed = await database.transaction(async (trx) => {
       const row = await repo.lockRequest(trx, request.tenant_id, request.id);
-      if (!row || isTerminal(row.status)) return;
+      if (!row || isTerminal(row.status)) return undefined;
       await repo.completeRequest(trx, row.tenant_id, row.id, { status: "failed", error }, deps.clock.now());
+      return row;
     });
+    if (failed) deps.onFinished?.("failed", failed.created_at);
     deps.logger.info(
       { requestId: request.id, tenantId: request.tenant_id, outcome: "failed", code: error.code },
       "workflow transition request finished",
@@ -218,6 +222,8 @@ export function createTransitionProcessor(deps: TransitionProcessorDeps) {
 
   async function logOutcome(request: RequestRow): Promise<void> {
     const row = await repo.findRequest(database.db, request.tenant_id, request.id);
+    if (row && isTerminal(row.status))
+      deps.onFinished?.(row.status as "succeeded" | "failed", row.created_at);
     deps.logger.info(
       {
         requestId: request.id,

@@ -194,13 +194,13 @@ WITH input AS (
   SELECT i.ord, ${check.values.select}, i.endpoint, decode(i.key_hash, 'hex') AS key_hash,
     i.fingerprint, i.status_code, i.response_body, i.response_headers, i.created_at, i.expires_at,
     i.request_id, i.entity_kind, i.entity_id, i.transition, i.payload, i.job_id, i.job_tenant_id,
-    i.job_name, i.job_key, i.job_payload, i.max_attempts, i.run_at, i.job_created_at
+    i.job_name, i.job_key, i.job_payload, i.max_attempts, i.run_at, i.job_created_at, i.job_trace_context
   FROM json_to_recordset($1::json) AS i (
     ord integer, ${check.values.types}, endpoint text, key_hash text, fingerprint text, status_code integer,
     response_body text, response_headers text, created_at timestamptz, expires_at timestamptz,
     request_id uuid, entity_kind text, entity_id uuid, transition text, payload text,
     job_id uuid, job_tenant_id uuid, job_name text, job_key text, job_payload text,
-    max_attempts integer, run_at timestamptz, job_created_at timestamptz)
+    max_attempts integer, run_at timestamptz, job_created_at timestamptz, job_trace_context text)
 ), ${check.sql}, claim AS (
   ${claimCompletedRecordsSql("input AS i INNER JOIN authorized AS a ON a.ord = i.ord", {
     tenantId: "i.tenant_id",
@@ -233,6 +233,7 @@ WITH input AS (
       maxAttempts: "i.max_attempts",
       runAt: "i.run_at",
       createdAt: "i.job_created_at",
+      traceContext: "i.job_trace_context::jsonb",
     },
     "id",
   )}
@@ -272,6 +273,7 @@ function inputOf(item: AcceptItem) {
     max_attempts: job.maxAttempts,
     run_at: iso(job.runAt),
     job_created_at: iso(job.createdAt),
+    job_trace_context: job.traceContext ?? null,
   };
 }
 

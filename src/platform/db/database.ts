@@ -76,9 +76,20 @@ export interface Database<T = unknown> {
   copyRows(select: string): AsyncIterable<CopyRow>;
   /** Fails when the database cannot answer. */
   ping(): Promise<void>;
+  /** The PostgreSQL pool's connections now; undefined on PGlite (one connection, no pool). */
+  poolUsage(): PoolUsage | undefined;
   close(): Promise<void>;
   /** The same handle typed for a module's own tables. */
   as<U>(): Database<U>;
+}
+
+export interface PoolUsage {
+  max: number;
+  /** Open connections, idle ones included. */
+  total: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
 }
 
 export interface DatabaseOptions {
@@ -201,6 +212,7 @@ function openPostgres(url: string, max: number, options: DatabaseOptions): Datab
     beforeClose: () => maintenance?.stop(),
     prepared,
     copyRows: (select) => pgCopyRows(pool, select),
+    poolUsage: () => ({ max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     notify: async (channel, payload) => {
       await prepared("hanse_notify", "SELECT pg_notify($1, $2)", [channel, payload]);
     },
@@ -223,6 +235,7 @@ function wrap(
   kind: DatabaseKind,
   db: Kysely<unknown>,
   edge: Pick<Database, "listen" | "notify" | "prepared" | "copyRows"> & {
+    poolUsage?: Database["poolUsage"];
     beforeClose?: () => Promise<void> | undefined;
   },
 ): Database {
@@ -242,6 +255,7 @@ function wrap(
       await edge.beforeClose?.();
       await db.destroy();
     },
+    poolUsage: edge.poolUsage ?? (() => undefined),
     as: <U>() => handle as unknown as Database<U>,
   };
   return handle;

@@ -18,6 +18,8 @@ export interface JobsTable {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  /** The enqueuing request's trace (`StoredTraceContext`), continued when the job runs. */
+  trace_context: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface JobTables {

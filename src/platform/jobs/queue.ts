@@ -4,6 +4,13 @@ import type { IdGenerator } from "../crypto/ids.js";
 import type { Database } from "../db/database.js";
 import { recurringJobKey, type EnqueueOptions, type Executor, type JobDefinition } from "./define-job.js";
 import type { JobTables } from "./jobs.tables.js";
+import { currentTrace, storeTraceContext } from "../tracing/index.js";
+
+/** The trace of the request enqueuing a job (JSON text), or null outside any request or job. */
+export function enqueuingTraceContext(): string | null {
+  const context = currentTrace();
+  return context ? JSON.stringify(storeTraceContext(context)) : null;
+}
 
 /**
  * The column values of a new queued job, for a caller that inserts it in its own statement (a
@@ -21,6 +28,8 @@ export interface NewJobRow {
   maxAttempts: number;
   runAt: Date;
   createdAt: Date;
+  /** JSON text of the enqueuing request's trace (`enqueuingTraceContext`); none: null. */
+  traceContext?: string | null;
 }
 
 /**
@@ -43,6 +52,8 @@ export interface JobRowSql {
   runAt: string;
   /** Also the row's `updated_at`. */
   createdAt: string;
+  /** jsonb: the enqueuing request's trace (`NewJobRow.traceContext`); NULL when not given. */
+  traceContext?: string;
 }
 
 /**
@@ -55,9 +66,9 @@ export function insertJobsSql(from: string, job: JobRowSql, returning?: string):
   const coalesce = job.coalesceKey !== undefined;
   return `INSERT INTO jobs
     (id, tenant_id, name, key, ${coalesce ? "coalesce_key, " : ""}payload, state, attempts, max_attempts,
-    run_at, created_at, updated_at)
+    run_at, created_at, updated_at, trace_context)
   SELECT ${job.id}, ${job.tenantId}, ${job.name}, ${job.key}, ${coalesce ? `${job.coalesceKey}, ` : ""}${job.payload},
-    'queued', 0, ${job.maxAttempts}, ${job.runAt}, ${job.createdAt}, ${job.createdAt}
+    'queued', 0, ${job.maxAttempts}, ${job.runAt}, ${job.createdAt}, ${job.createdAt}, ${job.traceContext ?? "NULL"}
   FROM ${from}${coalesce ? coalesceSql : ""}${returning === undefined ? "" : `\n  RETURNING ${returning}`}`;
 }
 
@@ -142,6 +153,7 @@ export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQ
           defaultMaxAttempts,
         runAt: options.runAt ?? now,
         createdAt: now,
+        traceContext: enqueuingTraceContext(),
       };
     },
     async enqueue(trx, job, payload, options = {}) {
@@ -163,6 +175,7 @@ export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQ
         run_at: options.runAt ?? now,
         created_at: now,
         updated_at: now,
+        trace_context: enqueuingTraceContext(),
       });
       let id: string;
       if (options.coalesceKey !== undefined) {

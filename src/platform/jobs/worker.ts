@@ -7,6 +7,7 @@ import type { Database } from "../db/database.js";
 import { defaultBackoffMs, type JobContext, type JobDefinition } from "./define-job.js";
 import { jobsChannel, scheduleRecurringJob } from "./queue.js";
 import type { JobTables, JobsTable } from "./jobs.tables.js";
+import { restoreTraceContext, runInTrace } from "../tracing/index.js";
 
 export interface WorkerOptions {
   database: Database;
@@ -39,7 +40,7 @@ export interface Worker {
 /** The lease of a claimed job when neither the worker nor the job names one. */
 export const defaultJobLeaseMs = 30_000;
 
-type ClaimedJob = Pick<JobsTable, "id" | "name" | "payload" | "attempts" | "max_attempts">;
+type ClaimedJob = Pick<JobsTable, "id" | "name" | "payload" | "attempts" | "max_attempts" | "trace_context">;
 
 export function createWorker(options: WorkerOptions): Worker {
   const { database, clock, logger, workerId } = options;
@@ -73,7 +74,7 @@ export function createWorker(options: WorkerOptions): Worker {
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       )
-      RETURNING id, name, payload, attempts, max_attempts`.execute(db);
+      RETURNING id, name, payload, attempts, max_attempts, trace_context`.execute(db);
     return result.rows;
   }
 
@@ -208,7 +209,8 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   function track(job: ClaimedJob): void {
-    const promise = execute(job)
+    // The run continues the trace of the request that enqueued the job, as a span of its own.
+    const promise = runInTrace(restoreTraceContext(job.trace_context), () => execute(job))
       .catch((error: unknown) => {
         logger.error({ jobId: job.id, err: error }, "job bookkeeping failed; the lease will expire");
       })

@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from "pino";
+import { jobLogFields } from "../tracing/index.js";
 
 /** Header names that carry credentials; never logged. */
 export const credentialHeaders = [
@@ -51,6 +52,8 @@ export function scrubSecrets(value: unknown, depth = 0): unknown {
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
+    // A job's lines carry the trace and correlation id of the request that enqueued it.
+    mixin: jobLogFields,
     redact: {
       paths: [
         ...credentialHeaders.map((h) => `req.headers["${h}"]`),

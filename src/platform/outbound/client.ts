@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { LookupAddress } from "node:dns";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { Agent, request } from "undici";
+import { currentTrace, outboundTraceHeaders } from "../tracing/index.js";
 import { checkTargetUrl, OutboundTargetError, resolveTargetHost, type HostLookup } from "./target.js";
 
 /** Why a call to a customer's URL failed, for attempt logs and metrics (never a message from the peer). */
@@ -92,8 +93,8 @@ export function classifyOutboundError(error: unknown): OutboundError {
  * The one HTTP client for calls to customers' URLs (webhooks, lifecycle adapters): HTTPS only,
  * no userinfo, no redirects followed, every resolved address checked at every call, and the
  * connection made to exactly the checked address (the agent's lookup returns it), so that DNS
- * rebinding cannot reach a blocked address. Time-outs bound connect and the whole exchange; a
- * response body is read no further than a few KiB.
+ * rebinding cannot reach a blocked address. The current trace goes along (`traceparent`).
+ * Time-outs bound connect and the whole exchange; a response body is read no further than a few KiB.
  */
 export function createOutboundClient(options: OutboundClientOptions) {
   const now = options.now ?? Date.now;
@@ -185,7 +186,12 @@ export function createOutboundClient(options: OutboundClientOptions) {
           method: "POST",
           dispatcher: agent,
           signal,
-          headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+          // The request's or job's trace goes on to the customer's URL (W3C traceparent, tracestate).
+          headers: {
+            ...headers,
+            ...outboundTraceHeaders(currentTrace()),
+            "content-length": String(Buffer.byteLength(body)),
+          },
           body,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,

@@ -8,6 +8,7 @@ import * as blobChunkToastTarget from "./2026-11-24T1900-blob-chunk-toast-target
 import * as entitlements from "./2026-11-26T1000-entitlements.js";
 import * as webhookDeliveries from "./2026-11-26T1100-webhook-deliveries.js";
 import * as webhookBatchDelivery from "./2026-11-27T1000-webhook-batch-delivery.js";
+import * as jobTraceContext from "./2026-11-27T1100-job-trace-context.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-26T1000-entitlements": entitlements,
   "2026-11-26T1100-webhook-deliveries": webhookDeliveries,
   "2026-11-27T1000-webhook-batch-delivery": webhookBatchDelivery,
+  "2026-11-27T1100-job-trace-context": jobTraceContext,
 };

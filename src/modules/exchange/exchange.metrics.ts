@@ -1,0 +1,87 @@
+import { sql } from "kysely";
+import type { Clock } from "../../platform/clock/clock.js";
+import type { Executor } from "../../platform/jobs/index.js";
+import { ageSeconds, setCounts, type MetricsRegistry } from "../../platform/metrics/index.js";
+import type { DeliveryStatus, UploadStatus } from "./exchange.tables.js";
+import type { PayloadService } from "./mailbox/index.js";
+
+const uploadStatuses: readonly UploadStatus[] = ["received", "processing", "processed", "rejected", "failed"];
+const deliveryStatuses: readonly DeliveryStatus[] = ["ready", "claimed", "acknowledged", "failed"];
+
+/**
+ * The exchange's series. Read at scrape time (one query each for uploads and deliveries):
+ * uploads and deliveries by status, the age of the oldest ready delivery (a mailbox nobody
+ * empties), claims whose lease ran out and that the expiry job has not yet returned. Counted in
+ * this process: leases expired by the expiry job, payload reads by verdict.
+ */
+export function registerExchangeMetrics(metrics: MetricsRegistry, deps: { db: Executor; clock: Clock }) {
+  const uploads = metrics.gauge({
+    name: "hanse_exchange_uploads",
+    help: "Partner uploads by status",
+    labelNames: ["status"],
+  });
+  const deliveries = metrics.gauge({
+    name: "hanse_exchange_deliveries",
+    help: "Mailbox deliveries by status",
+    labelNames: ["status"],
+  });
+  const oldestReady = metrics.gauge({
+    name: "hanse_exchange_oldest_ready_delivery_age_seconds",
+    help: "Age of the oldest delivery waiting in a mailbox (status ready; 0: none)",
+  });
+  const overdueClaims = metrics.gauge({
+    name: "hanse_exchange_expired_claims",
+    help: "Claimed deliveries whose lease ran out and that are not yet back in the mailbox",
+  });
+  const leaseExpiries = metrics.counter({
+    name: "hanse_exchange_lease_expiries_total",
+    help: "Delivery claims whose lease expired without an acknowledgement (returned to the mailbox or failed)",
+  });
+  const payloadReads = metrics.counter({
+    name: "hanse_exchange_payload_reads_total",
+    help: "Delivery payload reads by verdict of the integrity trailer (verified, failed)",
+    labelNames: ["outcome"],
+  });
+  for (const outcome of ["verified", "failed"]) payloadReads.inc({ outcome }, 0);
+
+  metrics.onScrape("exchange.uploads", async () => {
+    const { rows } = await sql<{ key: string; n: number }>`
+      SELECT status AS key, count(*)::int AS n FROM exchange_uploads GROUP BY status`.execute(deps.db);
+    setCounts(uploads, "status", uploadStatuses, rows);
+  });
+  metrics.onScrape("exchange.deliveries", async () => {
+    const now = deps.clock.now();
+    const { rows } = await sql<{ key: string; n: number; oldest_ready: Date | null; expired: number }>`
+      SELECT status AS key, count(*)::int AS n,
+        min(created_at) FILTER (WHERE status = 'ready') AS oldest_ready,
+        count(*) FILTER (WHERE status = 'claimed' AND lease_expires_at < ${now})::int AS expired
+      FROM exchange_deliveries GROUP BY status`.execute(deps.db);
+    setCounts(deliveries, "status", deliveryStatuses, rows);
+    oldestReady.set(ageSeconds(rows.find((row) => row.key === "ready")?.oldest_ready, now));
+    overdueClaims.set(rows.reduce((sum, row) => sum + row.expired, 0));
+  });
+
+  return {
+    /** Counts what one run of the lease expiry job expired. */
+    countLeaseExpiries(expired: number): void {
+      leaseExpiries.inc(expired);
+    },
+    /** The payload service, its reads counted by verdict. */
+    countPayloadReads(payloads: PayloadService): PayloadService {
+      return {
+        ...payloads,
+        async preparePayload(...args) {
+          const prepared = await payloads.preparePayload(...args);
+          return {
+            ...prepared,
+            async stream(sink) {
+              const outcome = await prepared.stream(sink);
+              payloadReads.inc({ outcome });
+              return outcome;
+            },
+          };
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export * from "./metrics-registry.js";
+export * from "./http-metrics.js";
+export * from "./metrics-server.js";

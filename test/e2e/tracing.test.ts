@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createManualClock } from "../../src/platform/clock/clock.js";
+import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver.js";
+import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
+import { subscribeWebhook } from "../support/webhook-subscriptions.js";
+
+/** A local HTTPS receiver standing in for a lifecycle adapter and a webhook receiver. */
+let receiver: HttpsReceiver;
+let t: TestApp;
+let tenant: ProvisionedTenant;
+const clock = createManualClock(new Date());
+let counter = 0;
+
+const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+const parentId = "00f067aa0ba902b7";
+const traceparent = `00-${traceId}-${parentId}-01`;
+const tracestate = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver();
+  t = await createTestApp({
+    clock,
+    env: {
+      HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
+      HANSE_WEBHOOK_CA_FILE: receiver.caFile,
+      HANSE_WEBHOOK_TIMEOUT_MS: "5000",
+    },
+  });
+  tenant = await provisionTenant(t);
+  const adapter = await t.inject({
+    method: "POST",
+    url: "/api/v1/admin/lifecycle-adapters",
+    headers: bearer(tenant.token),
+    payload: { kind: "product", url: receiver.url },
+  });
+  expect(adapter.statusCode, adapter.body).toBe(201);
+});
+
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+const logLines = () => t.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+const parsedTraceparent = (request: ReceivedRequest | undefined) => {
+  const value = request?.headers.traceparent;
+  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(
+    typeof value === "string" ? value : "",
+  );
+  if (!match) throw new Error(`no valid traceparent: ${String(value)}`);
+  return { traceId: match[1], parentId: match[2], flags: match[3] };
+};
+
+/** A transition request (its job consults the adapter) sent with `headers`; runs its job. */
+async function transitionWith(headers: Record<string, string>): Promise<ReceivedRequest | undefined> {
+  const entity = await t.inject({
+    method: "POST",
+    url: "/api/v1/admin/entities",
+    headers: bearer(tenant.token),
+    payload: { kind: "product", attributes: { name: "Traced" } },
+  });
+  const seen = receiver.received.length;
+  const response = await t.inject({
+    method: "POST",
+    url: "/api/v1/workflows/transition-requests",
+    headers: {
+      ...bearer(tenant.token),
+      ...headers,
+      "x-tenant-id": tenant.id,
+      "x-idempotency-key": `trace-${counter++}`,
+    },
+    payload: { entity: "product", entityId: entity.json<{ id: string }>().id, transition: "submit" },
+  });
+  expect(response.statusCode, response.body).toBe(202);
+  await t.drainJobs();
+  return receiver.received[seen];
+}
+
+describe("W3C trace context", () => {
+  it("a request's traceparent is in its log lines, beside its correlation id", async () => {
+    const correlationId = `trace-log-${counter++}`;
+    const response = await t.inject({
+      method: "GET",
+      url: "/api/v1/admin/entities",
+      headers: { ...bearer(tenant.token), traceparent, "x-correlation-id": correlationId },
+    });
+    expect(response.statusCode).toBe(200);
+    const lines = logLines().filter((line) => line.correlationId === correlationId);
+    expect(lines.map((line) => line.msg)).toEqual(
+      expect.arrayContaining(["incoming request", "request completed"]),
+    );
+    for (const line of lines) {
+      expect(line.traceId).toBe(traceId);
+      expect(line.spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(line.spanId).not.toBe(parentId);
+    }
+  });
+
+  it("a job started by the request continues its trace: the adapter call carries its trace id with a new parent id, and tracestate", async () => {
+    const correlationId = `trace-job-${counter++}`;
+    const call = await transitionWith({ traceparent, tracestate, "x-correlation-id": correlationId });
+    const sent = parsedTraceparent(call);
+    expect(sent.traceId).toBe(traceId);
+    expect(sent.parentId).not.toBe(parentId);
+    expect(sent.flags).toBe("01");
+    expect(call?.headers.tracestate).toBe(tracestate);
+    // The job's log lines name the request's trace and correlation id.
+    const finished = logLines().find(
+      (line) => line.msg === "workflow transition request finished" && line.correlationId === correlationId,
+    );
+    expect(finished?.traceId).toBe(traceId);
+    expect(finished?.spanId).toBe(sent.parentId);
+  });
+
+  it("a webhook delivery of an entitlement change carries the trace of the request that made the change", async () => {
+    const hook = await subscribeWebhook(t, tenant.token, `trace-app-${counter++}`, receiver.url);
+    const seen = receiver.received.length;
+    const response = await t.inject({
+      method: "PUT",
+      url: `/api/v1/admin/apps/${hook.appId}/entitlements/actor-1`,
+      headers: { ...bearer(tenant.token), traceparent },
+      payload: { status: "active", plan: "basic", capabilities: ["use"] },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    await t.drainJobs();
+    const delivery = receiver.received.slice(seen).find((r) => r.headers["webhook-id"] !== undefined);
+    const sent = parsedTraceparent(delivery);
+    expect(sent.traceId).toBe(traceId);
+    expect(sent.parentId).not.toBe(parentId);
+    expect(delivery?.headers.tracestate).toBeUndefined();
+  });
+
+  it("a malformed traceparent is ignored with its tracestate: a new trace starts", async () => {
+    const malformed = [
+      `00-${traceId.toUpperCase()}-${parentId}-01`,
+      `00-${"0".repeat(32)}-${parentId}-01`,
+      `00-${traceId}-${"0".repeat(16)}-01`,
+      `ff-${traceId}-${parentId}-01`,
+      `00-${traceId}-${parentId}-01-extra`,
+      `00-${traceId}-${parentId}`,
+      "garbage",
+    ];
+    for (const value of malformed) {
+      const correlationId = `trace-bad-${counter++}`;
+      await t.inject({
+        method: "GET",
+        url: "/api/v1/admin/entities",
+        headers: { ...bearer(tenant.token), traceparent: value, "x-correlation-id": correlationId },
+      });
+      const line = logLines().find((l) => l.correlationId === correlationId);
+      expect(line?.traceId, value).toMatch(/^[0-9a-f]{32}$/);
+      expect(line?.traceId, value).not.toBe(traceId);
+    }
+    const call = await transitionWith({ traceparent: `00-${traceId}-${"0".repeat(16)}-01`, tracestate });
+    const sent = parsedTraceparent(call);
+    expect(sent.traceId).not.toBe(traceId);
+    expect(call?.headers.tracestate).toBeUndefined();
+  });
+});
