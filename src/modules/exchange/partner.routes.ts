@@ -6,6 +6,7 @@ import type { ErrorCode } from "../../protocol/error-codes.js";
 import type { PartnerScope } from "../../protocol/scopes.js";
 import { requirePrincipal, type Principal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/errors/app-error.js";
+import { documentedAs } from "../../platform/http/openapi.js";
 import { problemResponses } from "../../platform/http/openapi-schemas.js";
 import type { ErrorCodeMapper } from "../../platform/http/problem.js";
 import {
@@ -22,7 +23,8 @@ import type { MailboxService, PayloadSink } from "./mailbox.service.js";
 import type { KeyRateLimiter } from "../../platform/http/rate-limit.js";
 
 /** OpenAPI only (see the inbox route's `swaggerTransform`). */
-const edifactBytes = { type: "string", format: "binary" } as const;
+const edifactExample = "UNB+UNOC:3+SENDER:14+RECEIVER:14+261127:0900+42'UNH+1+ORDERS:D:96A:UN'…UNZ+1+42'";
+const edifactBytes = { type: "string", format: "binary", examples: [edifactExample] };
 const uploadBodyDoc = {
   description: "Exactly one interchange, unchanged bytes, at most 16 MiB",
   content: {
@@ -38,15 +40,23 @@ const uploadHeadersDoc = {
       type: "string",
       pattern: "^[A-Za-z0-9._:-]{1,200}$",
       description: "Bound to (tenant, connection)",
+      examples: ["orders-2026-11-27-0001"],
     },
   },
 } as const;
+/** Response headers as @fastify/swagger takes them: each one's schema, its description beside. */
 const payloadHeadersDoc = {
-  "X-B2B-Payload-Size": { schema: { type: "integer" }, description: "Expected byte count" },
-  "X-B2B-Payload-SHA256": { schema: { type: "string" }, description: "Expected SHA-256, hexadecimal" },
-  "Repr-Digest": { schema: { type: "string" }, description: "RFC 9530 `sha-256=:<base64>:`" },
-  "Cache-Control": { schema: { type: "string", const: "no-store" } },
-  Trailer: { schema: { type: "string", const: "X-B2B-Payload-Integrity" } },
+  "X-B2B-Payload-Size": { type: "integer", description: "Expected byte count" },
+  "X-B2B-Payload-SHA256": { type: "string", description: "Expected SHA-256, hexadecimal" },
+  "Repr-Digest": { type: "string", description: "RFC 9530 `sha-256=:<base64>:`" },
+  "Cache-Control": { type: "string", const: "no-store" },
+  Trailer: {
+    type: "string",
+    const: "X-B2B-Payload-Integrity",
+    description:
+      "Announces the trailer field `X-B2B-Payload-Integrity` after the body: `verified` when the bytes sent " +
+      "match X-B2B-Payload-SHA256, `failed` otherwise (discard what was read and claim again)",
+  },
 };
 
 export const partnerBase = "/api/v1/b2b-exchange/partner/connections/:connectionID";
@@ -73,8 +83,7 @@ const partner = (scope: PartnerScope, deferredUpTo?: number) => ({
   auth: { kind: "partner" as const, scope, ...(deferredUpTo === undefined ? {} : { deferredUpTo }) },
   mapErrorCode: mapExchangeCode,
 });
-const security = [{ partnerKey: [] }];
-const tags = ["partner exchange"];
+const tags = ["exchange-partner"];
 const claimTokenHeader = Type.Object({
   [headerNames.claimToken]: Type.Optional(Type.String()),
 });
@@ -162,14 +171,11 @@ export const partnerRoutes =
           ...partner("b2b_exchange_partner_inbox:create", deferredUploadBytes),
           // Documentation only: the body is a stream and the header is checked by the handler,
           // after authentication and the connection (401 → 404 → 400).
-          swaggerTransform: ({ schema, url }) => ({
-            url,
-            schema: { ...schema, body: uploadBodyDoc, headers: uploadHeadersDoc },
-          }),
+          swaggerTransform: documentedAs({ body: uploadBodyDoc, headers: uploadHeadersDoc }),
         },
         schema: {
           tags,
-          security,
+          operationId: "createUpload",
           summary: "Upload exactly one EDIFACT interchange (≤ 16 MiB)",
           description:
             "Body: the interchange, unchanged bytes, `Content-Type: application/edifact` or `application/octet-stream`. " +
@@ -228,8 +234,11 @@ export const partnerRoutes =
         config: partner("b2b_exchange_partner_mailbox:list"),
         schema: {
           tags,
-          security,
+          operationId: "listMailbox",
           summary: "Due, unclaimed mailbox entries in order",
+          description:
+            "The connection's replies (CONTRL, APERAK, ORDRSP) that are due and not claimed, oldest first, paged " +
+            "with `limit` and `cursor`. A connection the key may not use is 404.",
           params: ConnectionParams,
           querystring: MailboxQuery,
           response: { 200: MailboxList, ...problemResponses(400, 401, 404, 429, 500, 503) },
@@ -248,8 +257,11 @@ export const partnerRoutes =
         config: partner("b2b_exchange_partner_mailbox:claim"),
         schema: {
           tags,
-          security,
+          operationId: "claimDelivery",
           summary: "Claim one entry: a five-minute lease and a fresh claim token",
+          description:
+            "Leases the entry to the caller and returns a new claim token for reading its payload and " +
+            "acknowledging it; an entry under another live lease is 409. An expired lease returns the entry to the mailbox.",
           params: DeliveryParams,
           response: { 200: ClaimResponse, ...problemResponses(401, 404, 409, 429, 500, 503) },
         },
@@ -268,7 +280,7 @@ export const partnerRoutes =
         config: partner("b2b_exchange_partner_mailbox:payload_read"),
         schema: {
           tags,
-          security,
+          operationId: "readDeliveryPayload",
           summary: "Stream the payload under the current lease",
           description:
             "Chunked, no Content-Length; headers `X-B2B-Payload-Size`, `X-B2B-Payload-SHA256`, `Repr-Digest`, " +
@@ -279,7 +291,12 @@ export const partnerRoutes =
             200: {
               description: "EDIFACT bytes",
               headers: payloadHeadersDoc,
-              content: { "application/edifact": { schema: { type: "string", format: "binary" } } },
+              content: {
+                "application/edifact": {
+                  schema: { type: "string", format: "binary" },
+                  example: edifactExample,
+                },
+              },
             },
             ...problemResponses(401, 404, 429, 500, 503),
           },
@@ -310,8 +327,12 @@ export const partnerRoutes =
         config: partner("b2b_exchange_partner_mailbox:acknowledge"),
         schema: {
           tags,
-          security,
+          operationId: "acknowledgeDelivery",
           summary: "Acknowledge with the claim token after a verified read",
+          description:
+            "Takes the entry out of the mailbox for good and returns a receipt; the same token again answers the " +
+            "same receipt (`replay: true`). A missing or stale claim token (`X-B2B-Claim-Token`) is 404; no verified " +
+            "payload read under this lease is 409.",
           params: DeliveryParams,
           headers: claimTokenHeader,
           response: { 200: AcknowledgeResponse, ...problemResponses(401, 404, 409, 429, 500, 503) },
