@@ -217,13 +217,13 @@ export const AuditEventItem = Type.Object(
     examples: [
       {
         id: "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f6a",
-        type: "upload.accepted",
+        type: "delivery.acknowledged",
         occurredAt: at,
         principalId: apiKeyExample.id,
         connectionId,
         uploadId,
-        deliveryAttemptId: null,
-        byteCount: 1843,
+        deliveryAttemptId,
+        byteCount: 212,
         outcome: null,
       },
     ],
