@@ -8,6 +8,7 @@ import { AppError } from "./platform/errors/app-error.js";
 import { correlationIdFor } from "./platform/http/correlation.js";
 import { docsRoutes } from "./platform/http/docs.routes.js";
 import { healthRoutes } from "./platform/http/health.routes.js";
+import { openapiOptions, operationsTag } from "./platform/http/openapi.js";
 import { ProblemSchema } from "./platform/http/openapi-schemas.js";
 import { holdsNulEscape, nulTextError } from "./platform/http/json-text.js";
 import { createClientErrorHandler } from "./platform/http/client-errors.js";
@@ -21,13 +22,6 @@ import { serverVersion } from "./version.js";
 
 /** JSON bodies are small everywhere except where a route raises its own limit. */
 export const defaultBodyLimit = 1024 * 1024;
-
-const successPhrases: Record<string, string> = {
-  "200": "OK",
-  "201": "Created",
-  "202": "Accepted",
-  "204": "No Content",
-};
 
 export async function buildApp(container: Container): Promise<FastifyInstance> {
   const clientErrorHandler = createClientErrorHandler(container.logger);
@@ -76,55 +70,14 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     void parseJson(request, text, done);
   });
   app.addSchema(ProblemSchema);
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: {
-        title: "Hanse",
-        version: serverVersion,
-        description:
-          "Partner exchange (UN/EDIFACT), discovery, system tenants, entitlements and workflow transitions. " +
-          "Errors are RFC 9457 problem details with a stable `code`.",
-      },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: "http", scheme: "bearer", description: "User session or access token" },
-          serviceSignature: {
-            type: "apiKey",
-            in: "header",
-            name: "X-Platform-Service-Signature",
-            description:
-              "Signed service request: X-Platform-Service-Credential, -Timestamp, -Nonce and -Signature " +
-              "(HMAC-SHA256 over the canonical request, see docs/entitlements.md)",
-          },
-          partnerKey: {
-            type: "http",
-            scheme: "bearer",
-            description: "Partner API key `<apiKeyId>:<secret>`",
-          },
-        },
-      },
-    },
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`,
-    },
-    // A success response without a description of its own is named by its status.
-    transformObject: (document) => {
-      if (!("openapiObject" in document)) return document.swaggerObject;
-      const { openapiObject } = document;
-      for (const methods of Object.values(openapiObject.paths ?? {})) {
-        for (const operation of Object.values(methods as Record<string, { responses?: object }>)) {
-          for (const [status, response] of Object.entries(operation.responses ?? {})) {
-            const described = response as { description?: string };
-            if (described.description === "Default Response") {
-              described.description = successPhrases[status] ?? "Success";
-            }
-          }
-        }
-      }
-      return openapiObject;
-    },
-  });
+  await app.register(
+    swagger,
+    openapiOptions({
+      publicUrl: container.config.HANSE_PUBLIC_URL,
+      version: serverVersion,
+      tags: [operationsTag, ...container.modules.flatMap((module) => module.apiTags ?? [])],
+    }),
+  );
 
   enterRequestTraces(app);
   httpMetrics(app, container.metrics);

@@ -7,6 +7,7 @@ import type { IdGenerator } from "../platform/crypto/index.js";
 import type { Database } from "../platform/db/database.js";
 import type { CursorCodec } from "../platform/http/cursor.js";
 import type { EntrypointDefinition } from "../platform/http/entrypoints.js";
+import type { ApiTag } from "../platform/http/openapi.js";
 import type { Idempotency } from "../platform/http/idempotency.js";
 import type { JobDefinition, JobQueue } from "../platform/jobs/index.js";
 import type { MetricsRegistry } from "../platform/metrics/index.js";
@@ -43,6 +44,8 @@ export interface HanseModule {
   routes?: FastifyPluginAsync;
   jobs?: JobDefinition<never>[];
   entrypoints?: EntrypointDefinition[];
+  /** The OpenAPI tags of its routes, with what each area is for. */
+  apiTags?: ApiTag[];
   /** Public capability names reported by discovery. */
   capabilities?: string[];
   /**

@@ -12,8 +12,6 @@ import {
   EntryIdParams,
 } from "./discovery.schemas.js";
 
-const bearer = [{ bearerAuth: [] }];
-
 /** Public entrypoints: how to authenticate (kind `auth`). */
 const publicEntrypoints: EntrypointList = {
   entrypoints: [
@@ -37,8 +35,12 @@ export const discoveryRoutes =
       {
         config: { auth: { kind: "public" } },
         schema: {
+          operationId: "getDiscovery",
           tags: ["discovery"],
           summary: "API major, server version, build metadata and public capabilities",
+          description:
+            "Public. Clients check `apiMajor` before anything else and read optional features from " +
+            "`capabilities`; `entitlements` names the grant issuer and its JWKS when that module runs.",
           response: { 200: DiscoveryResponse, ...problemResponses(500) },
         },
       },
@@ -50,9 +52,15 @@ export const discoveryRoutes =
       {
         config: { auth: { kind: "public" } },
         schema: {
+          operationId: "listPublicEntrypoints",
           tags: ["discovery"],
           summary: "Public authentication and onboarding entrypoints",
-          response: { 200: EntrypointListResponse, ...problemResponses(500) },
+          description:
+            "Public. How to authenticate: the `auth` entrypoints with their actions (log in, log out).",
+          response: {
+            200: { ...EntrypointListResponse, examples: [publicEntrypoints] },
+            ...problemResponses(500),
+          },
         },
       },
       async () => publicEntrypoints,
@@ -63,10 +71,13 @@ export const discoveryRoutes =
       {
         config: { auth: { kind: "session" } },
         schema: {
+          operationId: "listEntrypoints",
           tags: ["discovery"],
           summary: "Entrypoints and actions this session may use",
-          description: "A missing entry or action is a definitive denial; do not infer other paths.",
-          security: bearer,
+          description:
+            "What the calling session may use, by its tenant type and scopes: each entrypoint with its href " +
+            "and actions (method, href, required headers, accepted status). A missing entry or action is a " +
+            "definitive denial; do not infer other paths. Treat unknown kinds as unusable.",
           response: { 200: EntrypointListResponse, ...problemResponses(401, 500, 503) },
         },
       },
@@ -83,9 +94,12 @@ export const discoveryRoutes =
       {
         config: { auth: { kind: "session" } },
         schema: {
+          operationId: "getEntrypointMeta",
           tags: ["discovery"],
           summary: "JSON Schemas of a crud entrypoint's payloads (its metaHref)",
-          security: bearer,
+          description:
+            "The JSON Schemas of a `crud` entrypoint's create and update payloads and of one record. An " +
+            "entrypoint the session cannot see, or one of another kind, is 404.",
           params: EntryIdParams,
           response: { 200: EntrypointMetaResponse, ...problemResponses(401, 404, 500, 503) },
         },

@@ -7,5 +7,16 @@ export function createDiscoveryModule(deps: {
   discovery: () => Discovery;
   registry: EntrypointRegistry;
 }): HanseModule {
-  return { name: "discovery", routes: discoveryRoutes(deps) };
+  return {
+    name: "discovery",
+    routes: discoveryRoutes(deps),
+    apiTags: [
+      {
+        name: "discovery",
+        description:
+          "Where to start: the API major and capabilities, and the entrypoints (hrefs and actions) a " +
+          "caller may use. Clients follow these instead of building paths.",
+      },
+    ],
+  };
 }

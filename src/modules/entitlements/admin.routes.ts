@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../platform/auth/index.js";
-import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
+import { pagedDescription, registerCollectionRoutes } from "../../platform/http/crud-routes.js";
 import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
 import type { BindingsService } from "./bindings.service.js";
 import {
@@ -29,8 +29,7 @@ export const entitlementAdminPaths = {
   subscriptions: "/api/v1/admin/webhook-subscriptions",
 } as const;
 
-const tags = ["entitlements admin"];
-const security = [{ bearerAuth: [] }];
+const tags = ["entitlements-admin"];
 const collection = { tags, scopes: { read: "admin:read", write: "admin:write" } } as const;
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };
 const write = { auth: { kind: "session" as const, allScopes: ["admin:write" as const] } };
@@ -43,11 +42,14 @@ export const entitlementAdminRoutes =
       ...collection,
       path: p.apps,
       list: {
+        operationId: "listApps",
         summary: "List the tenant's apps (admin:read)",
+        description: pagedDescription,
         response: AppList,
         run: (principal, page) => entitlements.listApps(principal, page),
       },
       create: {
+        operationId: "createApp",
         summary: "Create an app with its capabilities (admin:write)",
         description: "App ids are unique per tenant: an id already used is 409 ERR_CONFLICT.",
         body: CreateAppBody,
@@ -56,7 +58,9 @@ export const entitlementAdminRoutes =
         run: (principal, body) => entitlements.createApp(principal, body),
       },
       read: {
+        operationId: "getApp",
         summary: "Read an app (admin:read)",
+        description: "One app with its capabilities; an unknown id is 404.",
         params: AppParams,
         response: AppSchema,
         run: (principal, { id }) => entitlements.getApp(principal, id),
@@ -70,8 +74,9 @@ export const entitlementAdminRoutes =
         config: read,
         schema: {
           tags,
-          security,
+          operationId: "listEntitlements",
           summary: "List an app's entitlements in actor order (admin:read)",
+          description: `In actor id order. ${pagedDescription}`,
           params: AppEntitlementsParams,
           querystring: PageQuery,
           response: { 200: EntitlementList, ...problemResponses(400, 401, 403, 404, 500, 503) },
@@ -89,8 +94,9 @@ export const entitlementAdminRoutes =
         config: read,
         schema: {
           tags,
-          security,
+          operationId: "getEntitlement",
           summary: "Read an actor's entitlement (admin:read)",
+          description: "One actor's entitlement of the app (its capabilities and validity).",
           params: EntitlementParams,
           response: { 200: EntitlementSchema, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },
@@ -104,7 +110,7 @@ export const entitlementAdminRoutes =
         config: write,
         schema: {
           tags,
-          security,
+          operationId: "setEntitlement",
           summary: "Set an actor's entitlement (admin:write)",
           description:
             "Replaces the actor's entitlement and records it as the next change of the app's stream " +
@@ -128,11 +134,14 @@ export const entitlementAdminRoutes =
       ...collection,
       path: p.bindings,
       list: {
+        operationId: "listServiceBindings",
         summary: "List service bindings (admin:read)",
+        description: pagedDescription,
         response: BindingList,
         run: (principal, page) => bindings.listBindings(principal, page),
       },
       create: {
+        operationId: "createServiceBinding",
         summary: "Create a service binding and issue its credential (admin:write)",
         description: "The `secret` is shown only in this response; the binding's app must exist.",
         body: CreateBindingBody,
@@ -140,7 +149,9 @@ export const entitlementAdminRoutes =
         run: (principal, body) => bindings.createBinding(principal, body),
       },
       read: {
+        operationId: "getServiceBinding",
         summary: "Read a service binding (admin:read)",
+        description: "One binding of the tenant, without its credential's secret.",
         params: IdParams,
         response: BindingSchema,
         run: (principal, { id }) => bindings.getBinding(principal, id),
@@ -152,7 +163,7 @@ export const entitlementAdminRoutes =
         config: write,
         schema: {
           tags,
-          security,
+          operationId: "rotateServiceBindingCredential",
           summary: "Rotate a service binding's credential (admin:write)",
           description:
             "Issues a new credential id and secret (shown only here); the previous ones stay valid for " +

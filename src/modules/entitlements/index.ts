@@ -113,6 +113,32 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
   return {
     name: "entitlements",
     routes,
+    apiTags: [
+      {
+        name: "entitlements-admin",
+        description:
+          "A tenant's apps and their capabilities, each actor's entitlement (plan, status, validity), and the " +
+          "service bindings (with their credentials) through which separately deployed services read them.",
+      },
+      {
+        name: "entitlements-service",
+        description:
+          "What a separately deployed service calls with a signed request (X-Platform-Service-* headers): " +
+          "introspection, snapshot and change feed of its app's entitlements, and short-lived Ed25519 grants; " +
+          "the public JWKS that verifies them.",
+      },
+      {
+        name: "webhooks",
+        description:
+          "Webhook subscriptions that push a binding's entitlement changes to an HTTPS URL (Standard Webhooks " +
+          "signatures), their delivery attempts, and recovery from a sequence.",
+      },
+      {
+        name: "signing-keys",
+        description:
+          "The Ed25519 keys that sign a tenant's grants: rotation and withdrawal (system tenant only).",
+      },
+    ],
     prepare: async () => {
       await seal();
     },

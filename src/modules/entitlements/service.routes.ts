@@ -20,8 +20,7 @@ export const jwksPath = `${serviceBase}/jwks`;
 
 /** A signed request's body is small: service calls carry none or a few fields. */
 const serviceBodyLimit = 64 * 1024;
-const tags = ["entitlements service"];
-const security = [{ serviceSignature: [] }];
+const tags = ["entitlements-service"];
 const signed = { auth: { kind: "service" as const } };
 const signedErrors = problemResponses(400, 401, 404, 500, 503);
 
@@ -44,7 +43,7 @@ export const serviceRoutes =
         config: signed,
         schema: {
           tags,
-          security,
+          operationId: "introspectEntitlement",
           summary: "The current entitlement decision for one actor of the binding's app",
           description:
             "`entitled` is true only when the status is active, now is within [validFrom, validUntil) and " +
@@ -62,7 +61,7 @@ export const serviceRoutes =
         config: signed,
         schema: {
           tags,
-          security,
+          operationId: "getEntitlementSnapshot",
           summary: "One page of the binding's app's entitlements as of a sequence",
           description:
             "The first page yields `asOfSequence`; every later page sends `cursor` and the same " +
@@ -81,7 +80,7 @@ export const serviceRoutes =
         config: signed,
         schema: {
           tags,
-          security,
+          operationId: "listEntitlementChanges",
           summary: "Changes of the binding's app after a sequence, in ascending order",
           description:
             "410 ERR_APP_ENTITLEMENT_CURSOR_EXPIRED exactly when a change after `afterSequence` has been " +
@@ -108,7 +107,7 @@ export const serviceRoutes =
         bodyLimit: serviceBodyLimit,
         schema: {
           tags,
-          security,
+          operationId: "issueGrant",
           summary: "Issue a short-lived Ed25519 grant for an entitled actor",
           description:
             "A compact JWS (`typ: entitlement-grant+jwt`) bound to the calling binding (`aud`, `binding`). " +
@@ -127,6 +126,7 @@ export const serviceRoutes =
         config: { auth: { kind: "public" } },
         schema: {
           tags,
+          operationId: "getGrantJwks",
           summary: "Public Ed25519 keys that verify grants (JWKS)",
           description:
             "Current keys, keys published ahead of signing, and retired keys whose grants may still be valid.",

@@ -12,8 +12,7 @@ import type { EntitlementTables } from "./entitlements.tables.js";
 import { keyState, type KeyRing } from "./signing-keys.js";
 
 export const signingKeysHref = "/api/v1/system/tenants/{tenantId}/signing-keys";
-const tags = ["entitlements admin"];
-const security = [{ bearerAuth: [] }];
+const tags = ["signing-keys"];
 const systemAdmin = (scope: "admin:read" | "admin:write") => ({
   auth: { kind: "session" as const, systemTenant: true, allScopes: [scope] },
 });
@@ -49,8 +48,10 @@ export function signingKeysAdmin(
         config: systemAdmin("admin:read"),
         schema: {
           tags,
-          security,
+          operationId: "listSigningKeys",
           summary: "A tenant's grant signing keys and their states (system tenant, admin:read)",
+          description:
+            "The keys that sign a tenant's grants: the active one, the next one and withdrawn or retired ones, with their states and times. Only the system tenant's callers: any other tenant gets 404.",
           params: TenantParams,
           response: { 200: SigningKeyList, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },
@@ -78,7 +79,7 @@ export function signingKeysAdmin(
         config: systemAdmin("admin:write"),
         schema: {
           tags,
-          security,
+          operationId: "rotateSigningKey",
           summary: "Rotate a tenant's signing key now (system tenant, admin:write)",
           description:
             "The key published ahead signs once it has been in the JWKS for its max-age (300 s; at once " +
@@ -104,7 +105,7 @@ export function signingKeysAdmin(
         config: systemAdmin("admin:write"),
         schema: {
           tags,
-          security,
+          operationId: "withdrawSigningKey",
           summary: "Withdraw a compromised signing key at once (system tenant, admin:write)",
           description:
             "The key leaves the JWKS and signs no more; when it was signing, the key published ahead signs from now on.",

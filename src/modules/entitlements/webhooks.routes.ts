@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../platform/auth/index.js";
-import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
+import { pagedDescription, registerCollectionRoutes } from "../../platform/http/crud-routes.js";
 import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
 import {
   CreatedSubscription,
@@ -16,8 +16,7 @@ import {
 import type { WebhooksService } from "./webhooks.service.js";
 
 export const subscriptionsHref = "/api/v1/admin/webhook-subscriptions";
-const tags = ["entitlements admin"];
-const security = [{ bearerAuth: [] }];
+const tags = ["webhooks"];
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };
 const write = { auth: { kind: "session" as const, allScopes: ["admin:write" as const] } };
 const errors = problemResponses(400, 401, 403, 404, 500, 503);
@@ -30,11 +29,14 @@ export const webhooksRoutes =
       scopes: { read: "admin:read", write: "admin:write" },
       path: subscriptionsHref,
       list: {
+        operationId: "listWebhookSubscriptions",
         summary: "List webhook subscriptions (admin:read)",
+        description: pagedDescription,
         response: SubscriptionList,
         run: (principal, page) => webhooks.list(principal, page),
       },
       create: {
+        operationId: "createWebhookSubscription",
         summary: "Subscribe an HTTPS URL to a binding's entitlement changes (admin:write)",
         description:
           "HTTPS only, no credentials in the URL, and the host must resolve to public addresses (checked " +
@@ -44,7 +46,9 @@ export const webhooksRoutes =
         run: (principal, body) => webhooks.create(principal, body),
       },
       read: {
+        operationId: "getWebhookSubscription",
         summary: "Read a webhook subscription (admin:read)",
+        description: "One subscription of the tenant, without its signing secret.",
         params: IdParams,
         response: SubscriptionSchema,
         run: (principal, { id }) => webhooks.get(principal, id),
@@ -57,8 +61,9 @@ export const webhooksRoutes =
         config: read,
         schema: {
           tags,
-          security,
+          operationId: "listWebhookAttempts",
           summary: "A subscription's delivery attempts, newest first (admin:read)",
+          description: `Every attempt to deliver the subscription's changes, with its outcome. ${pagedDescription}`,
           params: IdParams,
           querystring: PageQuery,
           response: { 200: WebhookAttemptList, ...errors },
@@ -80,10 +85,13 @@ export const webhooksRoutes =
           config: write,
           schema: {
             tags,
-            security,
+            operationId: enabled ? "enableWebhookSubscription" : "disableWebhookSubscription",
             summary: enabled
               ? "Enable a subscription again (admin:write)"
               : "Disable a subscription; its pending deliveries are dropped (admin:write)",
+            description: enabled
+              ? "Deliveries resume from where they stopped."
+              : "No deliveries until enabled again; pending ones are dropped (recover re-sends from a sequence).",
             params: IdParams,
             response: { 200: SubscriptionSchema, ...errors },
           },
@@ -97,7 +105,7 @@ export const webhooksRoutes =
         config: write,
         schema: {
           tags,
-          security,
+          operationId: "recoverWebhookSubscription",
           summary: "Re-send every change from a sequence on (admin:write)",
           description:
             "Queues one delivery per change of the app from `fromSequence` on that the feed still holds.",
@@ -115,7 +123,7 @@ export const webhooksRoutes =
         config: write,
         schema: {
           tags,
-          security,
+          operationId: "rotateWebhookSecret",
           summary: "Rotate a subscription's signing secret (admin:write)",
           description:
             "Deliveries carry a signature with each secret until the old one expires " +

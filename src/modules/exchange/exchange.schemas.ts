@@ -2,6 +2,46 @@ import { Type } from "@sinclair/typebox";
 import { partnerScopes } from "../../protocol/scopes.js";
 import { Timestamp, Uuid, listOf } from "../../platform/http/openapi-schemas.js";
 
+// ---- examples ----------------------------------------------------------------------------------
+
+const at = "2026-11-27T09:00:00.000Z";
+const partnerId = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f";
+const connectionId = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b";
+const uploadId = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d";
+const deliveryAttemptId = "9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f";
+const profileExample = {
+  directory: "D96A",
+  syntaxVersion: 3,
+  syntaxIdentifier: "UNOC",
+  partnerIdentification: { id: "4012345000009", qualifier: "14" },
+  ownIdentification: { id: "4098765000002", qualifier: "14" },
+  responses: { contrl: "on-error", aperak: "on-error", ordrsp: "auto" },
+  orderValidation: "none",
+};
+const revisionExample = { revision: 1, ...profileExample, active: true, createdAt: at };
+const apiKeyExample = {
+  id: "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+  apiKeyId: "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+  name: "ACME upload",
+  partnerId,
+  scopes: ["b2b_exchange_partner_inbox:create", "b2b_exchange_partner_mailbox:list"],
+  connectionIds: [connectionId],
+  createdAt: at,
+  revokedAt: null,
+};
+const mailboxExample = {
+  deliveryAttemptId,
+  interchangeId: "1001",
+  messageType: "CONTRL",
+  payloadSize: 212,
+  payloadSha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+  status: "ready",
+  createdAt: at,
+  uploadId,
+  inboundInterchangeId: "42",
+  messageReference: "1",
+};
+
 const Identification = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 35, pattern: "^[^'+:?*\\r\\n]+$" }),
@@ -43,34 +83,40 @@ export const ProfileBody = Type.Object(
       Type.Union([Type.Literal("none"), Type.Literal("catalog")], { default: "none" }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [profileExample] },
 );
 
-export const ProfileRevision = Type.Object({
-  revision: Type.Integer({ minimum: 1 }),
-  directory: Type.String(),
-  syntaxVersion: Type.Integer(),
-  syntaxIdentifier: Type.String(),
-  partnerIdentification: Type.Object({ id: Type.String(), qualifier: Type.Optional(Type.String()) }),
-  ownIdentification: Type.Object({ id: Type.String(), qualifier: Type.Optional(Type.String()) }),
-  responses: Type.Object({ contrl: Type.String(), aperak: Type.String(), ordrsp: Type.String() }),
-  orderValidation: Type.String(),
-  active: Type.Boolean(),
-  createdAt: Timestamp,
-});
+export const ProfileRevision = Type.Object(
+  {
+    revision: Type.Integer({ minimum: 1 }),
+    directory: Type.String(),
+    syntaxVersion: Type.Integer(),
+    syntaxIdentifier: Type.String(),
+    partnerIdentification: Type.Object({ id: Type.String(), qualifier: Type.Optional(Type.String()) }),
+    ownIdentification: Type.Object({ id: Type.String(), qualifier: Type.Optional(Type.String()) }),
+    responses: Type.Object({ contrl: Type.String(), aperak: Type.String(), ordrsp: Type.String() }),
+    orderValidation: Type.String(),
+    active: Type.Boolean(),
+    createdAt: Timestamp,
+  },
+  { examples: [revisionExample] },
+);
 export const ProfileRevisionList = listOf(ProfileRevision);
 
 export const CreatePartnerBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ name: "ACME Retail" }] },
 );
 export const UpdatePartnerBody = CreatePartnerBody;
-export const PartnerItem = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const PartnerItem = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { examples: [{ id: partnerId, name: "ACME Retail", createdAt: at, updatedAt: at }] },
+);
 export const PartnerList = listOf(PartnerItem);
 
 export const CreateConnectionBody = Type.Object(
@@ -79,22 +125,38 @@ export const CreateConnectionBody = Type.Object(
     profile: ProfileBody,
     status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("suspended")])),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ partnerId, profile: profileExample, status: "active" }] },
 );
 export const UpdateConnectionBody = Type.Object(
   { status: Type.Union([Type.Literal("active"), Type.Literal("suspended")]) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ status: "suspended" }] },
 );
-export const ConnectionItem = Type.Object({
-  id: Uuid,
-  tenantId: Uuid,
-  partnerId: Uuid,
-  apiVersion: Type.Literal("api.v1"),
-  status: Type.String(),
-  activeProfileRevision: ProfileRevision,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const ConnectionItem = Type.Object(
+  {
+    id: Uuid,
+    tenantId: Uuid,
+    partnerId: Uuid,
+    apiVersion: Type.Literal("api.v1"),
+    status: Type.String(),
+    activeProfileRevision: ProfileRevision,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: connectionId,
+        tenantId: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+        partnerId,
+        apiVersion: "api.v1",
+        status: "active",
+        activeProfileRevision: revisionExample,
+        createdAt: at,
+        updatedAt: at,
+      },
+    ],
+  },
+);
 export const ConnectionList = listOf(ConnectionItem);
 
 export const CreateApiKeyBody = Type.Object(
@@ -108,35 +170,65 @@ export const CreateApiKeyBody = Type.Object(
     connectionIds: Type.Optional(Type.Array(Uuid, { maxItems: 100, uniqueItems: true })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { partnerId, scopes: apiKeyExample.scopes, connectionIds: [connectionId], name: "ACME upload" },
+    ],
+  },
 );
-export const ApiKeyItem = Type.Object({
-  id: Uuid,
-  apiKeyId: Uuid,
-  name: Type.String(),
-  partnerId: Uuid,
-  scopes: Type.Array(Type.String()),
-  connectionIds: Type.Union([Type.Array(Uuid), Type.Null()]),
-  createdAt: Timestamp,
-  revokedAt: Type.Union([Timestamp, Type.Null()]),
-});
-export const CreatedApiKey = Type.Composite([
-  ApiKeyItem,
-  Type.Object({ token: Type.String({ description: "`<apiKeyId>:<secret>`; shown only in this response" }) }),
-]);
+export const ApiKeyItem = Type.Object(
+  {
+    id: Uuid,
+    apiKeyId: Uuid,
+    name: Type.String(),
+    partnerId: Uuid,
+    scopes: Type.Array(Type.String()),
+    connectionIds: Type.Union([Type.Array(Uuid), Type.Null()]),
+    createdAt: Timestamp,
+    revokedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { examples: [apiKeyExample] },
+);
+export const CreatedApiKey = Type.Composite(
+  [
+    ApiKeyItem,
+    Type.Object({
+      token: Type.String({ description: "`<apiKeyId>:<secret>`; shown only in this response" }),
+    }),
+  ],
+  { examples: [{ ...apiKeyExample, token: `${apiKeyExample.apiKeyId}:<secret>` }] },
+);
 export const ApiKeyList = listOf(ApiKeyItem);
 
-export const AuditEventItem = Type.Object({
-  id: Uuid,
-  type: Type.String(),
-  occurredAt: Timestamp,
-  principalId: Type.Union([Uuid, Type.Null()]),
-  connectionId: Type.Union([Uuid, Type.Null()]),
-  uploadId: Type.Union([Uuid, Type.Null()]),
-  deliveryAttemptId: Type.Union([Uuid, Type.Null()]),
-  byteCount: Type.Union([Type.Integer(), Type.Null()]),
-  outcome: Type.Union([Type.String(), Type.Null()]),
-});
+export const AuditEventItem = Type.Object(
+  {
+    id: Uuid,
+    type: Type.String(),
+    occurredAt: Timestamp,
+    principalId: Type.Union([Uuid, Type.Null()]),
+    connectionId: Type.Union([Uuid, Type.Null()]),
+    uploadId: Type.Union([Uuid, Type.Null()]),
+    deliveryAttemptId: Type.Union([Uuid, Type.Null()]),
+    byteCount: Type.Union([Type.Integer(), Type.Null()]),
+    outcome: Type.Union([Type.String(), Type.Null()]),
+  },
+  {
+    examples: [
+      {
+        id: "d3e4f5a6-b7c8-4d9e-8f0a-1b2c3d4e5f6a",
+        type: "delivery.acknowledged",
+        occurredAt: at,
+        principalId: apiKeyExample.id,
+        connectionId,
+        uploadId,
+        deliveryAttemptId,
+        byteCount: 212,
+        outcome: null,
+      },
+    ],
+  },
+);
 export const AuditEventList = listOf(AuditEventItem);
 export const AuditQuery = Type.Object(
   {
@@ -147,40 +239,84 @@ export const AuditQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const UploadItem = Type.Object({
-  id: Uuid,
-  uploadId: Uuid,
-  connectionId: Uuid,
-  interchangeId: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
-  byteCount: Type.Integer(),
-  profileRevision: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()]),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  completedAt: Type.Union([Timestamp, Type.Null()]),
-});
+export const UploadItem = Type.Object(
+  {
+    id: Uuid,
+    uploadId: Uuid,
+    connectionId: Uuid,
+    interchangeId: Type.Union([Type.String(), Type.Null()]),
+    status: Type.String(),
+    byteCount: Type.Integer(),
+    profileRevision: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    completedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  {
+    examples: [
+      {
+        id: uploadId,
+        uploadId,
+        connectionId,
+        interchangeId: "42",
+        status: "processed",
+        byteCount: 1843,
+        profileRevision: 1,
+        error: null,
+        createdAt: at,
+        updatedAt: "2026-11-27T09:00:01.000Z",
+        completedAt: "2026-11-27T09:00:01.000Z",
+      },
+    ],
+  },
+);
 export const UploadList = listOf(UploadItem);
 
-export const DeliveryItem = Type.Object({
-  id: Uuid,
-  deliveryAttemptId: Uuid,
-  connectionId: Uuid,
-  uploadId: Uuid,
-  interchangeId: Type.String(),
-  inboundInterchangeId: Type.Union([Type.String(), Type.Null()]),
-  messageReference: Type.String(),
-  messageType: Type.String(),
-  payloadSize: Type.Integer(),
-  payloadSha256: Type.String(),
-  status: Type.String(),
-  attempts: Type.Integer(),
-  dueAt: Timestamp,
-  leaseExpiresAt: Type.Union([Timestamp, Type.Null()]),
-  receiptId: Type.Union([Uuid, Type.Null()]),
-  acknowledgedAt: Type.Union([Timestamp, Type.Null()]),
-  createdAt: Timestamp,
-});
+export const DeliveryItem = Type.Object(
+  {
+    id: Uuid,
+    deliveryAttemptId: Uuid,
+    connectionId: Uuid,
+    uploadId: Uuid,
+    interchangeId: Type.String(),
+    inboundInterchangeId: Type.Union([Type.String(), Type.Null()]),
+    messageReference: Type.String(),
+    messageType: Type.String(),
+    payloadSize: Type.Integer(),
+    payloadSha256: Type.String(),
+    status: Type.String(),
+    attempts: Type.Integer(),
+    dueAt: Timestamp,
+    leaseExpiresAt: Type.Union([Timestamp, Type.Null()]),
+    receiptId: Type.Union([Uuid, Type.Null()]),
+    acknowledgedAt: Type.Union([Timestamp, Type.Null()]),
+    createdAt: Timestamp,
+  },
+  {
+    examples: [
+      {
+        id: deliveryAttemptId,
+        deliveryAttemptId,
+        connectionId,
+        uploadId,
+        interchangeId: "1001",
+        inboundInterchangeId: "42",
+        messageReference: "1",
+        messageType: "CONTRL",
+        payloadSize: 212,
+        payloadSha256: mailboxExample.payloadSha256,
+        status: "ready",
+        attempts: 0,
+        dueAt: at,
+        leaseExpiresAt: null,
+        receiptId: null,
+        acknowledgedAt: null,
+        createdAt: at,
+      },
+    ],
+  },
+);
 export const DeliveryList = listOf(DeliveryItem);
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 export const RevisionParams = Type.Object(
@@ -195,41 +331,66 @@ export const DeliveryParams = Type.Object({
   deliveryAttemptID: Type.String({ maxLength: 200 }),
 });
 
-export const UploadResponse = Type.Object({
-  uploadId: Uuid,
-  interchangeId: Type.Optional(Type.String()),
-  status: Type.String(),
-  replay: Type.Boolean(),
-});
+export const UploadResponse = Type.Object(
+  {
+    uploadId: Uuid,
+    interchangeId: Type.Optional(Type.String()),
+    status: Type.String(),
+    replay: Type.Boolean(),
+  },
+  { examples: [{ uploadId, interchangeId: "42", status: "received", replay: false }] },
+);
 
-export const MailboxItem = Type.Object({
-  deliveryAttemptId: Uuid,
-  interchangeId: Type.String(),
-  messageType: Type.String(),
-  payloadSize: Type.Integer(),
-  payloadSha256: Type.String(),
-  status: Type.String(),
-  createdAt: Timestamp,
-  uploadId: Uuid,
-  inboundInterchangeId: Type.Union([Type.String(), Type.Null()]),
-  messageReference: Type.String(),
-});
+export const MailboxItem = Type.Object(
+  {
+    deliveryAttemptId: Uuid,
+    interchangeId: Type.String(),
+    messageType: Type.String(),
+    payloadSize: Type.Integer(),
+    payloadSha256: Type.String(),
+    status: Type.String(),
+    createdAt: Timestamp,
+    uploadId: Uuid,
+    inboundInterchangeId: Type.Union([Type.String(), Type.Null()]),
+    messageReference: Type.String(),
+  },
+  { examples: [mailboxExample] },
+);
 export const MailboxList = listOf(MailboxItem);
 export const MailboxQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
 });
 
-export const ClaimResponse = Type.Object({
-  deliveryAttemptId: Uuid,
-  claimToken: Type.String(),
-  expiresAt: Timestamp,
-  attempt: Type.Integer(),
-});
+export const ClaimResponse = Type.Object(
+  {
+    deliveryAttemptId: Uuid,
+    claimToken: Type.String(),
+    expiresAt: Timestamp,
+    attempt: Type.Integer(),
+  },
+  {
+    examples: [
+      { deliveryAttemptId, claimToken: "<claim token>", expiresAt: "2026-11-27T09:05:00.000Z", attempt: 1 },
+    ],
+  },
+);
 
-export const AcknowledgeResponse = Type.Object({
-  deliveryAttemptId: Uuid,
-  receiptId: Uuid,
-  acknowledgedAt: Timestamp,
-  replay: Type.Boolean(),
-});
+export const AcknowledgeResponse = Type.Object(
+  {
+    deliveryAttemptId: Uuid,
+    receiptId: Uuid,
+    acknowledgedAt: Timestamp,
+    replay: Type.Boolean(),
+  },
+  {
+    examples: [
+      {
+        deliveryAttemptId,
+        receiptId: "f5a6b7c8-d9e0-4f1a-8b2c-3d4e5f6a7b8c",
+        acknowledgedAt: "2026-11-27T09:01:00.000Z",
+        replay: false,
+      },
+    ],
+  },
+);

@@ -113,6 +113,20 @@ export function createExchangeModule(
     mailbox,
     processing,
     routes,
+    apiTags: [
+      {
+        name: "exchange-partner",
+        description:
+          "What a trading partner calls with its API key: upload one EDIFACT interchange per request into a " +
+          "connection's inbox, then list, claim, read (with an integrity trailer) and acknowledge the replies in its mailbox.",
+      },
+      {
+        name: "exchange-admin",
+        description:
+          "Operators set up partners, connections (with EDIFACT profile revisions) and partner API keys, and " +
+          "read uploads, deliveries and the audit trail.",
+      },
+    ],
     close: () => runner.close(),
     // The exchange is the only part that stores blobs, so it also runs their housekeeping.
     jobs: [

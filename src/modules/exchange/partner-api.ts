@@ -36,8 +36,10 @@ export const partner = (scope: PartnerScope, deferredUpTo?: number) => ({
   auth: { kind: "partner" as const, scope, ...(deferredUpTo === undefined ? {} : { deferredUpTo }) },
   mapErrorCode: mapExchangeCode,
 });
-export const security = [{ partnerKey: [] }];
-export const tags = ["partner exchange"];
+export const tags = ["exchange-partner"];
+/** An example interchange for the OpenAPI document (upload body, payload response). */
+export const edifactExample =
+  "UNB+UNOC:3+SENDER:14+RECEIVER:14+261127:0900+42'UNH+1+ORDERS:D:96A:UN'…UNZ+1+42'";
 
 /** Takes a request from the key's bucket, or answers 429 with Retry-After. */
 export function takeRequest(limiter: KeyRateLimiter, principal: Principal): void {

@@ -14,8 +14,6 @@ import {
 } from "./identity.schemas.js";
 import type { IdentityService } from "./identity.service.js";
 
-const bearer = [{ bearerAuth: [] }];
-
 export const identityRoutes =
   (service: IdentityService): FastifyPluginAsyncTypebox =>
   async (app) => {
@@ -26,6 +24,7 @@ export const identityRoutes =
         // A login is a few hundred bytes; anyone may send one, so nobody may send a megabyte.
         bodyLimit: 16 * 1024,
         schema: {
+          operationId: "createSession",
           tags: ["auth"],
           summary: "Log in with tenant slug, e-mail and password",
           description:
@@ -46,9 +45,12 @@ export const identityRoutes =
       {
         config: { auth: { kind: "session" } },
         schema: {
+          operationId: "deleteCurrentSession",
           tags: ["auth"],
           summary: "Log out: revoke the calling session",
-          security: bearer,
+          description:
+            "Revokes the session whose token authenticated the request; its token is refused from then on. " +
+            "Called with an access token, nothing is revoked (revoke tokens with revokeAccessToken).",
           response: { 204: { type: "null", description: "Revoked" }, ...problemResponses(401, 500, 503) },
         },
       },
@@ -64,9 +66,11 @@ export const identityRoutes =
       {
         config: { auth: { kind: "session" } },
         schema: {
-          tags: ["profile"],
+          operationId: "getWhoami",
+          tags: ["auth"],
           summary: "The calling principal, its tenant and scopes",
-          security: bearer,
+          description:
+            "Who the bearer token belongs to: a user session or an access token, its tenant and scopes.",
           response: { 200: WhoamiResponse, ...problemResponses(401, 500, 503) },
         },
       },
@@ -88,21 +92,30 @@ export const identityRoutes =
     // The token itself is in the create answer only (`CreatedAccessToken`).
     registerCollectionRoutes(app, {
       path: tokens,
-      tags: ["admin"],
+      tags: ["access-tokens"],
       scopes: { read: "admin:read", write: "admin:write" },
       list: {
+        operationId: "listAccessTokens",
         summary: "List access tokens of the tenant",
+        description:
+          "Oldest first, paged with `limit` and the opaque `cursor` of the previous page's `meta.nextCursor`.",
         response: AccessTokenList,
         run: (principal, page) => service.listAccessTokens(principal, page),
       },
       create: {
+        operationId: "createAccessToken",
         summary: "Create an access token (scopes ⊆ the caller's)",
+        description:
+          "A token for a program, with at most the caller's scopes (else 403) and an optional expiry. The " +
+          "token itself is in this answer only; it is stored as a hash.",
         body: CreateAccessTokenBody,
         response: CreatedAccessToken,
         run: (principal, body) => service.createAccessToken(principal, body),
       },
       read: {
+        operationId: "getAccessToken",
         summary: "Read an access token",
+        description: "One access token of the tenant, without its secret.",
         params: IdParams,
         response: AccessTokenItem,
         run: (principal, { id }) => service.getAccessToken(principal, id),
@@ -114,9 +127,10 @@ export const identityRoutes =
       {
         config: { auth: { kind: "session", allScopes: ["admin:write"] } },
         schema: {
-          tags: ["admin"],
+          operationId: "revokeAccessToken",
+          tags: ["access-tokens"],
           summary: "Revoke an access token (idempotent)",
-          security: bearer,
+          description: "The token is refused from now on; revoking a revoked token answers it unchanged.",
           params: IdParams,
           response: { 200: AccessTokenItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },

@@ -22,6 +22,19 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
     name: "identity",
     service,
     routes: identityRoutes(service),
+    apiTags: [
+      {
+        name: "auth",
+        description:
+          "Sessions: log in with tenant slug, e-mail and password for a bearer token, log out, and ask who " +
+          "a token belongs to.",
+      },
+      {
+        name: "access-tokens",
+        description:
+          "Bearer tokens for programs, with at most their creator's scopes (admin:read, admin:write).",
+      },
+    ],
     entrypoints: [
       {
         id: "admin.accessTokens",

@@ -21,6 +21,14 @@ export function createTenantsModule(
     name: "tenants",
     service,
     routes: tenantsRoutes(service),
+    apiTags: [
+      {
+        name: "tenants",
+        description:
+          "The system tenant's operators create customer tenants (asynchronous provisioning with a status " +
+          "to poll) and read them.",
+      },
+    ],
     jobs: [provision],
     entrypoints: [
       {

@@ -4,7 +4,7 @@ import { headers } from "../../protocol/headers.js";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
 import { requireIdempotencyKey } from "../../platform/http/idempotency-key.js";
-import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import { PageQuery, acceptedHeaders, problemResponses } from "../../platform/http/openapi-schemas.js";
 import {
   CreateTenantAccepted,
   CreateTenantBody,
@@ -15,7 +15,6 @@ import {
 } from "./tenants.schemas.js";
 import { provisioningRetryAfterSeconds, type TenantsService } from "./tenants.service.js";
 
-const bearer = [{ bearerAuth: [] }];
 const base = "/api/v1/system/tenants";
 /** CONTRACT §3: `Idempotency-Key` is 1–255 visible ASCII characters. */
 const tenantKeyRule = { header: "Idempotency-Key", characters: "visible-ascii" } as const;
@@ -28,9 +27,12 @@ export const tenantsRoutes =
       {
         config: { auth: { kind: "session", systemTenant: true, allScopes: ["tenants:list"] } },
         schema: {
-          tags: ["system"],
+          operationId: "listTenants",
+          tags: ["tenants"],
           summary: "List tenants (system tenant, tenants:list)",
-          security: bearer,
+          description:
+            "Every tenant, oldest first, paged with `limit` and `cursor`. Only the system tenant's callers: " +
+            "any other tenant gets 404.",
           querystring: PageQuery,
           response: { 200: TenantList, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },
@@ -44,9 +46,11 @@ export const tenantsRoutes =
       {
         config: { auth: { kind: "session", systemTenant: true, allScopes: ["tenants:read"] } },
         schema: {
-          tags: ["system"],
+          operationId: "getTenant",
+          tags: ["tenants"],
           summary: "Read a tenant (system tenant, tenants:read)",
-          security: bearer,
+          description:
+            "One tenant with its status. Only the system tenant's callers: any other tenant gets 404.",
           params: TenantIdParams,
           response: { 200: TenantSchema, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },
@@ -59,18 +63,26 @@ export const tenantsRoutes =
       {
         config: { auth: { kind: "session", systemTenant: true, allScopes: ["tenants:create"] } },
         schema: {
-          tags: ["system"],
+          operationId: "createTenant",
+          tags: ["tenants"],
           summary: "Start provisioning a customer tenant (system tenant, tenants:create)",
           description:
             "Requires `Idempotency-Key` (1–255 visible ASCII characters). Answers 202 with `Location` (the new tenant) " +
             "and `Retry-After`; the same key and body replay the first answer, another body is 409 ERR_IDEMPOTENCY_MISMATCH.",
-          security: bearer,
-          headers: Type.Object({ "idempotency-key": Type.Optional(Type.String()) }),
+          headers: Type.Object({
+            "idempotency-key": Type.Optional(
+              Type.String({
+                description:
+                  "Required (1–255 visible ASCII characters); without it 400 ERR_IDEMPOTENCY_KEY_REQUIRED",
+                examples: ["create-acme-1"],
+              }),
+            ),
+          }),
           body: CreateTenantBody,
           response: {
             202: {
               ...CreateTenantAccepted,
-              headers: { Location: { type: "string" }, "Retry-After": { type: "integer" } },
+              headers: acceptedHeaders("The new tenant's URL"),
             },
             ...problemResponses(400, 401, 403, 404, 409, 413, 500, 503),
           },
@@ -98,10 +110,12 @@ export const tenantsRoutes =
           },
         },
         schema: {
-          tags: ["system"],
+          operationId: "getTenantProvisioning",
+          tags: ["tenants"],
           summary: "Provisioning status (tenants:read or system_diagnostics:read)",
-          description: "Carries `Retry-After` while the state is not terminal.",
-          security: bearer,
+          description:
+            "The state of the tenant's provisioning steps; `terminal` once it succeeded or failed (then " +
+            "`error` says why). Carries `Retry-After` while the state is not terminal.",
           params: TenantIdParams,
           response: {
             200: {

@@ -43,6 +43,20 @@ export function createWorkflowsModule(deps: ModuleDeps): HanseModule & { service
   };
   return {
     name: "workflows",
+    apiTags: [
+      {
+        name: "workflows",
+        description:
+          "Workflow transition requests: an integration asks for an entity's transition (asynchronous, " +
+          "idempotent by X-Idempotency-Key) and reads its outcome from the status URL.",
+      },
+      {
+        name: "workflow-admin",
+        description:
+          "The tenant's workflow definitions (states and transitions per entity kind), its entities, and the " +
+          "PIM lifecycle adapters that may veto a transition.",
+      },
+    ],
     service,
     routes,
     jobs: [transitionJob(processor)],

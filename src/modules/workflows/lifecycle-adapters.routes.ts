@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
+import { pagedDescription, registerCollectionRoutes } from "../../platform/http/crud-routes.js";
 import { lifecycleAdaptersHref, type LifecycleAdapters } from "./lifecycle-adapters.js";
 import { workflowsAdminCollection } from "./workflows-admin.routes.js";
 import {
@@ -18,11 +18,14 @@ export const lifecycleAdaptersRoutes =
       ...workflowsAdminCollection,
       path: lifecycleAdaptersHref,
       list: {
+        operationId: "listLifecycleAdapters",
         summary: "List the tenant's PIM lifecycle adapters (admin:read)",
+        description: pagedDescription,
         response: AdapterList,
         run: (principal, page) => adapters.list(principal, page),
       },
       create: {
+        operationId: "createLifecycleAdapter",
         summary: "Register the PIM lifecycle adapter of an entity kind (admin:write)",
         description:
           "The processor POSTs every transition of this kind to the HTTPS `url` before applying it, signed like " +
@@ -37,7 +40,9 @@ export const lifecycleAdaptersRoutes =
         run: (principal, body) => adapters.create(principal, body),
       },
       read: {
+        operationId: "getLifecycleAdapter",
         summary: "Read a lifecycle adapter (admin:read); the secret is never shown again",
+        description: "One adapter of the tenant, without its signing secret.",
         params: IdParams,
         response: AdapterSchema,
         run: (principal, { id }) => adapters.get(principal, id),

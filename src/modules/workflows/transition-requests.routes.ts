@@ -6,7 +6,7 @@ import { isUuid } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
 import { requireIdempotencyKey, type IdempotencyKeyRule } from "../../platform/http/idempotency-key.js";
-import { problemResponses } from "../../platform/http/openapi-schemas.js";
+import { acceptedHeaders, problemResponses } from "../../platform/http/openapi-schemas.js";
 import { isTerminal } from "./workflow-rules.js";
 import {
   RequestIdParams,
@@ -23,7 +23,6 @@ import {
 } from "./transition-requests.service.js";
 import type { WorkflowsService } from "./workflows.service.js";
 
-const bearer = [{ bearerAuth: [] }];
 /** CONTRACT §6: the transition request body is read no further than 1 MiB. */
 export const transitionBodyLimit = 1024 * 1024;
 /** Spec D limits: non-empty, at most 255 characters, of any kind. */
@@ -66,6 +65,7 @@ export const transitionRequestsRoutes =
           requireIdempotencyKey(request.headers[headers.workflowIdempotencyKey], keyRule);
         },
         schema: {
+          operationId: "requestTransition",
           tags: ["workflows"],
           summary: "Request a workflow transition (asynchronous, idempotent; workflows:transition)",
           description:
@@ -75,13 +75,12 @@ export const transitionRequestsRoutes =
             "`Idempotent-Replayed: true`); the key with another entity, entityId, transition or payload is " +
             "409 ERR_IDEMPOTENCY_MISMATCH. The body is limited to 1 MiB (413, nothing created). The business " +
             "outcome is read from `statusUrl`.",
-          security: bearer,
           headers: TransitionHeaders,
           body: TransitionRequestBody,
           response: {
             202: {
               ...TransitionRequestAccepted,
-              headers: { Location: { type: "string" }, "Retry-After": { type: "integer" } },
+              headers: acceptedHeaders("The request's status URL"),
             },
             ...problemResponses(400, 401, 403, 409, 413, 500, 503),
           },
@@ -111,6 +110,7 @@ export const transitionRequestsRoutes =
           if (tenantId !== undefined) requireTenant(requirePrincipal(request), tenantId);
         },
         schema: {
+          operationId: "getTransitionRequest",
           tags: ["workflows"],
           summary: "Status of a transition request (workflows:read)",
           description:
@@ -118,13 +118,15 @@ export const transitionRequestsRoutes =
             "`Retry-After` while the status is `pending` or `processing`. Business failures are outcomes " +
             "(`error.code`: ERR_WORKFLOW_ENTITY_NOT_FOUND, ERR_WORKFLOW_TRANSITION_NOT_ALLOWED, " +
             "ERR_WORKFLOW_CONFLICT, ERR_WORKFLOW_ADAPTER_REJECTED, ERR_WORKFLOW_ADAPTER_UNAVAILABLE), not HTTP errors.",
-          security: bearer,
           headers: StatusHeaders,
           params: RequestIdParams,
           response: {
             200: {
               ...TransitionRequestStatusSchema,
-              headers: { "Retry-After": { type: "integer", description: "While not terminal" } },
+              headers: {
+                "Retry-After": { type: "integer", description: "While not terminal" },
+                "Cache-Control": { type: "string", enum: ["no-store"] },
+              },
             },
             ...problemResponses(400, 401, 403, 404, 500, 503),
           },

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { registerCollectionRoutes } from "../../platform/http/crud-routes.js";
+import { pagedDescription, registerCollectionRoutes } from "../../platform/http/crud-routes.js";
 import {
   CreateDefinitionBody,
   CreateEntityBody,
@@ -15,7 +15,7 @@ import type { WorkflowsService } from "./workflows.service.js";
 
 export const entitiesHref = "/api/v1/admin/entities";
 export const definitionsHref = "/api/v1/admin/workflow-definitions";
-const tags = ["admin", "workflows"];
+const tags = ["workflow-admin"];
 /** What the workflows module's admin collections share (see `registerCollectionRoutes`). */
 export const workflowsAdminCollection = {
   tags,
@@ -29,20 +29,28 @@ export const workflowsAdminRoutes =
       ...workflowsAdminCollection,
       path: definitionsHref,
       list: {
+        operationId: "listWorkflowDefinitions",
         summary: "List the tenant's workflow definitions (admin:read)",
+        description: pagedDescription,
         response: DefinitionList,
         run: (principal, page) => service.listDefinitions(principal, page),
       },
       create: {
+        operationId: "createWorkflowDefinition",
         summary: "Add a workflow for a new entity kind (admin:write)",
-        description: "Definitions are not changed once created; a kind already defined is 409 ERR_CONFLICT.",
+        description:
+          "The states, the initial state and the named transitions (from one of several states to one) of an " +
+          "entity kind. The initial state and every transition's states must be among `states` (else 400). " +
+          "Definitions are not changed once created; a kind already defined is 409 ERR_CONFLICT.",
         body: CreateDefinitionBody,
         response: DefinitionSchema,
         conflict: true,
         run: (principal, body) => service.createDefinition(principal, body),
       },
       read: {
+        operationId: "getWorkflowDefinition",
         summary: "Read the workflow of one entity kind (admin:read)",
+        description: "The definition of one entity kind; an unknown kind is 404.",
         params: KindParams,
         response: DefinitionSchema,
         run: (principal, { kind }) => service.getDefinition(principal, kind),
@@ -53,20 +61,27 @@ export const workflowsAdminRoutes =
       ...workflowsAdminCollection,
       path: entitiesHref,
       list: {
+        operationId: "listEntities",
         summary: "List entities, optionally of one kind (admin:read)",
+        description: `Only entities of \`kind\` when given. ${pagedDescription}`,
         query: EntityListQuery,
         response: EntityList,
         run: (principal, page, query) => service.listEntities(principal, { ...page, kind: query.kind }),
       },
       create: {
+        operationId: "createEntity",
         summary: "Create an entity in its workflow's initial state, version 1 (admin:write)",
-        description: "States change only through workflow transition requests.",
+        description:
+          "The kind must have a workflow definition (else 400). States change only through workflow " +
+          "transition requests (requestTransition).",
         body: CreateEntityBody,
         response: EntitySchema,
         run: (principal, body) => service.createEntity(principal, body),
       },
       read: {
+        operationId: "getEntity",
         summary: "Read an entity (admin:read)",
+        description: "One entity with its state, version and attributes; an unknown id is 404.",
         params: IdParams,
         response: EntitySchema,
         run: (principal, { id }) => service.getEntity(principal, id),

@@ -13,7 +13,13 @@ export interface PageRequest {
   cursor: string | undefined;
 }
 
+/** What every list route's description says about paging. */
+export const pagedDescription =
+  "Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`.";
+
+/** An operation's documentation; the operationId is part of the API and never changes. */
 interface Documented {
+  operationId?: string;
   summary?: string;
   description?: string;
 }
@@ -54,8 +60,6 @@ export interface CollectionRoutes<
   };
 }
 
-const security = [{ bearerAuth: [] }];
-
 /**
  * Registers the list, create and read routes of an admin collection, in that order, with the same
  * auth declaration, OpenAPI tags, summaries and problem responses as written out by hand.
@@ -73,15 +77,15 @@ export function registerCollectionRoutes<
   // its schema is a plain `FastifySchema`, with the keys in the order of the hand-written routes.
   const options = (
     scope: Scope,
-    { summary, description }: Documented,
+    { operationId, summary, description }: Documented,
     schema: FastifySchema,
   ): { config: { auth: AuthRequirement }; schema: FastifySchema } => ({
     config: { auth: { kind: "session", allScopes: [scope] } },
     schema: {
+      ...(operationId === undefined ? {} : { operationId }),
       tags,
       ...(summary === undefined ? {} : { summary }),
       ...(description === undefined ? {} : { description }),
-      security,
       ...schema,
     },
   });

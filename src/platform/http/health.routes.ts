@@ -10,9 +10,17 @@ export const healthRoutes =
       {
         config: { auth: { kind: "public" } },
         schema: {
+          operationId: "checkLiveness",
           tags: ["operations"],
           summary: "The process is up",
-          response: { 200: { type: "object", properties: { status: { type: "string" } } } },
+          description: "Answers 200 while the process runs, whatever the database does; for liveness probes.",
+          response: {
+            200: {
+              type: "object",
+              properties: { status: { type: "string", enum: ["ok"] } },
+              examples: [{ status: "ok" }],
+            },
+          },
         },
       },
       async () => ({ status: "ok" }),
@@ -22,10 +30,18 @@ export const healthRoutes =
       {
         config: { auth: { kind: "public" } },
         schema: {
+          operationId: "checkReadiness",
           tags: ["operations"],
           summary: "The database answers and every migration is applied",
+          description:
+            "200 when the database answers and every migration is applied, else 503 ERR_UNAVAILABLE with " +
+            "Retry-After; for readiness probes and load balancers.",
           response: {
-            200: { type: "object", properties: { status: { type: "string" } } },
+            200: {
+              type: "object",
+              properties: { status: { type: "string", enum: ["ready"] } },
+              examples: [{ status: "ready" }],
+            },
             ...problemResponses(503),
           },
         },

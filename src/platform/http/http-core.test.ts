@@ -217,11 +217,28 @@ describe("OpenAPI and reference page", () => {
     );
   });
 
-  it("/docs serves an HTML API reference generated from the same document", async () => {
+  it("/docs serves the API reference page and its assets from this server only", async () => {
     const response = await t.inject({ method: "GET", url: "/docs" });
     expect(response.statusCode).toBe(200);
     expect(response.headers["content-type"]).toContain("text/html");
-    expect(response.body).toContain("/api/v1/system/tenants");
+    const csp = String(response.headers["content-security-policy"]);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/https?:/);
+    // Every script and style the page loads is served here, with the same policy.
+    const assets = [...response.body.matchAll(/(?:src|href)="([^"]+\.(?:js|css))"/g)].map((m) => m[1] ?? "");
+    expect(assets.length).toBeGreaterThanOrEqual(4);
+    for (const asset of assets) {
+      expect(asset, asset).not.toMatch(/^(?:https?:)?\/\//);
+      const url = asset.startsWith("/") ? asset : `/docs/${asset.replace(/^\.\//, "")}`;
+      const served = await t.inject({ method: "GET", url });
+      expect(served.statusCode, url).toBe(200);
+      expect(served.headers["content-security-policy"], url).toBe(csp);
+    }
+    // The page renders the document /openapi.json serves.
+    const shown = await t.inject({ method: "GET", url: "/docs/json" });
+    const document = await t.inject({ method: "GET", url: "/openapi.json" });
+    expect(shown.json()).toEqual(document.json());
   });
 });
 

@@ -1,26 +1,61 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { reasonPhrases } from "../../protocol/error-codes.js";
+import { errorCodes, problemType, reasonPhrases, type ErrorCode } from "../../protocol/error-codes.js";
 
 export const ProblemSchema = Type.Object(
   {
-    type: Type.String({ examples: ["urn:hanse:error:ERR_VALIDATION"] }),
-    title: Type.String(),
-    status: Type.Integer(),
-    code: Type.String({ description: "Stable error code" }),
-    detail: Type.String(),
-    correlationId: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }))),
+    type: Type.String({
+      description: "`urn:hanse:error:<code>`",
+      examples: ["urn:hanse:error:ERR_VALIDATION"],
+    }),
+    title: Type.String({ description: "The status's reason phrase" }),
+    status: Type.Integer({ description: "The HTTP status" }),
+    code: Type.String({ description: "Stable error code; its HTTP status never changes" }),
+    detail: Type.String({
+      description: "What went wrong, for people; never a secret or the request's payload",
+    }),
+    correlationId: Type.String({ description: "As in the X-Correlation-ID response header" }),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          pointer: Type.String({ description: "JSON pointer into the request (`/query/limit`, `/name`)" }),
+          message: Type.String(),
+        }),
+        { description: "Field errors of a validation failure (at most 20)" },
+      ),
+    ),
   },
-  { $id: "Problem", description: "RFC 9457 problem details" },
+  { $id: "Problem", description: "RFC 9457 problem details (application/problem+json)" },
 );
 
-/** Response schemas for the given error statuses, all `application/problem+json`. */
+/** The first (generic) code of each status in the error table, for examples. */
+const genericCodes = new Map<number, ErrorCode>();
+for (const [code, status] of Object.entries(errorCodes)) {
+  if (!genericCodes.has(status)) genericCodes.set(status, code as ErrorCode);
+}
+
+/** A problem body as the server writes it, for the document's examples. */
+export function problemExample(status: number, code: ErrorCode = genericCodes.get(status) ?? "ERR_INTERNAL") {
+  const validation = code === "ERR_VALIDATION" || code === "ERR_B2B_EXCHANGE_INVALID_REQUEST";
+  return {
+    type: problemType(code),
+    title: reasonPhrases[status] ?? "Error",
+    status,
+    code,
+    detail: status >= 500 && status !== 503 ? "Internal error" : `${reasonPhrases[status] ?? "Error"}.`,
+    correlationId: "3f1c9d2e-5b7a-4c1e-9f0a-2b6d8e4c7a15",
+    ...(validation ? { errors: [{ pointer: "/name", message: "required field is missing" }] } : {}),
+  };
+}
+
+/** Response schemas for the given error statuses, all `application/problem+json` with an example. */
 export function problemResponses(...statuses: number[]): Record<number, unknown> {
   const out: Record<number, unknown> = {};
   for (const status of statuses) {
     out[status] = {
       description: reasonPhrases[status] ?? "Error",
-      content: { "application/problem+json": { schema: Type.Ref("Problem") } },
+      content: {
+        "application/problem+json": { schema: Type.Ref("Problem"), example: problemExample(status) },
+      },
     };
   }
   return out;
@@ -29,13 +64,28 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
 /** Every route may answer these. */
 export const commonErrorStatuses = [400, 500, 503];
 
+/** The headers of a 202 that accepted asynchronous work under an idempotency key. */
+export const acceptedHeaders = (location: string) => ({
+  Location: { type: "string", description: location },
+  "Retry-After": { type: "integer", description: "Seconds before polling the status" },
+  "Idempotent-Replayed": { type: "string", enum: ["true"], description: "On a replayed answer" },
+});
+
 export const ListMetaSchema = Type.Object({
   hasMore: Type.Boolean(),
   nextCursor: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const listOf = <T extends TSchema>(item: T) =>
-  Type.Object({ items: Type.Array(item), meta: ListMetaSchema });
+/** A page of items; its example is a one-item last page of the item's example, when it has one. */
+export const listOf = <T extends TSchema>(item: T) => {
+  const [itemExample] = (item.examples as unknown[] | undefined) ?? [];
+  return Type.Object(
+    { items: Type.Array(item), meta: ListMetaSchema },
+    itemExample === undefined
+      ? {}
+      : { examples: [{ items: [itemExample], meta: { hasMore: false, nextCursor: null } }] },
+  );
+};
 
 export const Timestamp = Type.String({ format: "date-time", description: "RFC 3339 UTC with milliseconds" });
 export const Uuid = Type.String({ format: "uuid" });

@@ -1,15 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { headers as headerNames } from "../../../protocol/headers.js";
 import { requirePrincipal, type Principal } from "../../../platform/auth/index.js";
+import { documentedAs } from "../../../platform/http/openapi.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
 import type { KeyRateLimiter } from "../../../platform/http/rate-limit.js";
 import { ConnectionParams, UploadResponse } from "../exchange.schemas.js";
-import { partner, partnerBase, security, tags, takeRequest } from "../partner-api.js";
+import { edifactExample, partner, partnerBase, tags, takeRequest } from "../partner-api.js";
 import type { InboxService, UploadOutcome } from "./inbox.service.js";
 import { deferredUploadBytes } from "./upload-checks.js";
 
 /** OpenAPI only (see the inbox route's `swaggerTransform`). */
-const edifactBytes = { type: "string", format: "binary" } as const;
+const edifactBytes = { type: "string", format: "binary", examples: [edifactExample] };
 const uploadBodyDoc = {
   description: "Exactly one interchange, unchanged bytes, at most 16 MiB",
   content: {
@@ -25,6 +26,7 @@ const uploadHeadersDoc = {
       type: "string",
       pattern: "^[A-Za-z0-9._:-]{1,200}$",
       description: "Bound to (tenant, connection)",
+      examples: ["orders-2026-11-27-0001"],
     },
   },
 } as const;
@@ -44,14 +46,11 @@ export const inboxRoutes =
           ...partner("b2b_exchange_partner_inbox:create", deferredUploadBytes),
           // Documentation only: the body is a stream and the header is checked by the handler,
           // after authentication and the connection (401 → 404 → 400).
-          swaggerTransform: ({ schema, url }) => ({
-            url,
-            schema: { ...schema, body: uploadBodyDoc, headers: uploadHeadersDoc },
-          }),
+          swaggerTransform: documentedAs({ body: uploadBodyDoc, headers: uploadHeadersDoc }),
         },
         schema: {
           tags,
-          security,
+          operationId: "createUpload",
           summary: "Upload exactly one EDIFACT interchange (≤ 16 MiB)",
           description:
             "Body: the interchange, unchanged bytes, `Content-Type: application/edifact` or `application/octet-stream`. " +

@@ -12,16 +12,23 @@ import {
   MailboxList,
   MailboxQuery,
 } from "../exchange.schemas.js";
-import { partner, partnerBase, security, tags } from "../partner-api.js";
+import { edifactExample, partner, partnerBase, tags } from "../partner-api.js";
 import type { MailboxService } from "./mailbox.service.js";
 import type { PayloadService, PayloadSink } from "./payload.service.js";
 
+/** Response headers as @fastify/swagger takes them: each one's schema, its description beside. */
 const payloadHeadersDoc = {
-  "X-B2B-Payload-Size": { schema: { type: "integer" }, description: "Expected byte count" },
-  "X-B2B-Payload-SHA256": { schema: { type: "string" }, description: "Expected SHA-256, hexadecimal" },
-  "Repr-Digest": { schema: { type: "string" }, description: "RFC 9530 `sha-256=:<base64>:`" },
-  "Cache-Control": { schema: { type: "string", const: "no-store" } },
-  Trailer: { schema: { type: "string", const: "X-B2B-Payload-Integrity" } },
+  "X-B2B-Payload-Size": { type: "integer", description: "Expected byte count" },
+  "X-B2B-Payload-SHA256": { type: "string", description: "Expected SHA-256, hexadecimal" },
+  "Repr-Digest": { type: "string", description: "RFC 9530 `sha-256=:<base64>:`" },
+  "Cache-Control": { type: "string", const: "no-store" },
+  Trailer: {
+    type: "string",
+    const: "X-B2B-Payload-Integrity",
+    description:
+      "Announces the trailer field `X-B2B-Payload-Integrity` after the body: `verified` when the bytes sent " +
+      "match X-B2B-Payload-SHA256, `failed` otherwise (discard what was read and claim again)",
+  },
 };
 
 const claimTokenHeader = Type.Object({
@@ -83,8 +90,11 @@ export const mailboxRoutes =
         config: partner("b2b_exchange_partner_mailbox:list"),
         schema: {
           tags,
-          security,
+          operationId: "listMailbox",
           summary: "Due, unclaimed mailbox entries in order",
+          description:
+            "The connection's replies (CONTRL, APERAK, ORDRSP) that are due and not claimed, oldest first, paged " +
+            "with `limit` and `cursor`. A connection the key may not use is 404.",
           params: ConnectionParams,
           querystring: MailboxQuery,
           response: { 200: MailboxList, ...problemResponses(400, 401, 404, 429, 500, 503) },
@@ -103,8 +113,11 @@ export const mailboxRoutes =
         config: partner("b2b_exchange_partner_mailbox:claim"),
         schema: {
           tags,
-          security,
+          operationId: "claimDelivery",
           summary: "Claim one entry: a five-minute lease and a fresh claim token",
+          description:
+            "Leases the entry to the caller and returns a new claim token for reading its payload and " +
+            "acknowledging it; an entry under another live lease is 409. An expired lease returns the entry to the mailbox.",
           params: DeliveryParams,
           response: { 200: ClaimResponse, ...problemResponses(401, 404, 409, 429, 500, 503) },
         },
@@ -123,7 +136,7 @@ export const mailboxRoutes =
         config: partner("b2b_exchange_partner_mailbox:payload_read"),
         schema: {
           tags,
-          security,
+          operationId: "readDeliveryPayload",
           summary: "Stream the payload under the current lease",
           description:
             "Chunked, no Content-Length; headers `X-B2B-Payload-Size`, `X-B2B-Payload-SHA256`, `Repr-Digest`, " +
@@ -134,7 +147,12 @@ export const mailboxRoutes =
             200: {
               description: "EDIFACT bytes",
               headers: payloadHeadersDoc,
-              content: { "application/edifact": { schema: { type: "string", format: "binary" } } },
+              content: {
+                "application/edifact": {
+                  schema: { type: "string", format: "binary" },
+                  example: edifactExample,
+                },
+              },
             },
             ...problemResponses(401, 404, 429, 500, 503),
           },
@@ -165,8 +183,12 @@ export const mailboxRoutes =
         config: partner("b2b_exchange_partner_mailbox:acknowledge"),
         schema: {
           tags,
-          security,
+          operationId: "acknowledgeDelivery",
           summary: "Acknowledge with the claim token after a verified read",
+          description:
+            "Takes the entry out of the mailbox for good and returns a receipt; the same token again answers the " +
+            "same receipt (`replay: true`). A missing or stale claim token (`X-B2B-Claim-Token`) is 404; no verified " +
+            "payload read under this lease is 409.",
           params: DeliveryParams,
           headers: claimTokenHeader,
           response: { 200: AcknowledgeResponse, ...problemResponses(401, 404, 409, 429, 500, 503) },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../../platform/auth/index.js";
-import { registerCollectionRoutes } from "../../../platform/http/crud-routes.js";
+import { pagedDescription, registerCollectionRoutes } from "../../../platform/http/crud-routes.js";
 import { PageQuery, problemResponses } from "../../../platform/http/openapi-schemas.js";
 import type { AdminService } from "./admin.service.js";
 import {
@@ -30,10 +30,9 @@ import {
   UploadList,
 } from "../exchange.schemas.js";
 
-const security = [{ bearerAuth: [] }];
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };
 const write = { auth: { kind: "session" as const, allScopes: ["admin:write" as const] } };
-const tags = ["exchange admin"];
+const tags = ["exchange-admin"];
 const collection = { tags, scopes: { read: "admin:read", write: "admin:write" } } as const;
 
 export const adminPaths = {
@@ -58,13 +57,25 @@ export const adminRoutes =
     registerCollectionRoutes(app, {
       ...collection,
       path: p.partners,
-      list: { response: PartnerList, run: (principal, pg) => service.listPartners(principal, pg) },
+      list: {
+        operationId: "listPartners",
+        summary: "List trading partners (admin:read)",
+        description: pagedDescription,
+        response: PartnerList,
+        run: (principal, pg) => service.listPartners(principal, pg),
+      },
       create: {
+        operationId: "createPartner",
+        summary: "Create a trading partner (admin:write)",
+        description: "A partner is a name; its connections and API keys refer to it.",
         body: CreatePartnerBody,
         response: PartnerItem,
         run: (principal, body) => service.createPartner(principal, body),
       },
       read: {
+        operationId: "getPartner",
+        summary: "Read a trading partner (admin:read)",
+        description: "One partner of the tenant; an unknown id is 404.",
         params: IdParams,
         response: PartnerItem,
         run: (principal, { id }) => service.getPartner(principal, id),
@@ -75,8 +86,10 @@ export const adminRoutes =
       {
         config: write,
         schema: {
+          operationId: "updatePartner",
+          summary: "Rename a trading partner (admin:write)",
+          description: "Replaces the partner's name.",
           tags,
-          security,
           params: IdParams,
           body: UpdatePartnerBody,
           response: { 200: PartnerItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
@@ -89,13 +102,26 @@ export const adminRoutes =
     registerCollectionRoutes(app, {
       ...collection,
       path: p.connections,
-      list: { response: ConnectionList, run: (principal, pg) => service.listConnections(principal, pg) },
+      list: {
+        operationId: "listConnections",
+        summary: "List partner connections (admin:read)",
+        description: pagedDescription,
+        response: ConnectionList,
+        run: (principal, pg) => service.listConnections(principal, pg),
+      },
       create: {
+        operationId: "createConnection",
+        summary: "Create a connection to a partner with its first profile (admin:write)",
+        description:
+          "A connection is where one partner uploads interchanges and collects replies, under an EDIFACT profile (directory, syntax, identifications, which replies to send). The profile becomes revision 1, active; the partner must exist (else 404).",
         body: CreateConnectionBody,
         response: ConnectionItem,
         run: (principal, body) => service.createConnection(principal, body),
       },
       read: {
+        operationId: "getConnection",
+        summary: "Read a connection with its active profile (admin:read)",
+        description: "One connection of the tenant; an unknown id is 404.",
         params: IdParams,
         response: ConnectionItem,
         run: (principal, { id }) => service.getConnection(principal, id),
@@ -106,8 +132,10 @@ export const adminRoutes =
       {
         config: write,
         schema: {
+          operationId: "updateConnection",
+          summary: "Suspend or reactivate a connection (admin:write)",
+          description: "A suspended connection refuses uploads and mailbox reads until it is active again.",
           tags,
-          security,
           params: IdParams,
           body: UpdateConnectionBody,
           response: { 200: ConnectionItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
@@ -121,8 +149,10 @@ export const adminRoutes =
       {
         config: read,
         schema: {
+          operationId: "listProfileRevisions",
+          summary: "List a connection's profile revisions (admin:read)",
+          description: `Every revision of the connection's profile, the active one marked. ${pagedDescription}`,
           tags,
-          security,
           params: IdParams,
           querystring: PageQuery,
           response: { 200: ProfileRevisionList, ...problemResponses(400, 401, 403, 404, 500, 503) },
@@ -135,8 +165,11 @@ export const adminRoutes =
       {
         config: write,
         schema: {
+          operationId: "createProfileRevision",
+          summary: "Add a profile revision to a connection (admin:write)",
+          description:
+            "The next revision number, not active until activated; uploads keep using the active revision.",
           tags,
-          security,
           params: IdParams,
           body: ProfileBody,
           response: { 201: ProfileRevision, ...problemResponses(400, 401, 403, 404, 413, 500, 503) },
@@ -150,8 +183,10 @@ export const adminRoutes =
       {
         config: read,
         schema: {
+          operationId: "getProfileRevision",
+          summary: "Read one profile revision (admin:read)",
+          description: "An unknown connection or revision is 404.",
           tags,
-          security,
           params: RevisionParams,
           response: { 200: ProfileRevision, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },
@@ -163,8 +198,11 @@ export const adminRoutes =
       {
         config: write,
         schema: {
+          operationId: "activateProfileRevision",
+          summary: "Make a profile revision the active one (admin:write)",
+          description:
+            "Uploads accepted from now on are processed under this revision; activating the active one changes nothing.",
           tags,
-          security,
           params: RevisionParams,
           response: { 200: ProfileRevision, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },
@@ -176,13 +214,26 @@ export const adminRoutes =
     registerCollectionRoutes(app, {
       ...collection,
       path: p.apiKeys,
-      list: { response: ApiKeyList, run: (principal, pg) => service.listApiKeys(principal, pg) },
+      list: {
+        operationId: "listApiKeys",
+        summary: "List partner API keys (admin:read)",
+        description: pagedDescription,
+        response: ApiKeyList,
+        run: (principal, pg) => service.listApiKeys(principal, pg),
+      },
       create: {
+        operationId: "createApiKey",
+        summary: "Issue a partner API key (admin:write)",
+        description:
+          "A key for one partner with partner scopes, optionally limited to some of its connections. The token `<apiKeyId>:<secret>` is in this answer only.",
         body: CreateApiKeyBody,
         response: CreatedApiKey,
         run: (principal, body) => service.createApiKey(principal, body),
       },
       read: {
+        operationId: "getApiKey",
+        summary: "Read a partner API key (admin:read)",
+        description: "One key, without its secret; an unknown id is 404.",
         params: IdParams,
         response: ApiKeyItem,
         run: (principal, { id }) => service.getApiKey(principal, id),
@@ -193,8 +244,10 @@ export const adminRoutes =
       {
         config: write,
         schema: {
+          operationId: "revokeApiKey",
+          summary: "Revoke a partner API key (admin:write, idempotent)",
+          description: "The key is refused from now on; revoking a revoked key answers it unchanged.",
           tags,
-          security,
           params: IdParams,
           response: { 200: ApiKeyItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },
@@ -207,11 +260,17 @@ export const adminRoutes =
       ...collection,
       path: p.auditEvents,
       list: {
+        operationId: "listAuditEvents",
+        summary: "List audit events (admin:read)",
+        description: `Uploads, payload reads, acknowledgements and key changes, optionally of one \`type\`. ${pagedDescription}`,
         query: AuditQuery,
         response: AuditEventList,
         run: (principal, pg, query) => service.listAuditEvents(principal, { ...pg, type: query.type }),
       },
       read: {
+        operationId: "getAuditEvent",
+        summary: "Read an audit event (admin:read)",
+        description: "One audit event; an unknown id is 404.",
         params: IdParams,
         response: AuditEventItem,
         run: (principal, { id }) => service.getAuditEvent(principal, id),
@@ -222,8 +281,17 @@ export const adminRoutes =
     registerCollectionRoutes(app, {
       ...collection,
       path: p.uploads,
-      list: { response: UploadList, run: (principal, pg) => service.listUploads(principal, pg) },
+      list: {
+        operationId: "listUploads",
+        summary: "List uploads (admin:read)",
+        description: pagedDescription,
+        response: UploadList,
+        run: (principal, pg) => service.listUploads(principal, pg),
+      },
       read: {
+        operationId: "getUpload",
+        summary: "Read an upload with its processing status (admin:read)",
+        description: "One upload: its interchange, status and profile revision; an unknown id is 404.",
         params: IdParams,
         response: UploadItem,
         run: (principal, { id }) => service.getUpload(principal, id),
@@ -232,8 +300,17 @@ export const adminRoutes =
     registerCollectionRoutes(app, {
       ...collection,
       path: p.deliveries,
-      list: { response: DeliveryList, run: (principal, pg) => service.listDeliveries(principal, pg) },
+      list: {
+        operationId: "listDeliveries",
+        summary: "List outbound deliveries (admin:read)",
+        description: pagedDescription,
+        response: DeliveryList,
+        run: (principal, pg) => service.listDeliveries(principal, pg),
+      },
       read: {
+        operationId: "getDelivery",
+        summary: "Read an outbound delivery (admin:read)",
+        description: "One mailbox delivery: its message, status, attempts and receipt; an unknown id is 404.",
         params: IdParams,
         response: DeliveryItem,
         run: (principal, { id }) => service.getDelivery(principal, id),
@@ -244,8 +321,11 @@ export const adminRoutes =
       {
         config: write,
         schema: {
+          operationId: "requeueDelivery",
+          summary: "Put a failed delivery back into the mailbox (admin:write)",
+          description:
+            "A delivery that failed (its attempts used up) becomes due again with fresh attempts; one in another state is 409.",
           tags,
-          security,
           params: IdParams,
           response: { 200: DeliveryItem, ...problemResponses(400, 401, 403, 404, 409, 500, 503) },
         },
