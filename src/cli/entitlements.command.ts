@@ -12,7 +12,6 @@ import {
 } from "../sdk/index.js";
 import { readSecret } from "./cli-io.js";
 import { parseWhole } from "./options.js";
-import { createProgressLine } from "./progress.js";
 import { renderColumns } from "./table.js";
 import { CliError, type Runtime } from "./runtime.js";
 
@@ -450,7 +449,7 @@ export function registerEntitlementsCommands(program: Command, rt: Runtime): voi
           const client = await serviceClient(options);
           const server = new URL(client.baseUrl).origin;
           const start = options.after ?? (options.state ? await readState(options.state, server) : undefined);
-          const progress = createProgressLine(io.stderr);
+          const progress = rt.progress();
           const line = (value: unknown) => {
             io.stdout.write(`${JSON.stringify(value)}\n`);
           };

@@ -8,15 +8,25 @@ import { registerTenantsCommands } from "./tenants.command.js";
 import { registerWebhooksCommands } from "./webhooks.command.js";
 import { registerWorkflowCommands } from "./workflow.command.js";
 import { registerPartnerCommands } from "./partner.command.js";
+import { registerPartnersCommands } from "./partners.command.js";
+import { registerKeysCommands } from "./keys.command.js";
+import { registerOperationsCommands } from "./operations.command.js";
+import { registerCompletionCommand } from "./completion.command.js";
+import { serverVersion } from "../version.js";
 
 export type { CliIo } from "./cli-io.js";
 export { CLI_EXIT } from "./runtime.js";
 
 /**
- * Client commands of `hanse`: login, logout, whoami, discover, tenants, all through the SDK
- * (main.ts registers the local `edi` tools separately). Exit codes: 0 ok, 1 API or usage error, 2 provisioning failed.
+ * Client commands of `hanse`, all through the SDK and the session's published entrypoints (main.ts
+ * registers the local `edi` tools separately), with `--version` and the global `--quiet`. Exit
+ * codes (CLI_EXIT): 0 ok, 1 an error, 2 what the command checked or waited for failed.
  */
 export function registerCliCommands(program: Command, io: CliIo): void {
+  program
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .version(serverVersion, "-V, --version", "print the version")
+    .option("-q, --quiet", "no progress lines on stderr (long work: waits, sync, feeds)");
   const rt = createRuntime(io);
   registerSessionCommands(program, rt);
   registerDiscoverCommand(program, rt);
@@ -24,5 +34,9 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerEntitlementsCommands(program, rt);
   registerWebhooksCommands(program, rt);
   registerWorkflowCommands(program, io);
+  registerPartnersCommands(program, rt);
+  registerKeysCommands(program, rt);
+  registerOperationsCommands(program, rt);
   registerPartnerCommands(program, io);
+  registerCompletionCommand(program, rt);
 }

@@ -8,3 +8,17 @@ export const parseWhole = (what: string, min: number, max: number) => (value: st
   }
   return n;
 };
+
+/** A commander option parser for a JSON object (`--payload '{"a":1}'`). */
+export const parseJsonObject = (value: string): Record<string, unknown> => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError("a JSON object");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new InvalidArgumentError("a JSON object");
+  }
+  return parsed as Record<string, unknown>;
+};

@@ -1,14 +1,9 @@
 import { InvalidArgumentError, type Command } from "commander";
-import {
-  LocalStorageError,
-  PartnerApiError,
-  PartnerNetworkError,
-  createPartnerClient,
-  type RequestFn,
-} from "../sdk/partner.js";
-import { syncMailbox, uploadFile } from "../sdk/partner-sync.js";
+import { createPartnerClient, type RequestFn } from "../sdk/partner.js";
+import { syncMailbox, uploadFile, type SyncEvent } from "../sdk/partner-sync.js";
 import type { CliIo } from "./cli-io.js";
-import { createProgressLine } from "./progress.js";
+import { jsonOption } from "./collection.js";
+import { CLI_EXIT, CliError, createRuntime } from "./runtime.js";
 
 /** A poll interval: whole milliseconds, at least 100 (a smaller one would poll in a busy loop). */
 const parsePollMs = (value: string): number => {
@@ -18,26 +13,67 @@ const parsePollMs = (value: string): number => {
   return Number(value);
 };
 
+const parseNaming = (value: string): "delivery" | "reference" => {
+  if (value !== "delivery" && value !== "reference") throw new InvalidArgumentError("delivery or reference");
+  return value;
+};
+
+/** 1536 → `1.5 KiB`. */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit] ?? ""}`;
+}
+
+/** `mailbox: 12 acknowledged, 0 failed, 3.4 MiB, 5.2 files/s` */
+export function renderSyncProgress(
+  state: { done: number; failed: number; bytes: number },
+  seconds: number,
+): string {
+  const rate = seconds > 0 ? state.done / seconds : 0;
+  return (
+    `mailbox: ${state.done} acknowledged, ${state.failed} failed, ${formatBytes(state.bytes)}, ` +
+    `${rate.toFixed(1)} files/s`
+  );
+}
+
+/** What a failed, skipped or invalid entry is reported as (status, code, correlation, ids; never a key). */
+const describeEvent = (event: SyncEvent): string =>
+  [
+    `mailbox: ${event.event}`,
+    event.deliveryAttemptId ?? "",
+    event.status === undefined ? "" : String(event.status),
+    event.code ?? "",
+    event.correlationId === undefined ? "" : `correlation id ${event.correlationId}`,
+  ]
+    .filter((part) => part !== "")
+    .join(" ");
+
 /**
  * `hanse partner upload FILE` and `hanse partner sync --connection ID --out DIR [--once]`: the
  * reference partner client. The API key comes from HANSE_PARTNER_KEY (never from argv), the
- * server from HANSE_URL. Logs carry only status, code, correlation, ids and time.
+ * server from HANSE_URL. Output and errors as every command (a summary, or `--json`).
  */
 export function registerPartnerCommands(
   program: Command,
   io: CliIo,
   options: { request?: RequestFn } = {},
 ): void {
-  const partner = program
-    .command("partner")
-    .description("partner exchange: upload interchanges, collect the mailbox")
-    .configureOutput({ writeOut: (t) => io.stdout.write(t), writeErr: (t) => io.stderr.write(t) });
+  const rt = createRuntime(io);
+  const partner = rt
+    .command(program, "partner")
+    .description("partner exchange: upload interchanges, collect the mailbox");
 
   const clientFor = (connectionId: string) => {
     const baseUrl = io.env.HANSE_URL;
     const apiKey = io.env.HANSE_PARTNER_KEY;
-    if (!baseUrl) throw new Error("set HANSE_URL to the server URL");
-    if (!apiKey) throw new Error("set HANSE_PARTNER_KEY to the partner API key (<apiKeyId>:<secret>)");
+    if (!baseUrl) throw new CliError("set HANSE_URL to the server URL");
+    if (!apiKey) throw new CliError("set HANSE_PARTNER_KEY to the partner API key (<apiKeyId>:<secret>)");
     return createPartnerClient({
       baseUrl,
       apiKey,
@@ -45,87 +81,78 @@ export function registerPartnerCommands(
       ...(options.request ? { request: options.request } : {}),
     });
   };
-  /** The server named by HANSE_URL, as its origin only (never a user or password in it). */
-  const serverOrigin = (): string => {
-    try {
-      return new URL(io.env.HANSE_URL ?? "").origin;
-    } catch {
-      return "the server";
-    }
-  };
-  /** The cause of a network failure by its system code (ECONNREFUSED, ENOTFOUND…), never its text. */
-  const networkCause = (error: PartnerNetworkError): string => {
-    let cause: unknown = error.cause;
-    while (cause instanceof Error && !(cause as NodeJS.ErrnoException).code && cause.cause)
-      cause = cause.cause;
-    const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-    return typeof code === "string" ? ` (${code})` : "";
-  };
-  const fail = (command: Command, error: unknown): never => {
-    const message =
-      error instanceof PartnerApiError
-        ? `HTTP ${error.status} ${error.code}${error.detail ? `: ${error.detail}` : ""} correlation=${error.correlationId}`
-        : error instanceof PartnerNetworkError
-          ? `cannot reach ${serverOrigin()}${networkCause(error)} correlation=${error.correlationId}`
-          : error instanceof LocalStorageError
-            ? `local storage failure: ${error.message}`
-            : error instanceof Error
-              ? error.message
-              : "failed";
-    command.error(`error: ${message}`, { exitCode: 1, code: "hanse.partner" });
-    throw error;
-  };
 
-  partner
-    .command("upload")
+  jsonOption(rt.command(partner, "upload"))
     .argument("<file>", "one EDIFACT interchange")
     .requiredOption("--connection <id>", "connection id")
     .option("--idempotency-key <key>", "default: derived from the file's SHA-256")
     .description("upload one interchange (a retry with the same bytes replays)")
-    .action(async (file: string, opts: { connection: string; idempotencyKey?: string }, command: Command) => {
-      try {
-        const result = await uploadFile(clientFor(opts.connection), file, opts.idempotencyKey);
-        io.stdout.write(`${JSON.stringify(result)}\n`);
-      } catch (error) {
-        fail(command, error);
-      }
-    });
+    .action(
+      rt.action(
+        async (file: string, opts: { connection: string; idempotencyKey?: string; json?: boolean }) => {
+          const result = await uploadFile(clientFor(opts.connection), file, opts.idempotencyKey);
+          rt.emit(
+            opts.json,
+            result,
+            () =>
+              `upload ${result.uploadId}: ${result.status}${result.replay ? " (replayed: the same bytes were sent before)" : ""}` +
+              `\n  follow it with: hanse uploads show ${result.uploadId}`,
+          );
+        },
+      ),
+    );
 
-  partner
-    .command("sync")
+  jsonOption(rt.command(partner, "sync"))
     .requiredOption("--connection <id>", "connection id")
     .requiredOption("--out <dir>", "directory for received interchanges")
     .option("--once", "process what is in the mailbox now, then exit")
     .option("--poll-ms <ms>", "poll interval when not --once", parsePollMs, 5000)
+    .option(
+      "--name-by <naming>",
+      "file names: delivery (<deliveryAttemptId>.<TYPE>.edi) or reference (<interchange>-<message>.<TYPE>.edi)",
+      parseNaming,
+      "delivery",
+    )
     .description("collect the mailbox: claim, verify, store, acknowledge — one entry at a time")
     .action(
-      async (opts: { connection: string; out: string; once?: boolean; pollMs: number }, command: Command) => {
-        const progress = createProgressLine(io.stderr);
-        try {
+      rt.action(
+        async (opts: {
+          connection: string;
+          out: string;
+          once?: boolean;
+          pollMs: number;
+          nameBy: "delivery" | "reference";
+          json?: boolean;
+        }) => {
+          const progress = rt.progress({ plainIntervalMs: 10_000 });
+          const started = performance.now();
+          const seconds = () => (performance.now() - started) / 1000;
+          let last = { done: 0, failed: 0, bytes: 0 };
           const summary = await syncMailbox({
             client: clientFor(opts.connection),
             outDir: opts.out,
             once: opts.once === true,
             pollMs: opts.pollMs,
+            naming: opts.nameBy,
+            ...(io.signal ? { signal: io.signal } : {}),
             onEvent: (event) => {
-              if (event.event !== "idle") progress.log(JSON.stringify(event));
+              if (event.event === "failed" || event.event === "skipped") progress.log(describeEvent(event));
             },
             onProgress: (state) => {
-              progress.update(`mailbox: ${state.done} acknowledged, ${state.failed} failed`);
+              last = state;
+              progress.update(renderSyncProgress(state, seconds()));
             },
           });
-          progress.done(`mailbox: ${summary.acknowledged} acknowledged, ${summary.failed} failed`);
-          io.stdout.write(`${JSON.stringify(summary)}\n`);
+          progress.done(renderSyncProgress({ ...last, ...summary }, seconds()));
+          rt.emit(
+            opts.json,
+            summary,
+            () => `${summary.acknowledged} acknowledged, ${summary.failed} failed; stored in ${opts.out}`,
+          );
           if (summary.failed > 0) {
-            command.error(`error: ${summary.failed} entries were not acknowledged`, {
-              exitCode: 1,
-              code: "hanse.partner",
-            });
+            throw new CliError(`${summary.failed} entries were not acknowledged`, CLI_EXIT.checkFailed);
           }
-        } catch (error) {
-          if ((error as { code?: string }).code === "hanse.partner") throw error;
-          fail(command, error);
-        }
-      },
+        },
+      ),
     );
 }

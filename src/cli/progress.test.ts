@@ -36,4 +36,27 @@ describe("progress line", () => {
   it("elsewhere every line is a plain line", () => {
     expect(drive(false)).toBe('mailbox: 0 acknowledged\n{"event":"stored"}\nmailbox: 1 acknowledged\n');
   });
+
+  it("elsewhere, with an interval, a changed status is written at most that often; the final line always", () => {
+    const out = capture(false);
+    let now = 0;
+    const progress = createProgressLine(out.stream, { plainIntervalMs: 10_000, now: () => now });
+    for (let done = 1; done <= 30; done++) {
+      now = done * 1000;
+      progress.update(`mailbox: ${done} acknowledged`);
+    }
+    progress.done("mailbox: 30 acknowledged");
+    expect(out.text()).toBe(
+      "mailbox: 1 acknowledged\nmailbox: 11 acknowledged\nmailbox: 21 acknowledged\nmailbox: 30 acknowledged\n",
+    );
+  });
+
+  it("--quiet drops every status line and keeps log lines", () => {
+    const out = capture(true);
+    const progress = createProgressLine(out.stream, { quiet: true });
+    progress.update("mailbox: 0 acknowledged");
+    progress.log("mailbox: failed 404");
+    progress.done("mailbox: 1 acknowledged");
+    expect(out.text()).toBe("mailbox: failed 404\n");
+  });
 });

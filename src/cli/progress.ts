@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import { isTty } from "./cli-io.js";
 
 /**
@@ -12,13 +13,38 @@ export interface ProgressLine {
   done(text: string): void;
 }
 
-export function createProgressLine(stream: NodeJS.WritableStream): ProgressLine {
+export interface ProgressOptions {
+  /** `--quiet`: no status lines at all (log lines still appear). */
+  quiet?: boolean;
+  /** Elsewhere than a terminal, a changed status is written at most this often (default: every change). */
+  plainIntervalMs?: number;
+  /** Milliseconds since some fixed point (tests pass their own). */
+  now?: () => number;
+}
+
+export function createProgressLine(
+  stream: NodeJS.WritableStream,
+  options: ProgressOptions = {},
+): ProgressLine {
   const tty = isTty(stream);
+  const now = options.now ?? (() => performance.now());
   let last: string | undefined;
+  let writtenAt = -Infinity;
+  if (options.quiet) {
+    return {
+      update: () => undefined,
+      log: (line) => {
+        stream.write(`${line}\n`);
+      },
+      done: () => undefined,
+    };
+  }
   return {
     update(text) {
       if (text === last) return;
+      if (!tty && now() - writtenAt < (options.plainIntervalMs ?? 0)) return;
       last = text;
+      writtenAt = now();
       stream.write(tty ? `\r\x1b[2K${text}` : `${text}\n`);
     },
     log(line) {
@@ -32,6 +58,10 @@ export function createProgressLine(stream: NodeJS.WritableStream): ProgressLine 
     },
   };
 }
+
+/** Whether `--quiet` (a global option) was given to this command. */
+export const quietFor = (command: Command): boolean =>
+  command.optsWithGlobals<{ quiet?: boolean }>().quiet === true;
 
 const marks: Record<string, string> = { succeeded: "✓", failed: "✗", running: "…", pending: "·" };
 

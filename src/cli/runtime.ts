@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import { Command } from "commander";
 import {
   EntrypointMissingError,
@@ -8,11 +9,17 @@ import {
   createClient,
   type HanseClient,
 } from "../sdk/index.js";
+import { LocalStorageError, PartnerApiError, PartnerNetworkError } from "../sdk/partner.js";
 import type { CliIo } from "./cli-io.js";
 import { credentialsPath, readCredentials } from "./credentials.js";
+import { createProgressLine, quietFor, type ProgressLine, type ProgressOptions } from "./progress.js";
 
-/** Exit codes of the client commands. */
-export const CLI_EXIT = { ok: 0, error: 1, provisioningFailed: 2 } as const;
+/**
+ * Exit codes of every command: 0 ok; 1 an error (usage, API, network, not available); 2 the
+ * command ran but what it checked or waited for failed (provisioning failed, a grant refused, a
+ * receiver case failed, a transition failed, entries not acknowledged).
+ */
+export const CLI_EXIT = { ok: 0, error: 1, provisioningFailed: 2, checkFailed: 2 } as const;
 
 /** An error the CLI reports with a chosen exit code. */
 export class CliError extends Error {
@@ -29,6 +36,12 @@ export interface Runtime {
   /** Writes one block of output (a newline is added). */
   print(text: string): void;
   printJson(value: unknown): void;
+  /** `value` as one JSON document with `--json`, else the text `render` gives. */
+  emit(json: boolean | undefined, value: unknown, render: () => string): void;
+  /** A status line on stderr; nothing but log lines under `--quiet`. */
+  progress(options?: Omit<ProgressOptions, "quiet">): ProgressLine;
+  /** Whether the running command was given `--quiet`. */
+  readonly quiet: boolean;
   /** A client with the URL and token of env (HANSE_URL, HANSE_TOKEN) or the credentials file. */
   client(options?: { requireToken?: boolean }): Promise<HanseClient>;
   /** A new subcommand whose help and usage errors go to the CLI's streams. */
@@ -41,13 +54,21 @@ export function createRuntime(io: CliIo): Runtime {
   const write = (stream: NodeJS.WritableStream, text: string) => {
     stream.write(text.endsWith("\n") ? text : `${text}\n`);
   };
+  let quiet = false;
   return {
     io,
+    get quiet() {
+      return quiet;
+    },
+    progress: (options = {}) => createProgressLine(io.stderr, { ...options, quiet }),
     print: (text) => {
       write(io.stdout, text);
     },
     printJson: (value) => {
       write(io.stdout, JSON.stringify(value, null, 2));
+    },
+    emit: (json, value, render) => {
+      write(io.stdout, json ? JSON.stringify(value, null, 2) : render());
     },
 
     async client(options = {}) {
@@ -81,10 +102,11 @@ export function createRuntime(io: CliIo): Runtime {
       return async (...args) => {
         const command = args.at(-1);
         let failure: { message: string; exitCode: number } | undefined;
+        if (command instanceof Command) quiet = quietFor(command);
         try {
           await fn(...args);
         } catch (error) {
-          failure = describeFailure(error, wantsJson(command));
+          failure = describeFailure(error, wantsJson(command), io.env.HANSE_URL);
         }
         if (failure && command instanceof Command) {
           command.error(failure.message, { exitCode: failure.exitCode, code: "hanse.client" });
@@ -108,12 +130,16 @@ const wantsJson = (command: unknown): boolean =>
   command instanceof Command && (command.opts<{ json?: boolean }>().json ?? false);
 
 /** Status, code and correlation id; never a token (the SDK's errors carry none). */
-export function describeFailure(error: unknown, json: boolean): { message: string; exitCode: number } {
+export function describeFailure(
+  error: unknown,
+  json: boolean,
+  serverUrl = "",
+): { message: string; exitCode: number } {
   const exitCode = error instanceof CliError ? error.exitCode : CLI_EXIT.error;
   if (json) return { message: JSON.stringify({ error: failureFields(error) }), exitCode };
   if (error instanceof HanseApiError) {
     const lines = [
-      `error: ${error.status} ${error.title || "error"} (${error.code}): ${error.detail}`,
+      problemLine(error.status, error.title, error.code, error.detail),
       `  request: ${error.method} ${error.path}`,
       `  correlation id: ${error.correlationId ?? "-"}`,
       ...(error.errors ?? []).map((item) => `  ${item.pointer || "/"}: ${item.message}`),
@@ -145,11 +171,57 @@ export function describeFailure(error: unknown, json: boolean): { message: strin
       exitCode,
     };
   }
+  if (error instanceof PartnerApiError) {
+    const line = problemLine(error.status, "", error.code, error.detail ?? "The server gave no details.");
+    return { message: `${line}\n  correlation id: ${error.correlationId}`, exitCode };
+  }
+  if (error instanceof PartnerNetworkError) {
+    return {
+      message: `error: cannot reach ${serverOrigin(serverUrl)}${networkCause(error)}\n  correlation id: ${error.correlationId}`,
+      exitCode,
+    };
+  }
+  if (error instanceof LocalStorageError) {
+    return { message: `error: local storage failure: ${error.message}`, exitCode };
+  }
   if (error instanceof HanseProtocolError) return { message: `error: protocol: ${error.message}`, exitCode };
   return { message: `error: ${error instanceof Error ? error.message : String(error)}`, exitCode };
 }
 
+/** `error: 404 Not Found (ERR_NOT_FOUND): No such tenant.` */
+const problemLine = (status: number, title: string, code: string, detail: string): string =>
+  `error: ${status} ${title || STATUS_CODES[status] || "error"} (${code}): ${detail}`;
+
+/** The server as its origin only (never a user or password in it). */
+function serverOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "the server";
+  }
+}
+
+/** The cause of a network failure by its system code (ECONNREFUSED, ENOTFOUND…), never its text. */
+function networkCause(error: Error): string {
+  let cause: unknown = error.cause;
+  while (cause instanceof Error && !(cause as NodeJS.ErrnoException).code && cause.cause) cause = cause.cause;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" ? ` (${code})` : "";
+}
+
 function failureFields(error: unknown): Record<string, unknown> {
+  if (error instanceof PartnerApiError) {
+    return {
+      kind: "api",
+      status: error.status,
+      code: error.code,
+      detail: error.detail ?? null,
+      correlationId: error.correlationId,
+    };
+  }
+  if (error instanceof PartnerNetworkError) {
+    return { kind: "network", message: error.message, correlationId: error.correlationId };
+  }
   if (error instanceof HanseApiError) {
     return {
       kind: "api",

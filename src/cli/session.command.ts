@@ -67,16 +67,24 @@ export function registerSessionCommands(program: Command, rt: Runtime): void {
 
   rt.command(program, "logout")
     .description("Revoke the session on the server and forget the stored credentials")
+    .option("--json", "one JSON document on stdout")
     .action(
-      rt.action(async () => {
+      rt.action(async (options: { json?: boolean }) => {
         const path = credentialsPath(rt.io.env);
+        let revoked = true;
         try {
           await (await rt.client()).logout();
         } catch {
           // Logging out must still forget the local token when the server cannot be reached.
-          rt.print("The server did not confirm the logout; the session expires on its own.");
+          revoked = false;
         }
-        rt.print((await removeCredentials(path)) ? `Removed ${path}.` : `No credentials stored at ${path}.`);
+        const removed = await removeCredentials(path);
+        rt.emit(options.json, { revoked, credentialsRemoved: removed, credentialsFile: path }, () =>
+          [
+            ...(revoked ? [] : ["The server did not confirm the logout; the session expires on its own."]),
+            removed ? `Removed ${path}.` : `No credentials stored at ${path}.`,
+          ].join("\n"),
+        );
       }),
     );
 

@@ -10,7 +10,7 @@ import {
   type Tenant,
 } from "../sdk/index.js";
 import { readSecret } from "./cli-io.js";
-import { createProgressLine, renderSteps } from "./progress.js";
+import { renderSteps } from "./progress.js";
 import { renderOutcome, renderTable, renderTenant } from "./tenants.render.js";
 import { CLI_EXIT, CliError, type Runtime } from "./runtime.js";
 
@@ -193,7 +193,7 @@ async function followProvisioning(
   tenantId: string,
   options: { initialDelayMs: number; timeoutMs: number },
 ): Promise<ProvisioningStatus> {
-  const progress = createProgressLine(rt.io.stderr);
+  const progress = rt.progress();
   const final = await client.tenants.waitForProvisioning(tenantId, {
     ...options,
     onProgress: (status) => {

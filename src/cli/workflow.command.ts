@@ -3,6 +3,7 @@ import { createClient, HanseProtocolError } from "../sdk/index.js";
 import { createWorkflowsApi, type TransitionRequestStatus, type WorkflowsApi } from "../sdk/workflows.js";
 import { createTransport } from "../sdk/http.js";
 import type { CliIo } from "./cli-io.js";
+import { parseJsonObject } from "./options.js";
 import { credentialsPath, readCredentials } from "./credentials.js";
 import { CliError, createRuntime, type Runtime } from "./runtime.js";
 
@@ -26,19 +27,6 @@ const parseSeconds = (value: string): number => {
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new InvalidArgumentError("a positive number of seconds");
   return seconds;
-};
-
-const parsePayload = (value: string): Record<string, unknown> => {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw new InvalidArgumentError("a JSON object");
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new InvalidArgumentError("a JSON object");
-  }
-  return parsed as Record<string, unknown>;
 };
 
 /** The server URL and token the other client commands use (env first, then `hanse login`'s file). */
@@ -94,7 +82,7 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
     .requiredOption("--id <entityId>", "the entity's id")
     .requiredOption("--transition <name>", "transition name, e.g. submit")
     .option("--key <key>", "idempotency key; reuse it to retry safely (default: a new random key)")
-    .option("--payload <json>", "a JSON object sent with the request", parsePayload)
+    .option("--payload <json>", "a JSON object sent with the request", parseJsonObject)
     .option("--tenant-id <id>", "X-Tenant-ID (default: the session's tenant)")
     .option("--wait", "wait until the request succeeds or fails; exit 2 when it failed")
     .option("--timeout <seconds>", "give up waiting after this long", parseSeconds, 600)
@@ -127,7 +115,8 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
           }
           return;
         }
-        if (!options.json) rt.io.stderr.write(`accepted: request ${accepted.requestId}; waiting…\n`);
+        if (!options.json && !rt.quiet)
+          rt.io.stderr.write(`accepted: request ${accepted.requestId}; waiting…\n`);
         const status = await api.waitForTransition(accepted.statusUrl, {
           initialDelayMs: Math.min(accepted.retryAfterMs, 5000),
           timeoutMs: options.timeout * 1000,

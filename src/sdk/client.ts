@@ -1,3 +1,4 @@
+import { createAdminCollectionsApi, type AdminCollectionsApi } from "./admin-collections.js";
 import type { Discovery, Entrypoint, EntrypointAction, EntrypointList, Whoami } from "../protocol/index.js";
 import { createEntitlementsAdminApi, type EntitlementsAdminApi } from "./entitlements-admin.js";
 import { selectAction, selectEntry } from "./entrypoints.js";
@@ -48,6 +49,8 @@ export interface HanseClient {
   readonly entitlements: EntitlementsAdminApi;
   /** Webhook subscriptions of service bindings (published `admin.webhookSubscriptions`). */
   readonly webhooks: WebhooksAdminApi;
+  /** Partners, connections, revisions, API keys, audit, uploads, deliveries, entities, access tokens. */
+  readonly admin: AdminCollectionsApi;
 }
 
 export function createClient(options: ClientOptions): HanseClient {
@@ -119,6 +122,7 @@ export function createClient(options: ClientOptions): HanseClient {
     tenants: createTenantsApi(transport, () => findEntry(systemTenantsEntryId)),
     entitlements: createEntitlementsAdminApi(transport, findEntry),
     webhooks: createWebhooksAdminApi(transport, findEntry),
+    admin: createAdminCollectionsApi(transport, findEntry),
   };
 }
 

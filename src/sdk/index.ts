@@ -81,6 +81,26 @@ export {
   type WebhookSubscription,
   type WebhooksAdminApi,
 } from "./webhooks-admin.js";
+export {
+  adminCollectionEntries,
+  type AccessToken,
+  type AdminCollectionsApi,
+  type ApiKey,
+  type AuditEvent,
+  type Collection,
+  type Connection,
+  type ConnectionStatus,
+  type CreatedAccessToken,
+  type CreatedApiKey,
+  type Delivery,
+  type Entity,
+  type Partner,
+  type ProfileInput,
+  type ProfileRevision,
+  type Upload,
+  type UploadFinding,
+} from "./admin-collections.js";
+export type { ListQuery, PageQuery } from "./published-call.js";
 export { hasAction, isUsableKind, selectAction, selectEntry } from "./entrypoints.js";
 export { retryAfterMs } from "./http.js";
 export { makeDirectory, readJsonFile, writeFileAtomic } from "./local-files.js";

@@ -49,7 +49,14 @@ export interface SyncOptions {
   /** Acknowledge attempts after an uncertain network failure (same token each time). */
   acknowledgeAttempts?: number;
   onEvent?: (event: SyncEvent) => void;
-  onProgress?: (state: { done: number; failed: number; current?: string; bytes?: number }) => void;
+  /** Before each entry and after each acknowledge: entries so far and the payload bytes acknowledged. */
+  onProgress?: (state: { done: number; failed: number; current?: string; bytes: number }) => void;
+  /**
+   * File names: `delivery` (default) `<deliveryAttemptId>.<TYPE>.edi`; `reference`
+   * `<interchange reference>-<message reference>.<TYPE>.edi` (Hanse numbers outbound interchanges
+   * uniquely), falling back to the delivery name when the listing lacks either reference.
+   */
+  naming?: "delivery" | "reference";
 }
 
 export interface SyncSummary {
@@ -64,8 +71,22 @@ export interface SyncSummary {
  */
 const deliveryIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const fileFor = (outDir: string, item: MailboxItem) =>
-  join(outDir, `${item.deliveryAttemptId}.${item.messageType.replace(/[^A-Z]/g, "")}.edi`);
+/** A reference as a file name part: letters, digits, `-` and `_` only (never a path). */
+const safeReference = (value: string | undefined): string | undefined => {
+  const cleaned = value?.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 35);
+  return cleaned === undefined || cleaned === "" ? undefined : cleaned;
+};
+
+const fileFor = (options: SyncOptions, item: MailboxItem) => {
+  const type = item.messageType.replace(/[^A-Z]/g, "");
+  const interchange = safeReference(item.interchangeId);
+  const message = safeReference(item.messageReference);
+  const stem =
+    options.naming === "reference" && interchange !== undefined && message !== undefined
+      ? `${interchange}-${message}`
+      : item.deliveryAttemptId;
+  return join(options.outDir, `${stem}.${type}.edi`);
+};
 
 /**
  * True when `path` is a file of exactly `size` bytes with this SHA-256 (hex): what an earlier run
@@ -124,6 +145,7 @@ export async function syncMailbox(options: SyncOptions): Promise<SyncSummary> {
   });
 
   const skipped = new Set<string>();
+  const progress = { bytes: 0 };
   while (!options.signal?.aborted) {
     const page = await client.list({ limit: 100 });
     const items = page.items.filter((i) => !skipped.has(i.deliveryAttemptId));
@@ -144,7 +166,7 @@ export async function syncMailbox(options: SyncOptions): Promise<SyncSummary> {
         emit({ event: "failed", code: "INVALID_ENTRY" });
         continue;
       }
-      options.onProgress?.({ done: summary.acknowledged, failed: summary.failed, current: id });
+      options.onProgress?.({ done: summary.acknowledged, failed: summary.failed, current: id, ...progress });
       let claim: Claim;
       try {
         claim = await client.claim(id);
@@ -164,6 +186,8 @@ export async function syncMailbox(options: SyncOptions): Promise<SyncSummary> {
       }
       try {
         await storeAndAcknowledge(options, item, claim, emit, summary);
+        progress.bytes += item.payloadSize;
+        options.onProgress?.({ done: summary.acknowledged, failed: summary.failed, ...progress });
       } catch (error) {
         skipped.add(id);
         failure(id, error);
@@ -188,7 +212,7 @@ async function storeAndAcknowledge(
   // acknowledge still needs a verified read under this lease, so the payload is read once and its
   // bytes are dropped. Anything else under that name (damaged, truncated) is replaced by one
   // download, decided from the listing before any read.
-  const target = fileFor(options.outDir, item);
+  const target = fileFor(options, item);
   let read: PayloadRead | undefined;
   if (await fileHolds(target, item.payloadSize, item.payloadSha256)) {
     read = await client.readPayload(id, claim.claimToken, async () => undefined);
@@ -262,7 +286,7 @@ async function download(options: SyncOptions, item: MailboxItem, claim: Claim): 
     throw error;
   }
   await handle.close();
-  const target = fileFor(outDir, item);
+  const target = fileFor(options, item);
   try {
     // Atomic, also over a damaged file an earlier run left under the entry's name.
     await rename(partial, target);

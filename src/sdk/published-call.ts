@@ -4,12 +4,15 @@ import type { Transport } from "./http.js";
 
 export type PageQuery = { limit?: number | undefined; cursor?: string | undefined };
 
+/** A page request with the filters a list route takes (`type`, `kind`, …); undefined ones are left out. */
+export type ListQuery = PageQuery & { readonly [filter: string]: string | number | undefined };
+
 /** Calls one action of a published entry (spec B: the path comes from the server, never guessed). */
 export type PublishedCall = <T>(
   entryId: string,
   actionId: string,
   values?: Record<string, string>,
-  extra?: { body?: unknown; query?: PageQuery },
+  extra?: { body?: unknown; query?: ListQuery },
 ) => Promise<T>;
 
 export function createPublishedCall(
@@ -20,14 +23,14 @@ export function createPublishedCall(
     entryId: string,
     actionId: string,
     values: Record<string, string> = {},
-    extra: { body?: unknown; query?: PageQuery } = {},
+    extra: { body?: unknown; query?: ListQuery } = {},
   ): Promise<T> => {
     const action = selectAction(await findEntry(entryId), actionId);
     const answer = await transport.send<T>({
       method: action.method,
       href: expandAction(action.href, values),
       ...(extra.body === undefined ? {} : { body: extra.body }),
-      ...(extra.query ? { query: { limit: extra.query.limit, cursor: extra.query.cursor } } : {}),
+      ...(extra.query ? { query: { ...extra.query } } : {}),
     });
     return answer.body;
   };

@@ -400,14 +400,14 @@ describe("hanse partner (CLI)", () => {
       file,
       `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+CLI1'${ordersMessage("1", "PO-CLI")}UNZ+1+CLI1'`,
     );
-    const up = await run(["upload", file, "--connection", p.connectionId], p);
+    const up = await run(["upload", file, "--connection", p.connectionId, "--json"], p);
     expect(up.exitCode, up.err).toBe(0);
     expect(JSON.parse(up.out)).toMatchObject({ status: "received", replay: false, httpStatus: 202 });
-    const again = await run(["upload", file, "--connection", p.connectionId], p);
+    const again = await run(["upload", file, "--connection", p.connectionId, "--json"], p);
     expect(JSON.parse(again.out)).toMatchObject({ replay: true, httpStatus: 200 });
     await t.drainJobs();
     const dir = outDir();
-    const sync = await run(["sync", "--connection", p.connectionId, "--out", dir, "--once"], p);
+    const sync = await run(["sync", "--connection", p.connectionId, "--out", dir, "--once", "--json"], p);
     expect(sync.exitCode, `${sync.err} ${sync.out}`).toBe(0);
     expect(JSON.parse(sync.out)).toEqual({ acknowledged: 1, failed: 0 });
     expect(stored(dir)).toHaveLength(1);
@@ -419,14 +419,16 @@ describe("hanse partner (CLI)", () => {
     const r = await run(["sync", "--connection", "not-a-uuid", "--out", outDir(), "--once"], p);
     expect(r.exitCode).toBe(1);
     expect(r.err).toMatch(
-      /HTTP 404 ERR_B2B_EXCHANGE_NOT_FOUND: No such connection for this key\. correlation=/,
+      /404 Not Found \(ERR_B2B_EXCHANGE_NOT_FOUND\): No such connection for this key\.\n {2}correlation id: [0-9a-f-]{36}/,
     );
     const two = join(outDir(), "two.edi");
     const one = `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+TWO'${ordersMessage("1", "PO-2")}UNZ+1+TWO'`;
     writeFileSync(two, one + one);
     const up = await run(["upload", two, "--connection", p.connectionId], p);
     expect(up.exitCode).toBe(1);
-    expect(up.err).toMatch(/HTTP 400 ERR_B2B_EXCHANGE_INVALID_REQUEST: .*interchange.* correlation=/);
+    expect(up.err).toMatch(
+      /400 Bad Request \(ERR_B2B_EXCHANGE_INVALID_REQUEST\): .*interchange.*\n {2}correlation id: [0-9a-f-]{36}/,
+    );
     expect(up.err + r.err).not.toContain(p.token.split(":")[1]);
   });
 
@@ -447,6 +449,8 @@ describe("hanse partner (CLI)", () => {
       "http://127.0.0.1:9",
     );
     expect(r.exitCode).toBe(1);
-    expect(r.err).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\) correlation=/);
+    expect(r.err).toMatch(
+      /cannot reach http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)\n {2}correlation id: [0-9a-f-]{36}/,
+    );
   });
 });

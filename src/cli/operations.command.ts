@@ -1,0 +1,225 @@
+import type { Command } from "commander";
+import type { AuditEvent, Delivery, Entity, Upload, UploadFinding } from "../sdk/index.js";
+import {
+  jsonOption,
+  orDash,
+  registerGet,
+  registerItemAction,
+  registerList,
+  renderFields,
+} from "./collection.js";
+import { parseJsonObject } from "./options.js";
+import type { Runtime } from "./runtime.js";
+import { renderColumns } from "./table.js";
+
+const where = (f: UploadFinding): string =>
+  [
+    f.messageReference ? `message ${f.messageReference}` : "",
+    f.segment ? `segment ${f.segment}` : "",
+    f.position === null || f.position === undefined ? "" : `position ${f.position}`,
+    f.element ? `element ${f.element}` : "",
+  ]
+    .filter((part) => part !== "")
+    .join(", ") || "interchange";
+
+/** An upload: its state, why it was rejected or failed and what it produced, as far as the answer tells. */
+function renderUpload(u: Upload): string {
+  const parts = [
+    renderFields([
+      ["ID", u.id],
+      ["Connection", u.connectionId],
+      ["Interchange", orDash(u.interchangeId)],
+      ["Status", u.status],
+      ["Error", orDash(u.error)],
+      ["Bytes", String(u.byteCount)],
+      ["Profile", `revision ${u.profileRevision}`],
+      ["Received", u.createdAt],
+      ["Completed", orDash(u.completedAt)],
+    ]),
+  ];
+  if (u.findings !== undefined) {
+    parts.push(
+      u.findings.length === 0
+        ? "Findings: none"
+        : `Findings:\n${renderColumns([
+            ["  CODE", "LEVEL", "WHERE", "TEXT"],
+            ...u.findings.map((f) => [`  ${f.code}`, orDash(f.level), where(f), orDash(f.message)]),
+          ])}`,
+    );
+  }
+  if (u.outbound !== undefined) {
+    parts.push(
+      u.outbound.length === 0
+        ? "Outbound: none"
+        : `Outbound:\n${renderColumns([
+            ["  DELIVERY", "TYPE", "STATUS"],
+            ...u.outbound.map((o) => [`  ${o.deliveryAttemptId}`, o.messageType, o.status]),
+          ])}`,
+    );
+  }
+  return parts.join("\n");
+}
+
+const renderDelivery = (d: Delivery) =>
+  renderFields([
+    ["ID", d.id],
+    ["Connection", d.connectionId],
+    ["Upload", d.uploadId],
+    ["Message", `${d.messageType} ${d.messageReference} in interchange ${d.interchangeId}`],
+    ["Answers", orDash(d.inboundInterchangeId)],
+    ["Status", d.status],
+    ["Attempts", String(d.attempts)],
+    ["Due", d.dueAt],
+    ["Lease until", orDash(d.leaseExpiresAt)],
+    ["Payload", `${d.payloadSize} bytes, SHA-256 ${d.payloadSha256}`],
+    ["Receipt", d.receiptId === null ? "-" : `${d.receiptId} at ${orDash(d.acknowledgedAt)}`],
+    ["Created", d.createdAt],
+  ]);
+
+const renderAuditEvent = (e: AuditEvent) =>
+  renderFields([
+    ["ID", e.id],
+    ["Type", e.type],
+    ["Time", e.occurredAt],
+    ["Principal", orDash(e.principalId)],
+    ["Connection", orDash(e.connectionId)],
+    ["Upload", orDash(e.uploadId)],
+    ["Delivery", orDash(e.deliveryAttemptId)],
+    ["Bytes", orDash(e.byteCount)],
+    ["Outcome", orDash(e.outcome)],
+  ]);
+
+const renderEntity = (e: Entity) =>
+  renderFields([
+    ["ID", e.id],
+    ["Kind", e.kind],
+    ["State", e.state],
+    ["Version", String(e.version)],
+    ["Attributes", JSON.stringify(e.attributes)],
+    ["Created", e.createdAt],
+    ["Updated", e.updatedAt],
+  ]);
+
+/**
+ * The operator views (`hanse uploads`, `hanse deliveries`, `hanse audit`) and workflow entities
+ * (`hanse entities`), through the published admin entries.
+ */
+export function registerOperationsCommands(program: Command, rt: Runtime): void {
+  const uploads = rt
+    .command(program, "uploads")
+    .description("Received interchanges: status and why one was rejected (admin.exchangeUploads)");
+  registerList<Upload>(rt, uploads, {
+    description: "List uploads, newest first",
+    empty: "No uploads.",
+    columns: [
+      ["ID", (u) => u.id],
+      ["RECEIVED", (u) => u.createdAt],
+      ["STATUS", (u) => u.status],
+      ["BYTES", (u) => String(u.byteCount)],
+      ["INTERCHANGE", (u) => orDash(u.interchangeId)],
+      ["ERROR", (u) => orDash(u.error)],
+    ],
+    fetch: (client, query) => client.admin.uploads.list(query),
+  });
+  registerGet<Upload>(rt, uploads, {
+    description:
+      "Show one upload: status, error, findings and outbound messages (when the server reports them)",
+    argument: "upload-id",
+    fetch: (client, id) => client.admin.uploads.get(id),
+    render: renderUpload,
+  });
+
+  const deliveries = rt
+    .command(program, "deliveries")
+    .description("Outbound messages in partners' mailboxes (admin.exchangeDeliveries)");
+  registerList<Delivery>(rt, deliveries, {
+    description: "List deliveries",
+    empty: "No deliveries.",
+    columns: [
+      ["ID", (d) => d.id],
+      ["TYPE", (d) => d.messageType],
+      ["STATUS", (d) => d.status],
+      ["ATTEMPTS", (d) => String(d.attempts)],
+      ["CONNECTION", (d) => d.connectionId],
+      ["UPLOAD", (d) => d.uploadId],
+    ],
+    fetch: (client, query) => client.admin.deliveries.list(query),
+  });
+  registerGet<Delivery>(rt, deliveries, {
+    description: "Show one delivery",
+    argument: "delivery-id",
+    fetch: (client, id) => client.admin.deliveries.get(id),
+    render: renderDelivery,
+  });
+  registerItemAction<Delivery>(rt, deliveries, {
+    name: "requeue",
+    description: "Put a failed delivery back into the mailbox (its attempts start again)",
+    argument: "delivery-id",
+    run: (client, id) => client.admin.deliveries.requeue(id),
+    render: (d) => `requeued delivery ${d.id}: ${d.status}, due ${d.dueAt}`,
+  });
+
+  const audit = rt
+    .command(program, "audit")
+    .description("The tenant's exchange audit trail (admin.auditEvents)");
+  registerList<AuditEvent>(rt, audit, {
+    description: "List audit events, newest first",
+    empty: "No audit events.",
+    filters: [
+      {
+        flags: "--type <type>",
+        description: "only events of this type, e.g. upload.received",
+        query: "type",
+      },
+    ],
+    columns: [
+      ["TIME", (e) => e.occurredAt],
+      ["TYPE", (e) => e.type],
+      ["OUTCOME", (e) => orDash(e.outcome)],
+      ["CONNECTION", (e) => orDash(e.connectionId)],
+      ["ID", (e) => e.id],
+    ],
+    fetch: (client, query) => client.admin.auditEvents.list(query),
+  });
+  registerGet<AuditEvent>(rt, audit, {
+    description: "Show one audit event",
+    argument: "event-id",
+    fetch: (client, id) => client.admin.auditEvents.get(id),
+    render: renderAuditEvent,
+  });
+
+  const entities = rt.command(program, "entities").description("Workflow entities (admin.entities)");
+  registerList<Entity>(rt, entities, {
+    description: "List entities",
+    empty: "No entities.",
+    filters: [{ flags: "--kind <kind>", description: "only entities of this kind", query: "kind" }],
+    columns: [
+      ["ID", (e) => e.id],
+      ["KIND", (e) => e.kind],
+      ["STATE", (e) => e.state],
+      ["VERSION", (e) => String(e.version)],
+    ],
+    fetch: (client, query) => client.admin.entities.list(query),
+  });
+  registerGet<Entity>(rt, entities, {
+    description: "Show one entity",
+    argument: "entity-id",
+    fetch: (client, id) => client.admin.entities.get(id),
+    render: renderEntity,
+  });
+  jsonOption(rt.command(entities, "create"))
+    .description("Create an entity in its kind's initial state")
+    .requiredOption("--kind <kind>", "an entity kind with a workflow definition")
+    .option("--attributes <json>", "a JSON object", parseJsonObject, {})
+    .action(
+      rt.action(async (options: { kind: string; attributes: Record<string, unknown>; json?: boolean }) => {
+        const entity = await (
+          await rt.client()
+        ).admin.entities.create({
+          kind: options.kind,
+          attributes: options.attributes,
+        });
+        rt.emit(options.json, entity, () => `created entity ${entity.id}\n${renderEntity(entity)}`);
+      }),
+    );
+}

@@ -1,0 +1,257 @@
+/**
+ * The tenant's administration collections of the exchange, the workflows and identity (CONTRACT
+ * §2a): partners, connections and their profile revisions, partner API keys, the audit trail, the
+ * operator views of uploads and deliveries, entities and access tokens. Every call goes through
+ * the session's published `admin.*` entries (spec B: no path is guessed).
+ */
+import type { Entrypoint } from "../protocol/index.js";
+import type { Transport } from "./http.js";
+import { createPublishedCall, type ListQuery, type PublishedCall } from "./published-call.js";
+import type { Page } from "./types.js";
+
+export const adminCollectionEntries = {
+  partners: "admin.partners",
+  connections: "admin.connections",
+  apiKeys: "admin.apiKeys",
+  auditEvents: "admin.auditEvents",
+  uploads: "admin.exchangeUploads",
+  deliveries: "admin.exchangeDeliveries",
+  entities: "admin.entities",
+  accessTokens: "admin.accessTokens",
+} as const;
+
+export interface Partner {
+  id: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Identification {
+  id: string;
+  qualifier?: string;
+}
+
+/** What a profile revision fixes; `responses` and `orderValidation` have server defaults. */
+export interface ProfileInput {
+  directory: string;
+  syntaxVersion: number;
+  syntaxIdentifier: string;
+  partnerIdentification: Identification;
+  ownIdentification: Identification;
+  responses?: { contrl?: string; aperak?: string; ordrsp?: string };
+  orderValidation?: string;
+}
+
+export interface ProfileRevision extends ProfileInput {
+  revision: number;
+  responses: { contrl: string; aperak: string; ordrsp: string };
+  orderValidation: string;
+  active: boolean;
+  createdAt: string;
+}
+
+export type ConnectionStatus = "active" | "suspended";
+
+export interface Connection {
+  id: string;
+  tenantId: string;
+  partnerId: string;
+  apiVersion: string;
+  status: string;
+  activeProfileRevision: ProfileRevision;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKey {
+  id: string;
+  apiKeyId: string;
+  name: string;
+  partnerId: string;
+  scopes: string[];
+  connectionIds: string[] | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** A key as created: `token` (`<apiKeyId>:<secret>`) is shown only here. */
+export type CreatedApiKey = ApiKey & { token: string };
+
+export interface AuditEvent {
+  id: string;
+  type: string;
+  occurredAt: string;
+  principalId: string | null;
+  connectionId: string | null;
+  uploadId: string | null;
+  deliveryAttemptId: string | null;
+  byteCount: number | null;
+  outcome: string | null;
+}
+
+/** One finding of the checks of an upload: a code, where, and plain text. */
+export interface UploadFinding {
+  code: string;
+  message?: string;
+  level?: string;
+  messageReference?: string | null;
+  segment?: string | null;
+  position?: number | null;
+  element?: string | null;
+  [detail: string]: unknown;
+}
+
+export interface Upload {
+  id: string;
+  uploadId: string;
+  connectionId: string;
+  interchangeId: string | null;
+  status: string;
+  byteCount: number;
+  profileRevision: number;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  /** Why it was rejected or failed, when the server reports it. */
+  findings?: UploadFinding[];
+  /** The outbound messages it produced, when the server reports them. */
+  outbound?: { deliveryAttemptId: string; messageType: string; status: string; [detail: string]: unknown }[];
+}
+
+export interface Delivery {
+  id: string;
+  deliveryAttemptId: string;
+  connectionId: string;
+  uploadId: string;
+  interchangeId: string;
+  inboundInterchangeId: string | null;
+  messageReference: string;
+  messageType: string;
+  payloadSize: number;
+  payloadSha256: string;
+  status: string;
+  attempts: number;
+  dueAt: string;
+  leaseExpiresAt: string | null;
+  receiptId: string | null;
+  acknowledgedAt: string | null;
+  createdAt: string;
+}
+
+export interface Entity {
+  id: string;
+  kind: string;
+  state: string;
+  version: number;
+  attributes: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AccessToken {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdBy: string | null;
+}
+
+/** A token as created: `token` is shown only here. */
+export type CreatedAccessToken = AccessToken & { token: string };
+
+/** List (with the route's filters), read and create of one published collection. */
+export interface Collection<Item, Input = never, Created = Item> {
+  list(query?: ListQuery): Promise<Page<Item>>;
+  get(id: string): Promise<Item>;
+  create(input: Input): Promise<Created>;
+}
+
+export interface AdminCollectionsApi {
+  partners: Collection<Partner, { name: string }> & {
+    rename(id: string, name: string): Promise<Partner>;
+  };
+  connections: Collection<
+    Connection,
+    { partnerId: string; profile: ProfileInput; status?: ConnectionStatus }
+  > & {
+    setStatus(id: string, status: ConnectionStatus): Promise<Connection>;
+  };
+  /** Profile revisions live under their connection. */
+  revisions: {
+    list(connectionId: string, query?: ListQuery): Promise<Page<ProfileRevision>>;
+    get(connectionId: string, revision: number): Promise<ProfileRevision>;
+    create(connectionId: string, profile: ProfileInput): Promise<ProfileRevision>;
+    activate(connectionId: string, revision: number): Promise<ProfileRevision>;
+  };
+  apiKeys: Collection<
+    ApiKey,
+    { partnerId: string; scopes: string[]; connectionIds?: string[]; name?: string },
+    CreatedApiKey
+  > & { revoke(id: string): Promise<ApiKey> };
+  auditEvents: Omit<Collection<AuditEvent>, "create">;
+  uploads: Omit<Collection<Upload>, "create">;
+  deliveries: Omit<Collection<Delivery>, "create"> & { requeue(id: string): Promise<Delivery> };
+  entities: Collection<Entity, { kind: string; attributes: Record<string, unknown> }>;
+  accessTokens: Collection<
+    AccessToken,
+    { name: string; scopes: string[]; expiresAt?: string },
+    CreatedAccessToken
+  > & { revoke(id: string): Promise<AccessToken> };
+}
+
+const readOnly = <Item>(run: PublishedCall, entry: string): Omit<Collection<Item>, "create"> => ({
+  list: (query = {}) => run(entry, "list", {}, { query }),
+  get: (id) => run(entry, "read", { id }),
+});
+
+const collection = <Item, Input, Created>(
+  run: PublishedCall,
+  entry: string,
+): Collection<Item, Input, Created> => ({
+  ...readOnly<Item>(run, entry),
+  create: (input) => run(entry, "create", {}, { body: input }),
+});
+
+export function createAdminCollectionsApi(
+  transport: Transport,
+  findEntry: (id: string) => Promise<Entrypoint>,
+): AdminCollectionsApi {
+  const run = createPublishedCall(transport, findEntry);
+  const e = adminCollectionEntries;
+  const revision = (connectionId: string, n: number) => ({ id: connectionId, revision: String(n) });
+  return {
+    partners: {
+      ...collection(run, e.partners),
+      rename: (id, name) => run(e.partners, "update", { id }, { body: { name } }),
+    },
+    connections: {
+      ...collection(run, e.connections),
+      setStatus: (id, status) => run(e.connections, "update", { id }, { body: { status } }),
+    },
+    revisions: {
+      list: (id, query = {}) => run(e.connections, "listProfileRevisions", { id }, { query }),
+      get: (id, n) => run(e.connections, "readProfileRevision", revision(id, n)),
+      create: (id, profile) => run(e.connections, "createProfileRevision", { id }, { body: profile }),
+      activate: (id, n) => run(e.connections, "activateProfileRevision", revision(id, n)),
+    },
+    apiKeys: {
+      ...collection(run, e.apiKeys),
+      revoke: (id) => run(e.apiKeys, "revoke", { id }),
+    },
+    auditEvents: readOnly(run, e.auditEvents),
+    uploads: readOnly(run, e.uploads),
+    deliveries: {
+      ...readOnly(run, e.deliveries),
+      requeue: (id) => run(e.deliveries, "requeue", { id }),
+    },
+    entities: collection(run, e.entities),
+    accessTokens: {
+      ...collection(run, e.accessTokens),
+      revoke: (id) => run(e.accessTokens, "revoke", { id }),
+    },
+  };
+}

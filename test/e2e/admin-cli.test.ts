@@ -1,0 +1,299 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claim, listMailbox, rejectedOrders } from "../../src/modules/exchange/testing/exchange.fixtures.js";
+import { serverVersion } from "../../src/version.js";
+import { createCliRunner, type CliRun } from "../support/cli-runner.js";
+import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { createTestApp, type TestApp } from "../support/test-app.js";
+
+/** A newcomer's walk through the exchange with the CLI alone (issue 24 item 3). */
+let t: TestApp;
+let clock: { advance(ms: number): void };
+let baseUrl: string;
+let dir: string;
+let tenant: ProvisionedTenant;
+const env: Record<string, string> = {};
+const { hanse } = createCliRunner(() => env);
+
+const json = <T>(run: CliRun): T => {
+  expect(run.exitCode, run.err).toBe(0);
+  return JSON.parse(run.out) as T;
+};
+const ok = (run: CliRun): string => {
+  expect(run.exitCode, run.err).toBe(0);
+  return run.out;
+};
+
+beforeAll(async () => {
+  // One claim per delivery: a lease that runs out fails the delivery, which the operator requeues.
+  t = await createTestApp({ manualClock: true, env: { HANSE_MAILBOX_MAX_ATTEMPTS: "1" } });
+  clock = t.container.clock as unknown as { advance(ms: number): void };
+  baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
+  dir = await mkdtemp(join(tmpdir(), "hanse-admin-cli-"));
+  env.HANSE_CLI_CONFIG = join(dir, "credentials.json");
+  tenant = await provisionTenant(t);
+}, 180_000);
+
+afterAll(async () => {
+  await t.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe(
+  "hanse: partner, connection, key, upload, rejection, requeue — with the CLI alone",
+  { timeout: 120_000 },
+  () => {
+    let partnerId: string;
+    let connectionId: string;
+    let keyId: string;
+    let partnerKey: string;
+    let uploadId: string;
+
+    it("logs in, creates a partner, a connection and a key (the secret shown once)", async () => {
+      ok(
+        await hanse(
+          ["login", "--url", baseUrl, "--tenant", tenant.slug, "--email", tenant.email, "--password-stdin"],
+          { stdin: tenant.password },
+        ),
+      );
+      const partner = await hanse(["partners", "create", "--name", "Buyer AG"]);
+      partnerId = /created partner ([0-9a-f-]{36})/.exec(ok(partner))?.[1] ?? "";
+      expect(partner.out).toMatch(/^Name:\s+Buyer AG$/m);
+
+      const connection = json<{ id: string; status: string; activeProfileRevision: { revision: number } }>(
+        await hanse([
+          "connections",
+          "create",
+          "--partner",
+          partnerId,
+          "--their-id",
+          "5412345000013:14",
+          "--our-id",
+          "4012345500004:14",
+          "--json",
+        ]),
+      );
+      connectionId = connection.id;
+      expect(connection).toMatchObject({ status: "active", activeProfileRevision: { revision: 1 } });
+      expect(ok(await hanse(["connections", "list"]))).toMatch(
+        new RegExp(
+          `${connectionId}\\s+${partnerId}\\s+active\\s+1\\s+D96A syntax UNOC:3, theirs 5412345000013:14`,
+        ),
+      );
+
+      const key = await hanse(["api-keys", "create", "--partner", partnerId, "--connections", connectionId]);
+      partnerKey = /Key:\s+(\S+)/.exec(ok(key))?.[1] ?? "";
+      keyId = /created API key ([0-9a-f-]{36})/.exec(key.out)?.[1] ?? "";
+      expect(partnerKey).toMatch(/^[0-9a-f-]{36}:.+/);
+      expect(key.out).toContain("shown only now");
+      // Never again: not in list or get, as text or JSON.
+      const secret = partnerKey.split(":")[1] ?? "";
+      for (const args of [
+        ["api-keys", "list"],
+        ["api-keys", "get", keyId, "--json"],
+        ["api-keys", "list", "--json"],
+      ]) {
+        expect(ok(await hanse(args))).not.toContain(secret);
+      }
+    });
+
+    it("uploads a broken interchange; the operator sees it rejected", async () => {
+      const file = join(dir, "broken.edi");
+      await writeFile(file, rejectedOrders("NEWBIE1"));
+      const upload = await hanse(["partner", "upload", file, "--connection", connectionId], {
+        env: { HANSE_URL: baseUrl, HANSE_PARTNER_KEY: partnerKey },
+      });
+      uploadId = /upload ([0-9a-f-]{36}): received/.exec(ok(upload))?.[1] ?? "";
+      expect(upload.out).toContain(`hanse uploads show ${uploadId}`);
+      await t.drainJobs();
+
+      const shown = ok(await hanse(["uploads", "show", uploadId]));
+      expect(shown).toMatch(/Status:\s+rejected/);
+      expect(shown).toMatch(/Interchange:\s+NEWBIE1/);
+      const listed = json<{ items: { id: string; status: string }[]; meta: { hasMore: boolean } }>(
+        await hanse(["uploads", "list", "--json"]),
+      );
+      expect(listed.items).toContainEqual(expect.objectContaining({ id: uploadId, status: "rejected" }));
+      expect(ok(await hanse(["uploads", "list"]))).toMatch(new RegExp(`${uploadId}\\s+\\S+\\s+rejected`));
+    });
+
+    it("a delivery whose lease ran out fails; requeue puts it back and partner sync collects it, named by reference", async () => {
+      const deliveries = json<{ items: { id: string; uploadId: string; messageType: string }[] }>(
+        await hanse(["deliveries", "list", "--all", "--json"]),
+      );
+      const contrl = deliveries.items.find((d) => d.uploadId === uploadId);
+      expect(contrl?.messageType).toBe("CONTRL");
+      const id = contrl?.id ?? "";
+      // The partner claims it and never acknowledges (a lost file): with one attempt, it fails.
+      const setup = { connectionId, token: partnerKey };
+      expect((await claim(t, setup, id)).statusCode).toBe(200);
+      clock.advance(301_000);
+      await listMailbox(t, setup);
+      expect(ok(await hanse(["deliveries", "get", id]))).toMatch(/Status:\s+failed/);
+
+      const requeued = await hanse(["deliveries", "requeue", id]);
+      expect(ok(requeued)).toMatch(new RegExp(`requeued delivery ${id}: ready`));
+      const again = await hanse(["deliveries", "requeue", id, "--json"]);
+      expect(again.exitCode).toBe(1);
+      expect(JSON.parse(again.err)).toMatchObject({
+        error: {
+          kind: "api",
+          status: 409,
+          code: "ERR_CONFLICT",
+          correlationId: expect.any(String) as string,
+        },
+      });
+
+      const out = join(dir, "inbox");
+      const sync = await hanse(
+        ["partner", "sync", "--connection", connectionId, "--out", out, "--once", "--name-by", "reference"],
+        { env: { HANSE_URL: baseUrl, HANSE_PARTNER_KEY: partnerKey } },
+      );
+      expect(ok(sync)).toContain("1 acknowledged, 0 failed");
+      // One progress line with totals and rate, no line per file.
+      expect(sync.err).toMatch(/^mailbox: 1 acknowledged, 0 failed, \d+ B, [\d.]+ files\/s$/m);
+      expect(sync.err).not.toContain("stored");
+      const files = await readdir(out);
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatch(/^[A-Za-z0-9_]+-[A-Za-z0-9_]+\.CONTRL\.edi$/);
+      expect(ok(await hanse(["deliveries", "get", id]))).toMatch(/Status:\s+acknowledged/);
+    });
+
+    it("a new profile revision is created from the active one and activated", async () => {
+      const created = json<{
+        revision: number;
+        directory: string;
+        active: boolean;
+        partnerIdentification: unknown;
+      }>(await hanse(["revisions", "create", connectionId, "--directory", "D25A", "--json"]));
+      expect(created).toMatchObject({
+        revision: 2,
+        directory: "D25A",
+        active: false,
+        partnerIdentification: { id: "5412345000013", qualifier: "14" },
+      });
+      expect(ok(await hanse(["revisions", "activate", connectionId, "2"]))).toContain(
+        "revision 2 of connection",
+      );
+      const listed = ok(await hanse(["revisions", "list", connectionId]));
+      expect(listed).toMatch(/^2\s+yes\s+/m);
+      expect(listed).toMatch(/^1\s{2,}\S+Z/m);
+      expect(ok(await hanse(["revisions", "show", connectionId, "2"]))).toMatch(/Revision:\s+2 \(active\)/);
+    });
+
+    it("revoking the key stops the partner; the error names status, code and correlation id, never the key", async () => {
+      expect(ok(await hanse(["api-keys", "revoke", keyId]))).toContain(`revoked API key ${keyId}`);
+      const file = join(dir, "late.edi");
+      await writeFile(file, rejectedOrders("LATE"));
+      const refused = await hanse(["partner", "upload", file, "--connection", connectionId], {
+        env: { HANSE_URL: baseUrl, HANSE_PARTNER_KEY: partnerKey },
+      });
+      expect(refused.exitCode).toBe(1);
+      expect(refused.err).toMatch(
+        /^error: 401 Unauthorized \(ERR_\w+\): .+\n {2}correlation id: [0-9a-f-]{36}/,
+      );
+      expect(refused.err + refused.out).not.toContain(partnerKey.split(":")[1]);
+    });
+
+    it("audit lists the trail with a type filter; pages carry the next cursor with the filter", async () => {
+      const all = json<{ items: { type: string }[] }>(await hanse(["audit", "list", "--all", "--json"]));
+      expect(all.items.length).toBeGreaterThan(2);
+      const type = all.items[0]?.type ?? "";
+      const filtered = json<{ items: { type: string }[] }>(
+        await hanse(["audit", "list", "--type", type, "--json"]),
+      );
+      expect(filtered.items.length).toBeGreaterThan(0);
+      expect(new Set(filtered.items.map((e) => e.type))).toEqual(new Set([type]));
+      const first = ok(await hanse(["audit", "list", "--limit", "1"]));
+      expect(first).toMatch(/^More: hanse audit list --cursor '[^']+'$/m);
+      const cursor = /--cursor '([^']+)'/.exec(first)?.[1] ?? "";
+      const second = ok(await hanse(["audit", "list", "--limit", "1", "--cursor", cursor]));
+      expect(second.split("\n")[1]).not.toBe(first.split("\n")[1]);
+    });
+
+    it("entities and access tokens: create, list, get, revoke; a token is printed once and never logged", async () => {
+      const entity = json<{ id: string; state: string }>(
+        await hanse([
+          "entities",
+          "create",
+          "--kind",
+          "product",
+          "--attributes",
+          '{"gtin":"4006381333931"}',
+          "--json",
+        ]),
+      );
+      expect(ok(await hanse(["entities", "list", "--kind", "product"]))).toContain(entity.id);
+      expect(ok(await hanse(["entities", "get", entity.id]))).toContain('{"gtin":"4006381333931"}');
+
+      const token = json<{ id: string; token: string }>(
+        await hanse(["access-tokens", "create", "--name", "ci", "--scopes", "admin:read", "--json"]),
+      );
+      const listed = ok(await hanse(["access-tokens", "list"]));
+      expect(listed).toMatch(new RegExp(`${token.id}\\s+active\\s+-\\s+ci`));
+      expect(listed).not.toContain(token.token);
+      expect(ok(await hanse(["access-tokens", "revoke", token.id]))).toContain("revoked access token");
+      expect(ok(await hanse(["access-tokens", "get", token.id]))).toMatch(/State:\s+revoked/);
+
+      const logs = t.logs.join("\n");
+      expect(logs).not.toContain(token.token);
+      expect(logs).not.toContain(partnerKey.split(":")[1]);
+    });
+  },
+);
+
+describe("hanse: one output and error format for every command", () => {
+  it("an API error names status, code, detail and the correlation id the server logged", async () => {
+    const missing = "01a20000-0000-7000-8000-000000000000";
+    const run = await hanse(["partners", "get", missing]);
+    expect(run.exitCode).toBe(1);
+    expect(run.out).toBe("");
+    const correlation = /correlation id: ([0-9a-f-]{36})/.exec(run.err)?.[1] ?? "";
+    expect(run.err).toMatch(
+      /^error: 404 Not Found \(ERR_NOT_FOUND\): .+\n {2}request: GET \/api\/v1\/admin\/partners\//,
+    );
+    expect(t.logs.some((line) => line.includes(correlation))).toBe(true);
+    const asJson = await hanse(["partners", "get", missing, "--json"]);
+    expect(JSON.parse(asJson.err)).toMatchObject({
+      error: { kind: "api", status: 404, code: "ERR_NOT_FOUND", correlationId: expect.any(String) as string },
+    });
+  });
+
+  it("usage errors exit 1 before any request", async () => {
+    const run = await hanse(["partners", "list", "--limit", "0"]);
+    expect(run.exitCode).toBe(1);
+    expect(run.err).toContain("--limit: a whole number from 1 to 100");
+  });
+
+  it("--version prints the package version", async () => {
+    const run = await hanse(["--version"]);
+    expect(run.out.trim()).toBe(serverVersion);
+  });
+
+  it("completion bash completes commands and subcommands, skipping option values", async () => {
+    const script = ok(await hanse(["completion", "bash"]));
+    const path = join(dir, "completion.bash");
+    await writeFile(path, script);
+    const complete = async (...words: string[]) => {
+      const { stdout } = await promisify(execFile)("bash", [
+        "-c",
+        `source ${path}; COMP_WORDS=(hanse ${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length}; _hanse; echo "\${COMPREPLY[*]}"`,
+      ]);
+      return stdout.trim().split(" ").sort();
+    };
+    expect(await complete("par")).toEqual(["partner", "partners"]);
+    expect(await complete("deliveries", "")).toEqual(
+      expect.arrayContaining(["list", "get", "show", "requeue"]),
+    );
+    expect(await complete("audit", "list", "--type", "x", "--")).toEqual(
+      expect.arrayContaining(["--type", "--limit", "--cursor", "--all", "--json"]),
+    );
+    const zsh = ok(await hanse(["completion", "zsh"]));
+    expect(zsh).toMatch(/^#compdef hanse/);
+    expect(zsh).toContain("'requeue:Put a failed delivery back into the mailbox (its attempts start again)'");
+  });
+});
