@@ -79,7 +79,7 @@ describe("the production build (npm run build) runs as plain JavaScript", () => 
       names.push(relative(outDir, path));
       if (!path.endsWith(".js")) continue;
       const text = await readFile(path, "utf8");
-      for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)"([^"]+)"/g)) {
+      for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)"([^"\s]+)"/g)) {
         if (specifier && !specifier.startsWith(".")) imported.add(packageOf(specifier.replace(/^node:/, "")));
       }
     }
@@ -92,7 +92,8 @@ describe("the production build (npm run build) runs as plain JavaScript", () => 
       expect.arrayContaining([
         "edifact/directories/data/d96a.json",
         "edifact/directories/data/d25a.json",
-        "modules/exchange/processing.thread.js",
+        "modules/exchange/processing/processing.thread.js",
+        "console/assets/app.js",
       ]),
     );
   });
@@ -165,7 +166,7 @@ describe("the production build (npm run build) runs as plain JavaScript", () => 
       const run = await node([join(outDir, "main.js"), "edi", "validate", path]);
       expect(run.err).toBe("");
       expect(run.code).toBe(0);
-      expect(run.out).toContain("message 1 (ORDERS): accepted");
+      expect(run.out).toContain("message 1 (ORDERS D:96A, directory D96A): accepted");
       expect(run.out).toContain("directory D96A");
     },
   );

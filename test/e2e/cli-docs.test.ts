@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerEdiCommands } from "../../src/cli/edi.command.js";
 import { registerCliCommands } from "../../src/cli/index.js";
 import { Capture, createCliRunner } from "../support/cli-runner.js";
 import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
@@ -53,6 +54,7 @@ function parseOnly(argv: string[]): { exitCode: number; err: string } {
   const err = new Capture();
   const program = new Command("hanse");
   registerCliCommands(program, { env: {}, stdout: new Capture(), stderr: err });
+  registerEdiCommands(program);
   const stub = (command: Command) => {
     command.exitOverride();
     command.configureOutput({ writeOut: () => undefined, writeErr: (text) => err.write(text) });
@@ -90,6 +92,7 @@ describe("docs/cli.md shows the CLI as it is", () => {
   it("every client command is shown at least once", () => {
     const program = new Command("hanse");
     registerCliCommands(program, { env: {}, stdout: new Capture(), stderr: new Capture() });
+    registerEdiCommands(program);
     // A leaf command as the word lists that call it (a command's aliases count: `show` for `get`).
     const leaves = (command: Command, paths: string[][]): string[][][] =>
       command.commands.length === 0
