@@ -1,37 +1,16 @@
-import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserTestsSkipped, launchBrowser } from "../support/browser.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 
-/** Debian's Chromium; `.ci/run` installs it, so in CI this test always runs. */
-const chromiumPath = "/usr/bin/chromium";
-const available = existsSync(chromiumPath);
-if (!available && process.env.CI !== "true") {
-  console.warn(
-    `skipping the /docs browser test: no Chromium at ${chromiumPath} (apt-get install -y chromium)`,
-  );
-}
-
-describe.skipIf(!available && process.env.CI !== "true")("/docs in a browser", () => {
+describe.skipIf(browserTestsSkipped())("/docs in a browser", () => {
   let t: TestApp;
   let baseUrl: string;
   let browser: Browser;
   beforeAll(async () => {
     t = await createTestApp();
     baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser.close();
