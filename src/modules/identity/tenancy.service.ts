@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Scope, TenantType } from "../../protocol/scopes.js";
 import { systemScopes, tenantAdminScopes } from "../../protocol/scopes.js";
 import { randomSecret, unusablePasswordHash } from "../../platform/crypto/index.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { derivedCredentialId, hashSecret, legacyDerivedCredentialId } from "./credential-format.js";
 import * as repo from "./identity.repository.js";
@@ -23,6 +24,20 @@ export function createTenancy(deps: IdentityDeps, database: Database<IdentityTab
      */
     async insertTenant(trx: Executor, tenant: TenantsTable) {
       await repo.insertTenant(trx, tenant);
+    },
+
+    /** The tenants in creation order, after `after` (the tenants module lists them). */
+    listTenants(limit: number, after?: CreationPosition) {
+      return repo.listTenants(database.db, limit, after);
+    },
+
+    findTenant(id: string) {
+      return repo.findTenant(database.db, id);
+    },
+
+    /** The tenant with this slug, inside the caller's transaction (a new tenant's slug is free). */
+    findTenantBySlug(trx: Executor, slug: string) {
+      return repo.findTenantBySlug(trx, slug);
     },
 
     /** A tenant's provisioning ended: `active`, or `failed` (its credentials stop working). */
