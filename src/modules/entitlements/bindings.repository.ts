@@ -1,7 +1,11 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
-import { createStatementBatcher, runJsonStatements } from "../../platform/db/statement-batcher.js";
+import {
+  createLookupById,
+  createStatementBatcher,
+  runJsonStatements,
+} from "../../platform/db/statement-batcher.js";
 import type {
   EntitlementTables,
   ServiceBindingsTable,
@@ -112,32 +116,25 @@ const credentialFromJson = (value: unknown): CredentialWithBinding | undefined =
 
 /**
  * The credential lookup of every signed request: a credential by its id, with its binding.
- * Lookups that arrive together share one prepared statement (`createStatementBatcher`, as the
+ * Lookups that arrive together share one prepared statement (`createLookupById`, as the
  * bearer credential lookup in identity.repository.ts), the row as one JSON column. Nothing is
  * cached: a rotation or expiry counts from the next request on.
  */
 export function createCredentialLookup(
   database: Database<EntitlementTables>,
 ): (id: string) => Promise<CredentialWithBinding | undefined> {
-  const text = `SELECT i.ord, to_json(credential) AS credential
-FROM json_array_elements_text($1::json) WITH ORDINALITY AS i (id, ord)
-LEFT JOIN (
-  SELECT c.id, c.tenant_id, c.binding_id, c.secret, c.expires_at, b.app_id, b.audience, b.required_capabilities
+  return createLookupById(
+    database,
+    {
+      name: "hanse_service_credential_lookup",
+      relation: `SELECT c.id, c.tenant_id, c.binding_id, c.secret, c.expires_at, b.app_id, b.audience, b.required_capabilities
   FROM service_credentials AS c
-  INNER JOIN service_bindings AS b ON b.tenant_id = c.tenant_id AND b.id = c.binding_id
-) AS credential ON credential.id = i.id::uuid
-ORDER BY i.ord`;
-  const lookups = createStatementBatcher<string, CredentialWithBinding | undefined>({
-    lanes: database.tuning.statementLanes,
-    maxItems: 64,
-    runItems: async (ids) => {
-      const rows = await database.prepared<{ credential: unknown }>("hanse_service_credential_lookup", text, [
-        JSON.stringify(ids),
-      ]);
-      return rows.map((row) => credentialFromJson(row.credential));
+  INNER JOIN service_bindings AS b ON b.tenant_id = c.tenant_id AND b.id = c.binding_id`,
+      alias: "credential",
+      maxItems: 64,
     },
-  });
-  return (id) => lookups.run(id);
+    credentialFromJson,
+  );
 }
 
 // ---- nonces ------------------------------------------------------------------------------------

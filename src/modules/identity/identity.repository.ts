@@ -1,7 +1,7 @@
 import type { Insertable, Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
-import { createStatementBatcher } from "../../platform/db/statement-batcher.js";
+import { createLookupById } from "../../platform/db/statement-batcher.js";
 import type {
   CredentialKind,
   CredentialsTable,
@@ -64,30 +64,23 @@ export function credentialFromJson(value: unknown): CredentialWithTenant | undef
 
 /**
  * The credential lookup of every authenticated request. Lookups that arrive together share one
- * statement (`createStatementBatcher`: ids as one JSON parameter, a row per id in their order),
+ * statement (`createLookupById`: ids as one JSON parameter, a row per id in their order),
  * so under load one round trip serves many requests.
  */
 export function createCredentialLookup(
   database: Database<IdentityTables>,
 ): (id: string) => Promise<CredentialWithTenant | undefined> {
-  const text = `SELECT i.ord, ${credentialJsonColumn}
-FROM json_array_elements_text($1::json) WITH ORDINALITY AS i (id, ord)
-LEFT JOIN (
-  SELECT ${credentialColumns}
-  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id
-) AS credential ON credential.id = i.id::uuid
-ORDER BY i.ord`;
-  const lookups = createStatementBatcher<string, CredentialWithTenant | undefined>({
-    lanes: database.tuning.statementLanes,
-    maxItems: 64,
-    runItems: async (ids) => {
-      const rows = await database.prepared<{ credential: unknown }>("hanse_credential_lookup", text, [
-        JSON.stringify(ids),
-      ]);
-      return rows.map((row) => credentialFromJson(row.credential));
+  return createLookupById(
+    database,
+    {
+      name: "hanse_credential_lookup",
+      relation: `SELECT ${credentialColumns}
+  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id`,
+      alias: "credential",
+      maxItems: 64,
     },
-  });
-  return (id) => lookups.run(id);
+    credentialFromJson,
+  );
 }
 
 let rowsCheck: { input: string; sql: string } | undefined;
@@ -130,6 +123,14 @@ export function findUserName(db: Db, tenantId: string, userId: string) {
     .where("tenant_id", "=", tenantId)
     .where("id", "=", userId)
     .executeTakeFirst();
+}
+
+export function listTenants(db: Db, limit: number, after?: CreationPosition) {
+  return creationPage(db.selectFrom("tenants").selectAll(), limit, after).execute();
+}
+
+export function findTenant(db: Db, id: string) {
+  return db.selectFrom("tenants").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
 export function findTenantBySlug(db: Db, slug: string) {

@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type {
   ProvisioningState,
   StepState,
@@ -8,18 +7,6 @@ import type {
 } from "./tenants.tables.js";
 
 type Db = Kysely<TenantTables>;
-
-export function listTenants(db: Db, limit: number, after?: CreationPosition) {
-  return creationPage(db.selectFrom("tenants").selectAll(), limit, after).execute();
-}
-
-export function findTenant(db: Db, id: string) {
-  return db.selectFrom("tenants").selectAll().where("id", "=", id).executeTakeFirst();
-}
-
-export function slugTaken(db: Db, slug: string) {
-  return db.selectFrom("tenants").select("id").where("slug", "=", slug).executeTakeFirst();
-}
 
 export async function insertProvisioning(
   db: Db,

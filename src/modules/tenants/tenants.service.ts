@@ -88,14 +88,14 @@ export function createTenantsService(deps: TenantsDeps) {
 
     async listTenants(page: { limit: number; cursor?: string | undefined }) {
       return readPage(deps.cursors, "system.tenants", page, {
-        fetch: (after) => repo.listTenants(db, page.limit, after),
+        fetch: (after) => deps.identity.listTenants(page.limit, after),
         position: toCreationPosition,
         view: toTenant,
       });
     },
 
     async getTenant(id: string) {
-      const row = await repo.findTenant(db, id);
+      const row = await deps.identity.findTenant(id);
       if (!row) throw new AppError("ERR_NOT_FOUND", "No such tenant.");
       return toTenant(row);
     },
@@ -115,7 +115,8 @@ export function createTenantsService(deps: TenantsDeps) {
           { tenantId: principal.tenant.id, endpoint: "POST /api/v1/system/tenants", key, fingerprint },
           async (trx) => {
             const t = trx as unknown as Transaction<TenantTables>;
-            if (await repo.slugTaken(t, body.slug)) throw new AppError("ERR_CONFLICT", "The slug is taken.");
+            if (await deps.identity.findTenantBySlug(t as never, body.slug))
+              throw new AppError("ERR_CONFLICT", "The slug is taken.");
             const now = deps.clock.now();
             const tenantId = deps.newId();
             await deps.identity.insertTenant(t as never, {

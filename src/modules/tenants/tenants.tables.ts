@@ -1,5 +1,4 @@
 import type { ColumnType } from "kysely";
-import type { TenantsTable } from "../identity/index.js";
 
 export type StepState = "pending" | "running" | "succeeded" | "failed";
 export type ProvisioningState = "pending" | "running" | "succeeded" | "failed";
@@ -18,6 +17,5 @@ export interface TenantProvisioningTable {
 }
 
 export interface TenantTables {
-  tenants: TenantsTable;
   tenant_provisioning: TenantProvisioningTable;
 }

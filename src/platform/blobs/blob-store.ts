@@ -9,7 +9,7 @@ import type { BlobTables } from "./blobs.tables.js";
 type Executor = Kysely<any>;
 const tables = (db: Executor) => db as Kysely<BlobTables>;
 /** What reading a blob needs of the database handle. */
-export type BlobReader = Pick<Database, "copyRows" | "kind">;
+export type BlobReader = Pick<Database, "copyRows" | "tuning">;
 
 /** Chunk size of stored blobs: bounds the memory a stream holds at once. */
 export const defaultChunkBytes = 1024 * 1024;
@@ -350,7 +350,7 @@ export async function writeBlob(
  * and decoded here (that text round trip held a 16 MiB read to ~190 MB/s; binary COPY reads the
  * same blob at 570–860 MB/s). Memory stays bounded whatever the size: PostgreSQL streams one
  * statement with backpressure; PGlite, which answers a statement whole, reads `batch` chunks per
- * statement. The caller hashes what it receives: a damaged chunk shows as a hash mismatch, a
+ * statement (`DatabaseTuning.blobReadBatch` unless given). The caller hashes what it receives: a damaged chunk shows as a hash mismatch, a
  * missing one as an error.
  */
 export async function* readBlob(
@@ -359,7 +359,7 @@ export async function* readBlob(
   id: string,
   options: { batch?: number } = {},
 ): AsyncGenerator<Buffer> {
-  const batch = options.batch ?? (database.kind === "pglite" ? 4 : Number.POSITIVE_INFINITY);
+  const batch = options.batch ?? database.tuning.blobReadBatch;
   const blob = `tenant_id = ${sqlLiteral.uuid(tenantId)} AND blob_id = ${sqlLiteral.uuid(id)}`;
   let next = 0;
   for (;;) {

@@ -27,16 +27,25 @@ export type DatabaseKind = "pglite" | "postgres";
  * - `byteaTransfer`: how bytes cross the driver (blob-store.ts `BlobTransfer`): a binary
  *   parameter on PostgreSQL; hex text on PGlite, whose own bytea codec goes byte by byte through
  *   JS strings (~100× slower on 16 MiB).
+ * - `blobReadBatch`: blob chunks one COPY statement reads (blob-store.ts `readBlob`). PostgreSQL
+ *   streams a statement with backpressure, so all of them; PGlite answers a statement whole, so
+ *   four at a time keep memory bounded.
  */
 export interface DatabaseTuning {
   readonly statementLanes: number;
   readonly chunkWritesInFlight: number;
   readonly byteaTransfer: "binary" | "hex";
+  readonly blobReadBatch: number;
 }
 
 export const databaseTuning: Readonly<Record<DatabaseKind, DatabaseTuning>> = {
-  pglite: { statementLanes: 1, chunkWritesInFlight: 1, byteaTransfer: "hex" },
-  postgres: { statementLanes: 3, chunkWritesInFlight: 2, byteaTransfer: "binary" },
+  pglite: { statementLanes: 1, chunkWritesInFlight: 1, byteaTransfer: "hex", blobReadBatch: 4 },
+  postgres: {
+    statementLanes: 3,
+    chunkWritesInFlight: 2,
+    byteaTransfer: "binary",
+    blobReadBatch: Number.POSITIVE_INFINITY,
+  },
 };
 
 export interface Database<T = unknown> {

@@ -154,3 +154,34 @@ export async function runJsonStatements<T, R extends Record<string, unknown>, O>
   }
   return outcomes;
 }
+
+/**
+ * A lookup of one row by its id where the lookups that arrive together share one prepared
+ * statement `name` (`createStatementBatcher`): the ids go as one JSON parameter, each id gets its
+ * row of `relation` (an SQL query with a column `id`), or none, as one JSON column `alias`, in
+ * the ids' order. `fromJson` turns that column into the caller's value (undefined: no row).
+ */
+export function createLookupById<O>(
+  database: Pick<Database, "prepared" | "tuning">,
+  statement: { name: string; relation: string; alias: string; maxItems: number },
+  fromJson: (value: unknown) => O | undefined,
+): (id: string) => Promise<O | undefined> {
+  const { alias } = statement;
+  const text = `SELECT i.ord, to_json(${alias}) AS ${alias}
+FROM json_array_elements_text($1::json) WITH ORDINALITY AS i (id, ord)
+LEFT JOIN (
+  ${statement.relation}
+) AS ${alias} ON ${alias}.id = i.id::uuid
+ORDER BY i.ord`;
+  const lookups = createStatementBatcher<string, O | undefined>({
+    lanes: database.tuning.statementLanes,
+    maxItems: statement.maxItems,
+    runItems: async (ids) => {
+      const rows = await database.prepared<Record<string, unknown>>(statement.name, text, [
+        JSON.stringify(ids),
+      ]);
+      return rows.map((row) => fromJson(row[alias]));
+    },
+  });
+  return (id) => lookups.run(id);
+}

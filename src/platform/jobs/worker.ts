@@ -1,12 +1,21 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Clock } from "../clock/clock.js";
 import { uuidv7, type IdGenerator } from "../crypto/ids.js";
 import type { Database } from "../db/database.js";
 import { defaultBackoffMs, type JobContext, type JobDefinition } from "./define-job.js";
 import { jobsChannel, scheduleRecurringJob } from "./queue.js";
-import type { JobTables, JobsTable } from "./jobs.tables.js";
+import {
+  claimJobs,
+  completeJob,
+  extendJobLease,
+  markJobDead,
+  requeueRecurringJob,
+  retryJob,
+  type ClaimedJob,
+} from "./claimed-jobs.js";
+import type { JobTables } from "./jobs.tables.js";
 import { restoreTraceContext, runInTrace } from "../tracing/index.js";
 
 export interface WorkerOptions {
@@ -40,8 +49,6 @@ export interface Worker {
 /** The lease of a claimed job when neither the worker nor the job names one. */
 export const defaultJobLeaseMs = 30_000;
 
-type ClaimedJob = Pick<JobsTable, "id" | "name" | "payload" | "attempts" | "max_attempts" | "trace_context">;
-
 export function createWorker(options: WorkerOptions): Worker {
   const { database, clock, logger, workerId } = options;
   const db = database.db as Kysely<JobTables>;
@@ -60,65 +67,29 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function claim(limit: number): Promise<ClaimedJob[]> {
     if (limit <= 0 || names.length === 0) return [];
-    const now = clock.now();
-    // One statement: pick due or lease-expired jobs, skip rows other workers hold, take the lease.
-    // A claimed job gives up its coalesce key: later enqueues get a run of their own.
-    const result = await sql<ClaimedJob>`
-      UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = ${workerId}, coalesce_key = NULL,
-        locked_until = ${now}::timestamptz + make_interval(secs => ${defaultLeaseMs / 1000}), updated_at = ${now}
-      WHERE id IN (
-        SELECT id FROM jobs
-        WHERE name = ANY(${names}::text[])
-          AND ((state = 'queued' AND run_at <= ${now}) OR (state = 'running' AND locked_until < ${now}))
-        ORDER BY run_at, id
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      )
-      RETURNING id, name, payload, attempts, max_attempts, trace_context`.execute(db);
-    return result.rows;
+    return claimJobs(db, { names, limit, workerId, leaseMs: defaultLeaseMs, now: clock.now() });
   }
 
   async function extendLease(job: ClaimedJob): Promise<void> {
     const now = clock.now();
-    await db
-      .updateTable("jobs")
-      .set({ locked_until: new Date(now.getTime() + leaseFor(job.name)), updated_at: now })
-      .where("id", "=", job.id)
-      .where("locked_by", "=", workerId)
-      .where("attempts", "=", job.attempts)
-      .execute();
+    await extendJobLease(db, job, workerId, new Date(now.getTime() + leaseFor(job.name)), now);
   }
 
   async function finish(job: ClaimedJob, error: unknown): Promise<void> {
     const definition = definitions.get(job.name);
     const now = clock.now();
-    const owned = db
-      .updateTable("jobs")
-      .where("id", "=", job.id)
-      .where("locked_by", "=", workerId)
-      .where("attempts", "=", job.attempts);
     if (error === undefined) {
       if (definition?.everyMs) {
         await requeueRecurring(job, definition.everyMs, null);
         return;
       }
-      await owned
-        .set({ state: "succeeded", locked_until: null, completed_at: now, updated_at: now, last_error: null })
-        .execute();
+      await completeJob(db, job, workerId, now);
       return;
     }
     const message = error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown";
     if (job.attempts < job.max_attempts) {
       const backoff = (definition?.backoffMs ?? defaultBackoffMs)(job.attempts);
-      await owned
-        .set({
-          state: "queued",
-          run_at: new Date(now.getTime() + backoff),
-          locked_until: null,
-          last_error: message,
-          updated_at: now,
-        })
-        .execute();
+      await retryJob(db, job, workerId, new Date(now.getTime() + backoff), message, now);
       return;
     }
     await markDead(job, error, message);
@@ -138,12 +109,7 @@ export function createWorker(options: WorkerOptions): Worker {
       );
       return;
     }
-    await db
-      .updateTable("jobs")
-      .set({ state: "dead", locked_until: null, completed_at: now, last_error: message, updated_at: now })
-      .where("id", "=", job.id)
-      .where("locked_by", "=", workerId)
-      .execute();
+    await markJobDead(db, job, workerId, message, now);
     logger.error(
       { jobId: job.id, job: job.name, attempts: job.attempts },
       "job is dead after its attempt budget",
@@ -153,21 +119,7 @@ export function createWorker(options: WorkerOptions): Worker {
   /** A recurring job is never completed: its one row goes back in the queue for the next run. */
   async function requeueRecurring(job: ClaimedJob, everyMs: number, lastError: string | null): Promise<void> {
     const now = clock.now();
-    await db
-      .updateTable("jobs")
-      .set({
-        state: "queued",
-        attempts: 0,
-        run_at: new Date(now.getTime() + everyMs),
-        locked_until: null,
-        locked_by: null,
-        last_error: lastError,
-        updated_at: now,
-      })
-      .where("id", "=", job.id)
-      .where("locked_by", "=", workerId)
-      .where("attempts", "=", job.attempts)
-      .execute();
+    await requeueRecurringJob(db, job, workerId, new Date(now.getTime() + everyMs), lastError, now);
   }
 
   const contextFor = (job: ClaimedJob): JobContext => ({

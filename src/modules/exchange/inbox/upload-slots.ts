@@ -63,3 +63,5 @@ export function createUploadSlots(maxStreams: number) {
     },
   };
 }
+
+export type UploadSlots = ReturnType<typeof createUploadSlots>;

@@ -1,0 +1,109 @@
+import type { Scope } from "../../protocol/scopes.js";
+import type { Principal } from "../../platform/auth/index.js";
+import type { Database } from "../../platform/db/database.js";
+import { AppError } from "../../platform/errors/app-error.js";
+import { readPage, toCreationPosition } from "../../platform/http/cursor.js";
+import { hashSecret, newAccessToken } from "./credential-format.js";
+import * as repo from "./identity.repository.js";
+import type { IdentityDeps } from "./identity.deps.js";
+import type { IdentityTables } from "./identity.tables.js";
+
+export interface AccessTokenView {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  createdBy: string | null;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const toAccessTokenView = (
+  row: Awaited<ReturnType<typeof repo.findCredential>> & object,
+): AccessTokenView => ({
+  id: row.id,
+  name: row.name,
+  scopes: row.scopes,
+  createdAt: row.created_at.toISOString(),
+  expiresAt: iso(row.expires_at),
+  revokedAt: iso(row.revoked_at),
+  createdBy: row.created_by,
+});
+
+/** A tenant's access tokens: bearer tokens for programs, with at most their creator's scopes. */
+export function createAccessTokens(deps: IdentityDeps, database: Database<IdentityTables>) {
+  const { db } = database;
+
+  return {
+    async createAccessToken(
+      principal: Principal,
+      input: { name: string; scopes: Scope[]; expiresAt?: string },
+    ) {
+      // CONTRACT §2: only scopes the creator holds, else 403 (a scope its tenant cannot have, or a
+      // partner scope, is one the creator does not hold); unknown names fail the schema (400).
+      if (input.scopes.some((s) => !principal.scopes.has(s))) {
+        throw new AppError("ERR_FORBIDDEN", "An access token can only carry scopes its creator holds.");
+      }
+      const now = deps.clock.now();
+      const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+      if (expiresAt && expiresAt <= now) {
+        throw new AppError("ERR_VALIDATION", "expiresAt must be in the future.", {
+          errors: [{ pointer: "/expiresAt", message: "must be in the future" }],
+        });
+      }
+      const id = deps.newId();
+      const token = newAccessToken(id);
+      const scopes = [...new Set(input.scopes)];
+      await repo.insertCredential(db, {
+        id,
+        tenant_id: principal.tenant.id,
+        kind: "access_token",
+        principal_id: id,
+        name: input.name,
+        secret_hash: hashSecret(token),
+        scopes,
+        connection_ids: null,
+        created_by: principal.id,
+        created_at: now,
+        expires_at: expiresAt,
+        revoked_at: null,
+      });
+      return {
+        id,
+        name: input.name,
+        token,
+        scopes,
+        createdAt: now.toISOString(),
+        expiresAt: iso(expiresAt),
+        revokedAt: null,
+        createdBy: principal.id,
+      };
+    },
+
+    async listAccessTokens(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+      const tenantId = principal.tenant.id;
+      return readPage(deps.cursors, `access-tokens:${tenantId}`, page, {
+        fetch: (after) => repo.listCredentials(db, tenantId, "access_token", page.limit, after),
+        position: toCreationPosition,
+        view: toAccessTokenView,
+      });
+    },
+
+    async getAccessToken(principal: Principal, id: string) {
+      const row = await repo.findCredential(db, principal.tenant.id, "access_token", id);
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No such access token.");
+      return toAccessTokenView(row);
+    },
+
+    async revokeAccessToken(principal: Principal, id: string) {
+      const row = await repo.findCredential(db, principal.tenant.id, "access_token", id);
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No such access token.");
+      await repo.revokeCredential(db, principal.tenant.id, "access_token", id, deps.clock.now());
+      return toAccessTokenView(
+        (await repo.findCredential(db, principal.tenant.id, "access_token", id)) ?? row,
+      );
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { Clock } from "../../platform/clock/clock.js";
+import type { IdGenerator } from "../../platform/crypto/index.js";
+import type { Database } from "../../platform/db/database.js";
+import type { CursorCodec } from "../../platform/http/cursor.js";
+import type * as repo from "./identity.repository.js";
+
+/** What every part of identity's service receives from the module's factory. */
+export interface IdentityDeps {
+  database: Database;
+  clock: Clock;
+  newId: IdGenerator;
+  cursors: CursorCodec;
+  sessionTtlSeconds: number;
+  /** Failed sign-ins of an account (all addresses) before its checks are spaced out. */
+  signInAccountFailures: number;
+}
+
+/** A connection or the caller's transaction, for writes that join the caller's transaction. */
+export type Executor = Parameters<typeof repo.insertUser>[0];
