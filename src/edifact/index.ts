@@ -19,7 +19,7 @@ export {
 } from "./syntax/tokenizer.js";
 
 export type { EdifactIssue, IssueLevel, IssueScope } from "./issue.types.js";
-export { formatIssue } from "./issue.format.js";
+export { formatIssue, printable } from "./issue.format.js";
 
 export type {
   Group,

@@ -4,6 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectSessionRouteDenials } from "../support/auth-cases.js";
 import { provisionTenant, systemToken, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
+import type {
+  SegmentTree as Segments,
+  UploadFinding as Finding,
+  UploadOutbound,
+} from "../../src/sdk/index.js";
 import {
   ordersMessage,
   setupPartner,
@@ -53,45 +58,14 @@ const viewPaths = (uploadId: string, deliveryId: string) => [
   `${deliveries}/${deliveryId}/segments`,
 ];
 
-interface Finding {
-  level: string;
-  code: string;
-  message: string;
-  messageReference: string | null;
-  segment: string | null;
-  position: number | null;
-  element: string | null;
-}
-interface Outbound {
-  deliveryAttemptId: string;
-  messageType: string;
-  status: string;
-  interchangeId: string;
-  messageReference: string;
-  answersMessageReference: string | null;
-  createdAt: string;
-  acknowledgedAt: string | null;
-}
 interface UploadDetail {
   id: string;
   status: string;
   error: string | null;
   findings: Finding[];
   findingCount: number;
-  outbound: Outbound[];
+  outbound: UploadOutbound[];
   outboundCounts: Record<string, number>;
-}
-interface Segments {
-  segments: {
-    position: number;
-    tag: string;
-    depth: number;
-    group: string | null;
-    text: string;
-    findings: Finding[];
-  }[];
-  findings: Finding[];
-  notes: string[];
 }
 
 /** Uploads over HTTP, runs the processing job, answers the upload's operator view. */
