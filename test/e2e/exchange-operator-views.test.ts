@@ -177,6 +177,40 @@ describe("findings: why an upload was rejected (codes, positions, plain text)", 
   });
 });
 
+describe("findings of a large interchange, analysed on a worker thread", () => {
+  const lines = Array.from({ length: 700 }, () => "4000862141404");
+  const large = (ref: string) =>
+    `UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+${ref}'${ordersMessage("1", `PO-${ref}`, lines)}UNZ+1+${ref}'`;
+
+  it("a wrong UNT count of a large message is found on the thread and stored", async () => {
+    const body = large("OVT1").replace("UNT+1408+1", "UNT+1407+1");
+    expect(body.length).toBeGreaterThan(16 * 1024);
+    const p = await setupPartner(t, tenant.token);
+    const { view } = await processed(p, body);
+    expect(view.status).toBe("rejected");
+    expect(view.findings).toEqual([
+      expect.objectContaining({ level: "message", code: "29", segment: "UNT", position: 1409, element: "1" }),
+    ]);
+  });
+
+  it("application findings and the answered references of a large message come back from the thread", async () => {
+    const p = await setupPartner(t, tenant.token, { profile: { orderValidation: "catalog" } });
+    const { view } = await processed(p, large("OVT2"));
+    expect(view.status).toBe("processed");
+    expect(view.findings).toHaveLength(700);
+    expect(view.findings[699]).toMatchObject({
+      level: "application",
+      code: "GTIN",
+      segment: "LIN",
+      position: 1405,
+    });
+    expect(view.outbound.map((o) => [o.messageType, o.answersMessageReference])).toEqual([
+      ["APERAK", "1"],
+      ["ORDRSP", "1"],
+    ]);
+  });
+});
+
 describe("outbound: what an accepted upload produced", () => {
   it("an accepted ORDERS lists its CONTRL and ORDRSP in mailbox order with answersMessageReference; the list counts them", async () => {
     const p = await setupPartner(t, tenant.token, {
