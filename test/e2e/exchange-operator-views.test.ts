@@ -68,6 +68,15 @@ interface UploadDetail {
   outboundCounts: Record<string, number>;
 }
 
+/** How many content reads the audit trail holds. */
+const contentReads = async () =>
+  (
+    await t.container.database.db
+      .selectFrom("audit_events" as never)
+      .select("type" as never)
+      .execute()
+  ).filter((r) => (r as { type: string }).type.endsWith(".content.read")).length;
+
 /** Uploads over HTTP, runs the processing job, answers the upload's operator view. */
 async function processed(p: PartnerSetup, body: string | Buffer) {
   const bytes = typeof body === "string" ? Buffer.from(body, "latin1") : body;
@@ -341,6 +350,16 @@ describe("content and segments: the bytes, audited, never logged", () => {
       expect(response.status, path).toBe(404);
       expect(response.headers["content-type"]).toContain("application/problem+json");
     }
+  });
+
+  it("an id that is no UUID is 404 like an unknown one (as on getUpload), and nothing is audited", async () => {
+    const before = await contentReads();
+    for (const path of viewPaths("not-an-id", "not-an-id")) {
+      const response = await get(path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers["content-type"]).toContain("application/problem+json");
+    }
+    expect(await contentReads()).toBe(before);
   });
 
   it("another tenant's upload or delivery is 404, and nothing is audited", async () => {
