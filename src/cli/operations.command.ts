@@ -1,5 +1,15 @@
+import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
-import type { AuditEvent, Delivery, Entity, Upload, UploadFinding } from "../sdk/index.js";
+import { printable } from "../edifact/index.js";
+import type {
+  AuditEvent,
+  Delivery,
+  Entity,
+  HanseClient,
+  SegmentTree,
+  Upload,
+  UploadFinding,
+} from "../sdk/index.js";
 import {
   jsonOption,
   orDash,
@@ -16,7 +26,7 @@ const where = (f: UploadFinding): string =>
   [
     f.messageReference ? `message ${f.messageReference}` : "",
     f.segment ? `segment ${f.segment}` : "",
-    f.position === null || f.position === undefined ? "" : `position ${f.position}`,
+    f.position === null ? "" : `position ${f.position}`,
     f.element ? `element ${f.element}` : "",
   ]
     .filter((part) => part !== "")
@@ -52,12 +62,78 @@ function renderUpload(u: Upload): string {
       u.outbound.length === 0
         ? "Outbound: none"
         : `Outbound:\n${renderColumns([
-            ["  DELIVERY", "TYPE", "STATUS"],
-            ...u.outbound.map((o) => [`  ${o.deliveryAttemptId}`, o.messageType, o.status]),
+            ["  DELIVERY", "TYPE", "STATUS", "INTERCHANGE", "ANSWERS"],
+            ...u.outbound.map((o) => [
+              `  ${o.deliveryAttemptId}`,
+              o.messageType,
+              o.status,
+              o.interchangeId,
+              o.answersMessageReference === null ? "interchange" : `message ${o.answersMessageReference}`,
+            ]),
           ])}`,
     );
   }
   return parts.join("\n");
+}
+
+const findingLine = (f: UploadFinding): string =>
+  `[${f.code}] ${f.message}${f.element === null ? "" : ` (element ${f.element})`}`;
+
+/** A segment tree as `hanse edi inspect` prints it, each segment's findings under it. */
+function renderSegments(tree: SegmentTree): string {
+  const lines: string[] = [];
+  for (const s of tree.segments) {
+    const indent = "  ".repeat(s.depth);
+    lines.push(
+      `${String(s.position).padStart(5)} ${indent}${s.group === null ? "" : `${s.group} `}${printable(s.text)}`,
+    );
+    for (const f of s.findings) lines.push(`      ${indent}^ ${f.level} ${findingLine(f)}`);
+  }
+  for (const f of tree.findings) lines.push(`finding: ${f.level} ${where(f)}: ${findingLine(f)}`);
+  for (const note of tree.notes) lines.push(`note: ${note}`);
+  return lines.join("\n");
+}
+
+/**
+ * `content <id> [--out FILE]` and `segments <id>` of a stored interchange: the bytes exactly (to
+ * stdout or a file) and the segment tree. Both reads are audited on the server.
+ */
+function registerInterchangeReads(
+  rt: Runtime,
+  parent: Command,
+  noun: "upload" | "delivery",
+  reads: (client: HanseClient) => HanseClient["admin"]["uploads" | "deliveries"],
+): void {
+  const argument = `${noun}-id`;
+  jsonOption(rt.command(parent, "content"))
+    .description(`Write the ${noun}'s bytes exactly as stored to stdout or --out FILE (audited)`)
+    .argument(`<${argument}>`, `the ${argument}`)
+    .option("--out <file>", "write the bytes to this file instead of stdout")
+    .action(
+      rt.action(async (id: string, options: { out?: string; json?: boolean }) => {
+        const bytes = await reads(await rt.client()).content(id);
+        if (options.out !== undefined) await writeFile(options.out, bytes);
+        else if (options.json !== true) {
+          rt.io.stdout.write(bytes);
+          return;
+        }
+        const out = options.out;
+        rt.emit(
+          options.json,
+          out === undefined
+            ? { id, byteCount: bytes.length, contentBase64: bytes.toString("base64") }
+            : { id, byteCount: bytes.length, file: out },
+          () => `wrote ${String(bytes.length)} bytes of ${noun} ${id} to ${String(out)}`,
+        );
+      }),
+    );
+  registerItemAction<SegmentTree>(rt, parent, {
+    name: "segments",
+    description: `Print the ${noun} as a segment tree with group names${noun === "upload" ? " and its findings" : ""} (audited)`,
+    argument,
+    run: (client, id) => reads(client).segments(id),
+    render: renderSegments,
+  });
 }
 
 const renderDelivery = (d: Delivery) =>
@@ -122,12 +198,12 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     fetch: (client, query) => client.admin.uploads.list(query),
   });
   registerGet<Upload>(rt, uploads, {
-    description:
-      "Show one upload: status, error, findings and outbound messages (when the server reports them)",
+    description: "Show one upload: status, error, its findings and the outbound messages it produced",
     argument: "upload-id",
     fetch: (client, id) => client.admin.uploads.get(id),
     render: renderUpload,
   });
+  registerInterchangeReads(rt, uploads, "upload", (client) => client.admin.uploads);
 
   const deliveries = rt
     .command(program, "deliveries")
@@ -151,6 +227,7 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     fetch: (client, id) => client.admin.deliveries.get(id),
     render: renderDelivery,
   });
+  registerInterchangeReads(rt, deliveries, "delivery", (client) => client.admin.deliveries);
   registerItemAction<Delivery>(rt, deliveries, {
     name: "requeue",
     description: "Put a failed delivery back into the mailbox (its attempts start again)",

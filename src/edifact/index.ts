@@ -19,7 +19,7 @@ export {
 } from "./syntax/tokenizer.js";
 
 export type { EdifactIssue, IssueLevel, IssueScope } from "./issue.types.js";
-export { formatIssue } from "./issue.format.js";
+export { formatIssue, printable } from "./issue.format.js";
 
 export type {
   Group,
@@ -94,3 +94,12 @@ export {
   type OrdrspInput,
   type ResponseTypeCode,
 } from "./messages/ordrsp.builder.js";
+
+export {
+  inspectInterchange,
+  issueFinding,
+  type Finding,
+  type InspectedSegment,
+  type InspectOptions,
+  type InterchangeInspection,
+} from "./inspection.js";

@@ -90,16 +90,32 @@ export interface AuditEvent {
   outcome: string | null;
 }
 
-/** One finding of the checks of an upload: a code, where, and plain text. */
+/**
+ * One finding of the processing of an upload: an ISO 9735 syntax error code (0085) at
+ * `interchange` or `message` level, or the APERAK's error code at `application` level; where it
+ * sits (UNH reference, segment tag, 1-based segment position, element position) and plain text.
+ */
 export interface UploadFinding {
+  level: "interchange" | "message" | "application";
   code: string;
-  message?: string;
-  level?: string;
-  messageReference?: string | null;
-  segment?: string | null;
-  position?: number | null;
-  element?: string | null;
-  [detail: string]: unknown;
+  message: string;
+  messageReference: string | null;
+  segment: string | null;
+  position: number | null;
+  element: string | null;
+}
+
+/** An outbound message an upload produced, as its upload's view lists it (mailbox order). */
+export interface UploadOutbound {
+  deliveryAttemptId: string;
+  messageType: string;
+  status: string;
+  interchangeId: string;
+  messageReference: string;
+  /** UNH 0062 of the inbound message it answers; null for a CONTRL (it answers the interchange). */
+  answersMessageReference: string | null;
+  createdAt: string;
+  acknowledgedAt: string | null;
 }
 
 export interface Upload {
@@ -114,10 +130,35 @@ export interface Upload {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
-  /** Why it was rejected or failed, when the server reports it. */
+  /** Outbound messages produced, per message type (`{"CONTRL":1,"ORDRSP":2}`). */
+  outboundCounts: Record<string, number>;
+  findingCount: number;
+  /** Why it was rejected (one upload's view only, not the list). */
   findings?: UploadFinding[];
-  /** The outbound messages it produced, when the server reports them. */
-  outbound?: { deliveryAttemptId: string; messageType: string; status: string; [detail: string]: unknown }[];
+  /** The outbound messages it produced, in mailbox order (one upload's view only, not the list). */
+  outbound?: UploadOutbound[];
+}
+
+/** A stored interchange as a segment tree (`hanse edi inspect` as JSON). */
+export interface SegmentTree {
+  segments: {
+    position: number;
+    tag: string;
+    depth: number;
+    group: string | null;
+    text: string;
+    findings: UploadFinding[];
+  }[];
+  /** Findings tied to no segment. */
+  findings: UploadFinding[];
+  notes: string[];
+}
+
+/** The operator's reads of a stored interchange (audited on the server). */
+export interface InterchangeReads {
+  /** The bytes exactly as stored. */
+  content(id: string): Promise<Buffer>;
+  segments(id: string): Promise<SegmentTree>;
 }
 
 export interface Delivery {
@@ -193,8 +234,9 @@ export interface AdminCollectionsApi {
     CreatedApiKey
   > & { revoke(id: string): Promise<ApiKey> };
   auditEvents: Omit<Collection<AuditEvent>, "create">;
-  uploads: Omit<Collection<Upload>, "create">;
-  deliveries: Omit<Collection<Delivery>, "create"> & { requeue(id: string): Promise<Delivery> };
+  uploads: Omit<Collection<Upload>, "create"> & InterchangeReads;
+  deliveries: Omit<Collection<Delivery>, "create"> &
+    InterchangeReads & { requeue(id: string): Promise<Delivery> };
   entities: Collection<Entity, { kind: string; attributes: Record<string, unknown> }>;
   accessTokens: Collection<
     AccessToken,
@@ -214,6 +256,11 @@ const collection = <Item, Input, Created>(
 ): Collection<Item, Input, Created> => ({
   ...readOnly<Item>(run, entry),
   create: (input) => run(entry, "create", {}, { body: input }),
+});
+
+const interchangeReads = (run: PublishedCall, entry: string): InterchangeReads => ({
+  content: (id) => run(entry, "content", { id }, { binary: true }),
+  segments: (id) => run(entry, "segments", { id }),
 });
 
 export function createAdminCollectionsApi(
@@ -243,9 +290,10 @@ export function createAdminCollectionsApi(
       revoke: (id) => run(e.apiKeys, "revoke", { id }),
     },
     auditEvents: readOnly(run, e.auditEvents),
-    uploads: readOnly(run, e.uploads),
+    uploads: { ...readOnly(run, e.uploads), ...interchangeReads(run, e.uploads) },
     deliveries: {
       ...readOnly(run, e.deliveries),
+      ...interchangeReads(run, e.deliveries),
       requeue: (id) => run(e.deliveries, "requeue", { id }),
     },
     entities: collection(run, e.entities),

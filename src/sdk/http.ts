@@ -19,6 +19,8 @@ export interface SendInput {
   headers?: Record<string, string>;
   /** Send without the bearer token (public endpoints). */
   anonymous?: boolean;
+  /** The answer's body is bytes (a Buffer), not JSON; a problem answer is still parsed. */
+  binary?: boolean;
   /**
    * Extra headers computed from the request exactly as it goes out (method, path with its query as
    * sent, body bytes): signed service requests (CONTRACT §5). Called once per `send`.
@@ -70,7 +72,7 @@ export function createTransport(options: TransportOptions): Transport {
       }
       const correlationId = randomUUID();
       const requestHeaders: Record<string, string> = {
-        accept: "application/json, application/problem+json",
+        accept: input.binary ? "*/*, application/problem+json" : "application/json, application/problem+json",
         [headerNames.correlationId]: correlationId,
         ...input.headers,
       };
@@ -100,14 +102,15 @@ export function createTransport(options: TransportOptions): Transport {
         throw new HanseNetworkError(method, path, correlationId, error);
       }
       const answerHeaders = flattenHeaders(response.headers);
-      let text: string;
+      let bytes: Buffer;
       try {
-        text = await response.body.text();
+        bytes = Buffer.from(await response.body.arrayBuffer());
       } catch (error) {
         throw new HanseNetworkError(method, path, correlationId, error);
       }
       const answeredId = answerHeaders[headerNames.correlationId] ?? correlationId;
-      const parsed = parseJson(text);
+      const binary = input.binary === true && response.statusCode < 400;
+      const parsed = binary ? bytes : parseJson(bytes.toString("utf8"));
       if (response.statusCode >= 400) {
         throw toApiError(response.statusCode, parsed, answeredId, method, path, answerHeaders);
       }

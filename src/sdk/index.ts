@@ -99,6 +99,8 @@ export {
   type ProfileRevision,
   type Upload,
   type UploadFinding,
+  type UploadOutbound,
+  type SegmentTree,
 } from "./admin-collections.js";
 export type { ListQuery, PageQuery } from "./published-call.js";
 export { hasAction, isUsableKind, selectAction, selectEntry } from "./entrypoints.js";

@@ -12,7 +12,7 @@ export type PublishedCall = <T>(
   entryId: string,
   actionId: string,
   values?: Record<string, string>,
-  extra?: { body?: unknown; query?: ListQuery },
+  extra?: { body?: unknown; query?: ListQuery; binary?: boolean },
 ) => Promise<T>;
 
 export function createPublishedCall(
@@ -23,7 +23,7 @@ export function createPublishedCall(
     entryId: string,
     actionId: string,
     values: Record<string, string> = {},
-    extra: { body?: unknown; query?: ListQuery } = {},
+    extra: { body?: unknown; query?: ListQuery; binary?: boolean } = {},
   ): Promise<T> => {
     const action = selectAction(await findEntry(entryId), actionId);
     const answer = await transport.send<T>({
@@ -31,6 +31,7 @@ export function createPublishedCall(
       href: expandAction(action.href, values),
       ...(extra.body === undefined ? {} : { body: extra.body }),
       ...(extra.query ? { query: { ...extra.query } } : {}),
+      ...(extra.binary ? { binary: true } : {}),
     });
     return answer.body;
   };

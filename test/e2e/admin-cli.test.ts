@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -119,6 +119,45 @@ describe(
       );
       expect(listed.items).toContainEqual(expect.objectContaining({ id: uploadId, status: "rejected" }));
       expect(ok(await hanse(["uploads", "list"]))).toMatch(new RegExp(`${uploadId}\\s+\\S+\\s+rejected`));
+    });
+
+    it("shows why the upload was rejected, what it produced, its bytes and its segments", async () => {
+      const shown = ok(await hanse(["uploads", "show", uploadId]));
+      expect(shown).toMatch(/^Findings:\n\s+CODE\s+LEVEL\s+WHERE\s+TEXT$/m);
+      expect(shown).toMatch(/^\s+29\s+interchange\s+segment UNZ, position 12, element 1\s+\S.*$/m);
+      expect(shown).toMatch(/^Outbound:\n\s+DELIVERY\s+TYPE\s+STATUS\s+INTERCHANGE\s+ANSWERS$/m);
+      expect(shown).toMatch(/^\s+[0-9a-f-]{36}\s+CONTRL\s+ready\s+\d+\s+interchange$/m);
+      const detail = json<{ findings: { code: string; position: number }[]; outbound: unknown[] }>(
+        await hanse(["uploads", "show", uploadId, "--json"]),
+      );
+      expect(detail.findings).toEqual([expect.objectContaining({ code: "29", position: 12 })]);
+      expect(detail.outbound).toHaveLength(1);
+
+      const file = join(dir, "received.edi");
+      expect(ok(await hanse(["uploads", "content", uploadId, "--out", file]))).toMatch(
+        new RegExp(`^wrote ${String(rejectedOrders("NEWBIE1").length)} bytes of upload ${uploadId} to `),
+      );
+      expect(await readFile(file, "latin1")).toBe(rejectedOrders("NEWBIE1"));
+      expect(ok(await hanse(["uploads", "content", uploadId]))).toBe(rejectedOrders("NEWBIE1"));
+      const tree = ok(await hanse(["uploads", "segments", uploadId]));
+      expect(tree).toMatch(/^\s+5\s+ SG2 NAD\+BY\+5412345000013::9'$/m);
+      expect(tree).toMatch(/^\s+12 UNZ\+3\+NEWBIE1'\n\s+\^ interchange \[29\] .+ \(element 1\)$/m);
+      expect(
+        json<{ segments: unknown[] }>(await hanse(["uploads", "segments", uploadId, "--json"])).segments,
+      ).toHaveLength(12);
+
+      const deliveryId = (detail.outbound[0] as { deliveryAttemptId: string }).deliveryAttemptId;
+      const sent = json<{ id: string; byteCount: number; contentBase64: string }>(
+        await hanse(["deliveries", "content", deliveryId, "--json"]),
+      );
+      const bytes = Buffer.from(sent.contentBase64, "base64");
+      expect(sent.byteCount).toBe(bytes.length);
+      expect(bytes.toString("latin1")).toMatch(
+        /^UNB\+UNOC:3\+4012345500004:14\+5412345000013:14\+.*UNH\+1\+CONTRL:2:2:UN'/,
+      );
+      expect(ok(await hanse(["deliveries", "segments", deliveryId]))).toMatch(/^\s+3\s+UCI\+NEWBIE1\+/m);
+      // Reading is not the partner's read: the delivery is still ready, no attempt used.
+      expect(ok(await hanse(["deliveries", "get", deliveryId]))).toMatch(/Status:\s+ready\n\s*Attempts:\s+0/);
     });
 
     it("a delivery whose lease ran out fails; requeue puts it back and partner sync collects it, named by reference", async () => {
