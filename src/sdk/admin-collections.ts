@@ -196,7 +196,11 @@ export interface AdminCollectionsApi {
   > & { revoke(id: string): Promise<ApiKey> };
   auditEvents: Omit<Collection<AuditEvent>, "create">;
   uploads: Omit<Collection<Upload>, "create">;
-  deliveries: Omit<Collection<Delivery>, "create"> & { requeue(id: string): Promise<Delivery> };
+  deliveries: Omit<Collection<Delivery>, "create"> & {
+    requeue(id: string): Promise<Delivery>;
+    /** A new mailbox item with the same payload, for a partner who lost the file. */
+    resend(id: string): Promise<Delivery>;
+  };
   entities: Collection<Entity, { kind: string; attributes: Record<string, unknown> }>;
   accessTokens: Collection<
     AccessToken,
@@ -249,6 +253,7 @@ export function createAdminCollectionsApi(
     deliveries: {
       ...readOnly(run, e.deliveries),
       requeue: (id) => run(e.deliveries, "requeue", { id }),
+      resend: (id) => run(e.deliveries, "resend", { id }),
     },
     entities: collection(run, e.entities),
     accessTokens: {
