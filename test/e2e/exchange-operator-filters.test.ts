@@ -367,5 +367,12 @@ describe("a filtered page is an index range (migration 2026-11-27T1210)", () => 
       expect(text, text).toMatch(new RegExp(`Index Cond: .*${condition.source}`));
       expect(text, text).not.toMatch(/Sort|Seq Scan/);
     }
+    // Several statuses: a range of the status index per status, merged in list order.
+    const text = await plan("exchange_uploads", { statuses: ["failed", "rejected"] });
+    expect(text, text).toContain("Merge Append");
+    expect(text.match(/Index Scan using exchange_uploads_by_status/g), text).toHaveLength(2);
+    expect(text, text).toMatch(/Index Cond: .*status = 'failed'/);
+    expect(text, text).toMatch(/Index Cond: .*status = 'rejected'/);
+    expect(text, text).not.toMatch(/->\s+Sort|Seq Scan|Filter:/);
   });
 });

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Transaction } from "kysely";
+import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from "kysely";
 import { creationPage, type CreationPosition } from "../../../platform/db/creation-order.js";
 import type { ConnectionStatus, ExchangeTables } from "../exchange.tables.js";
 
@@ -15,7 +15,8 @@ type Paged = "exchange_partners" | "exchange_connections" | "exchange_uploads" |
 /**
  * What the operator's lists of uploads and deliveries keep (every given one, combined): each has
  * an index ending in the creation order, so a filtered page is an index range (migration
- * 2026-11-27T1210). `from` is inclusive, `to` exclusive, both on `created_at`.
+ * 2026-11-27T1210), several statuses one range each, merged. `from` is inclusive, `to`
+ * exclusive, both on `created_at`.
  */
 export interface ListFilter {
   connectionId?: string | undefined;
@@ -35,10 +36,20 @@ export function listPage<T extends Paged>(
   limit: number,
   after?: CreationPosition,
   filter: ListFilter = {},
-) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  let q = (db as unknown as Kysely<any>).selectFrom(table).selectAll().where("tenant_id", "=", tenantId);
+): SelectQueryBuilder<any, any, Record<string, unknown>> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const anyDb = db as unknown as Kysely<any>;
   const { connectionId, statuses, from, to, uploadId, messageType } = filter;
+  if (statuses !== undefined && statuses.length > 1) {
+    // Several statuses: one index range per status, each in list order, merged (Merge Append).
+    const ranges = statuses.map((status) =>
+      listPage(db, table, tenantId, limit, after, { ...filter, statuses: [status] }),
+    );
+    const merged = sql`(${sql.join(ranges, sql` UNION ALL `)})`.as("page");
+    return creationPage(anyDb.selectFrom(merged).selectAll(), limit, undefined);
+  }
+  let q = anyDb.selectFrom(table).selectAll().where("tenant_id", "=", tenantId);
   if (connectionId !== undefined) q = q.where("connection_id", "=", connectionId);
   if (statuses !== undefined) q = q.where("status", "in", statuses);
   if (from !== undefined) q = q.where("created_at", ">=", from);
