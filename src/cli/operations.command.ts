@@ -12,6 +12,7 @@ import type {
 } from "../sdk/index.js";
 import {
   jsonOption,
+  type Filter,
   orDash,
   registerGet,
   registerItemAction,
@@ -150,7 +151,16 @@ const renderDelivery = (d: Delivery) =>
     ["Payload", `${d.payloadSize} bytes, SHA-256 ${d.payloadSha256}`],
     ["Receipt", d.receiptId === null ? "-" : `${d.receiptId} at ${orDash(d.acknowledgedAt)}`],
     ["Created", d.createdAt],
+    ["Re-sends", orDash(d.resentFrom)],
   ]);
+
+/** The filters both operator lists take (the routes' `connectionId`, `status`, `from`, `to`). */
+const listFilters = (statuses: string): Filter[] => [
+  { flags: "--connection <connection-id>", description: "only this connection's", query: "connectionId" },
+  { flags: "--status <status>", description: `${statuses}; several separated by commas`, query: "status" },
+  { flags: "--from <time>", description: "created at or after, e.g. 2026-11-27T00:00:00Z", query: "from" },
+  { flags: "--to <time>", description: "created before (exclusive)", query: "to" },
+];
 
 const renderAuditEvent = (e: AuditEvent) =>
   renderFields([
@@ -185,8 +195,9 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     .command(program, "uploads")
     .description("Received interchanges: status and why one was rejected (admin.exchangeUploads)");
   registerList<Upload>(rt, uploads, {
-    description: "List uploads, newest first",
+    description: "List uploads, oldest first",
     empty: "No uploads.",
+    filters: listFilters("received, processing, processed, rejected or failed"),
     columns: [
       ["ID", (u) => u.id],
       ["RECEIVED", (u) => u.createdAt],
@@ -209,8 +220,17 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     .command(program, "deliveries")
     .description("Outbound messages in partners' mailboxes (admin.exchangeDeliveries)");
   registerList<Delivery>(rt, deliveries, {
-    description: "List deliveries",
+    description: "List deliveries, oldest first",
     empty: "No deliveries.",
+    filters: [
+      ...listFilters("ready, claimed, acknowledged or failed"),
+      { flags: "--upload <upload-id>", description: "only what this upload produced", query: "uploadId" },
+      {
+        flags: "--type <type>",
+        description: "only this message type: CONTRL, APERAK or ORDRSP",
+        query: "messageType",
+      },
+    ],
     columns: [
       ["ID", (d) => d.id],
       ["TYPE", (d) => d.messageType],
@@ -234,6 +254,14 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     argument: "delivery-id",
     run: (client, id) => client.admin.deliveries.requeue(id),
     render: (d) => `requeued delivery ${d.id}: ${d.status}, due ${d.dueAt}`,
+  });
+  registerItemAction<Delivery>(rt, deliveries, {
+    name: "resend",
+    description: "Put a delivery the partner lost into its mailbox again, as a new item (any status)",
+    argument: "delivery-id",
+    run: (client, id) => client.admin.deliveries.resend(id),
+    render: (d) =>
+      `re-sent delivery ${orDash(d.resentFrom)} as ${d.id}: ${d.status}, ${d.messageType} ${d.messageReference}`,
   });
 
   const audit = rt

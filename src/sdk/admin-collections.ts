@@ -179,6 +179,8 @@ export interface Delivery {
   receiptId: string | null;
   acknowledgedAt: string | null;
   createdAt: string;
+  /** The delivery this one re-sends (`deliveries resend`), else null. */
+  resentFrom?: string | null;
 }
 
 export interface Entity {
@@ -236,7 +238,11 @@ export interface AdminCollectionsApi {
   auditEvents: Omit<Collection<AuditEvent>, "create">;
   uploads: Omit<Collection<Upload>, "create"> & InterchangeReads;
   deliveries: Omit<Collection<Delivery>, "create"> &
-    InterchangeReads & { requeue(id: string): Promise<Delivery> };
+    InterchangeReads & {
+      requeue(id: string): Promise<Delivery>;
+      /** A new mailbox item with the same payload, for a partner who lost the file. */
+      resend(id: string): Promise<Delivery>;
+    };
   entities: Collection<Entity, { kind: string; attributes: Record<string, unknown> }>;
   accessTokens: Collection<
     AccessToken,
@@ -295,6 +301,7 @@ export function createAdminCollectionsApi(
       ...readOnly(run, e.deliveries),
       ...interchangeReads(run, e.deliveries),
       requeue: (id) => run(e.deliveries, "requeue", { id }),
+      resend: (id) => run(e.deliveries, "resend", { id }),
     },
     entities: collection(run, e.entities),
     accessTokens: {

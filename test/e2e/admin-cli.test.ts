@@ -202,6 +202,47 @@ describe(
       expect(ok(await hanse(["deliveries", "get", id]))).toMatch(/Status:\s+acknowledged/);
     });
 
+    it("a partner lost a file: the operator finds the delivery with filters and re-sends it; sync collects it again", async () => {
+      // The partner's deliveries of one type and status, across pages: the next-page hint repeats the filters.
+      const filters = ["--connection", connectionId, "--type", "CONTRL", "--status", "acknowledged"];
+      const found = json<{ items: { id: string; uploadId: string; status: string; messageType: string }[] }>(
+        await hanse(["deliveries", "list", ...filters, "--json"]),
+      );
+      expect(found.items.map((d) => [d.uploadId, d.status, d.messageType])).toEqual([
+        [uploadId, "acknowledged", "CONTRL"],
+      ]);
+      const id = found.items[0]?.id ?? "";
+      expect(ok(await hanse(["deliveries", "list", "--upload", uploadId, "--status", "ready"]))).toBe(
+        "No deliveries.\n",
+      );
+      expect(
+        ok(await hanse(["uploads", "list", "--status", "rejected", "--connection", connectionId])),
+      ).toMatch(new RegExp(`^${uploadId}\\s+\\S+\\s+rejected`, "m"));
+      const bad = await hanse(["uploads", "list", "--status", "done", "--from", "yesterday"]);
+      expect(bad.exitCode).toBe(1);
+      expect(bad.err).toContain(
+        "/query/from: from must be a date-time such as 2026-01-31T12:00:00Z (RFC 3339)",
+      );
+
+      const resent = await hanse(["deliveries", "resend", id]);
+      const newId = new RegExp(`^re-sent delivery ${id} as ([0-9a-f-]{36}): ready, CONTRL `).exec(
+        ok(resent),
+      )?.[1];
+      expect(newId).toBeDefined();
+      expect(
+        json<{ resentFrom: string; status: string }>(
+          await hanse(["deliveries", "get", newId ?? "", "--json"]),
+        ),
+      ).toMatchObject({ resentFrom: id, status: "ready" });
+      const out = join(dir, "inbox-again");
+      const sync = await hanse(["partner", "sync", "--connection", connectionId, "--out", out, "--once"], {
+        env: { HANSE_URL: baseUrl, HANSE_PARTNER_KEY: partnerKey },
+      });
+      expect(ok(sync)).toContain("1 acknowledged, 0 failed");
+      expect(await readdir(out)).toEqual([`${newId}.CONTRL.edi`]);
+      expect(ok(await hanse(["deliveries", "get", id]))).toMatch(/Status:\s+acknowledged/);
+    });
+
     it("a new profile revision is created from the active one and activated", async () => {
       const created = json<{
         revision: number;
@@ -326,7 +367,7 @@ describe("hanse: one output and error format for every command", () => {
     };
     expect(await complete("par")).toEqual(["partner", "partners"]);
     expect(await complete("deliveries", "")).toEqual(
-      expect.arrayContaining(["list", "get", "show", "requeue"]),
+      expect.arrayContaining(["list", "get", "show", "requeue", "resend"]),
     );
     expect(await complete("audit", "list", "--type", "x", "--")).toEqual(
       expect.arrayContaining(["--type", "--limit", "--cursor", "--all", "--json"]),

@@ -19,7 +19,12 @@ import { readBlobBytes } from "../../../platform/blobs/index.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
 import { findRevision } from "../connections.repository.js";
 import { hex, iso, type ExchangeDeps } from "../exchange.deps.js";
-import type { DeliveriesTable, UploadsTable } from "../exchange.tables.js";
+import {
+  deliveryStatuses,
+  uploadStatuses,
+  type DeliveriesTable,
+  type UploadsTable,
+} from "../exchange.tables.js";
 import {
   countUploadDeliveries,
   findDelivery,
@@ -28,6 +33,7 @@ import {
 } from "../mailbox/index.js";
 import { exchangeDirectory, findUpload } from "../processing/index.js";
 import { notFound } from "./admin-errors.js";
+import { filterBinding, listFilter, type ListQuery } from "./list-filters.js";
 import { listPage } from "./partners.repository.js";
 
 export const toUploadView = (row: Selectable<UploadsTable>) => ({
@@ -80,6 +86,7 @@ export const toDeliveryView = (row: Selectable<DeliveriesTable>) => ({
   receiptId: row.receipt_id,
   acknowledgedAt: iso(row.acknowledged_at),
   createdAt: row.created_at.toISOString(),
+  resentFrom: row.resent_from,
 });
 const toAudit = (row: Selectable<AuditEventsTable>) => ({
   id: row.id,
@@ -92,21 +99,25 @@ const toAudit = (row: Selectable<AuditEventsTable>) => ({
   byteCount: row.byte_count === null ? null : row.byte_count,
   outcome: row.outcome,
 });
-/** The operator's views of uploads, deliveries and the audit trail, and the requeue of a delivery. */
-export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxService, "requeue">) {
+/** The operator's views of uploads, deliveries and the audit trail; requeue and re-send of a delivery. */
+export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxService, "requeue" | "resend">) {
   const { database, cursors } = deps;
   const { db } = database;
 
-  /** A tenant's uploads or deliveries in creation order (cursor binding `exchange.<list>:<tenant>`). */
+  /**
+   * A tenant's uploads or deliveries in creation order, filtered (cursor binding
+   * `exchange.<list>:<tenant>`, with the filter when there is one).
+   */
   function listInCreationOrder<R extends { created_at: Date; id: string }, V>(
     tenantId: string,
     list: "uploads" | "deliveries",
-    input: PageRequest,
+    input: PageRequest & ListQuery,
     view: (row: R) => V,
   ) {
-    return readPage(cursors, `exchange.${list}:${tenantId}`, input, {
+    const filter = listFilter(input, list === "uploads" ? uploadStatuses : deliveryStatuses);
+    return readPage(cursors, filterBinding(list, tenantId, filter), input, {
       fetch: (after) =>
-        listPage(db, `exchange_${list}`, tenantId, input.limit, after).execute() as Promise<R[]>,
+        listPage(db, `exchange_${list}`, tenantId, input.limit, after, filter).execute() as Promise<R[]>,
       position: toCreationPosition,
       view,
     });
@@ -184,7 +195,7 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
       return toAudit(row);
     },
 
-    async listUploads(principal: Principal, input: PageRequest) {
+    async listUploads(principal: Principal, input: PageRequest & ListQuery) {
       const page = await listInCreationOrder(principal.tenant.id, "uploads", input, toUploadView);
       const counts = await countUploadDeliveries(
         db,
@@ -230,7 +241,7 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
       const bytes = await readContent(principal, { kind: "delivery", row }, "segments");
       return segmentsOf(bytes, directoryResolver());
     },
-    async listDeliveries(principal: Principal, input: PageRequest) {
+    async listDeliveries(principal: Principal, input: PageRequest & ListQuery) {
       return listInCreationOrder(principal.tenant.id, "deliveries", input, toDeliveryView);
     },
     getDelivery,
@@ -241,6 +252,15 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
       if (outcome === "refused")
         throw new AppError("ERR_CONFLICT", "Only a failed delivery can be requeued.");
       return getDelivery(principal, id);
+    },
+    /**
+     * A partner lost a file: a new mailbox item with the same payload (the same blob), at the end
+     * of the connection's mailbox, from a delivery in any state.
+     */
+    async resendDelivery(principal: Principal, id: string) {
+      const resent = await mailbox.resend(principal.tenant.id, id, principal.id);
+      if (!resent) throw notFound("delivery");
+      return toDeliveryView(resent);
     },
   };
 }

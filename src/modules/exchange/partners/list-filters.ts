@@ -1,0 +1,78 @@
+import { invalidQuery } from "./admin-errors.js";
+import type { ListFilter } from "./partners.repository.js";
+
+/*
+ * The filters of the operator's lists of uploads and deliveries (contract 24-2): checked beyond the
+ * routes' schemas, normalised, and bound into the list's cursors.
+ */
+
+/** The filters of `GET …/exchange-uploads` and `…/exchange-deliveries` as the query has them. */
+export interface ListQuery {
+  connectionId?: string | undefined;
+  /** One status or several, separated by commas. */
+  status?: string | undefined;
+  /** RFC 3339 times on `createdAt`: `from` inclusive, `to` exclusive. */
+  from?: string | undefined;
+  to?: string | undefined;
+  uploadId?: string | undefined;
+  messageType?: string | undefined;
+}
+
+/** A query time (already an RFC 3339 date-time by the route's schema) as a Date, else 400. */
+function queryTime(name: "from" | "to", value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) {
+    throw invalidQuery(
+      `/query/${name}`,
+      `${name} must be a date-time such as 2026-01-31T12:00:00Z (RFC 3339)`,
+    );
+  }
+  return at;
+}
+
+/**
+ * The query's filters, checked beyond the route's schema: each status one of `statuses` (a
+ * comma-separated list allowed), `from` before `to`. Ids are lower-cased, statuses deduplicated
+ * and sorted, so the same filter always has the same cursor binding.
+ */
+export function listFilter(query: ListQuery, statuses: readonly string[]): ListFilter {
+  let wanted: string[] | undefined;
+  if (query.status !== undefined) {
+    wanted = [...new Set(query.status.split(",").map((s) => s.trim()))].sort();
+    if (wanted.some((s) => !statuses.includes(s))) {
+      throw invalidQuery(
+        "/query/status",
+        `status must be one of ${statuses.join(", ")}, or several of them separated by commas`,
+      );
+    }
+  }
+  const from = queryTime("from", query.from);
+  const to = queryTime("to", query.to);
+  if (from && to && from >= to) throw invalidQuery("/query/to", "to must be later than from");
+  return {
+    connectionId: query.connectionId?.toLowerCase(),
+    statuses: wanted,
+    from,
+    to,
+    uploadId: query.uploadId?.toLowerCase(),
+    messageType: query.messageType,
+  };
+}
+
+/**
+ * The cursor binding of a filtered list: a cursor is valid only with the filter it was issued
+ * for (another filter is the 400 of a cursor of another list). Without a filter, the list's own.
+ */
+export function filterBinding(list: string, tenantId: string, filter: ListFilter): string {
+  const key = [
+    filter.connectionId ?? "",
+    filter.statuses?.join(",") ?? "",
+    filter.from?.toISOString() ?? "",
+    filter.to?.toISOString() ?? "",
+    filter.uploadId ?? "",
+    filter.messageType ?? "",
+  ];
+  const base = `exchange.${list}:${tenantId}`;
+  return key.every((part) => part === "") ? base : `${base}:${JSON.stringify(key)}`;
+}
