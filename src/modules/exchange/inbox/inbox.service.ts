@@ -11,7 +11,7 @@ import type { DeferredCredential, Principal } from "../../../platform/auth/index
 import { sha256 } from "../../../platform/crypto/index.js";
 import { createStatementBatcher } from "../../../platform/db/statement-batcher.js";
 import { AppError } from "../../../platform/errors/app-error.js";
-import { createJobNotifier } from "../../../platform/jobs/index.js";
+import { createJobNotifier, enqueuingTraceContext } from "../../../platform/jobs/index.js";
 import type { ExchangeDeps } from "../exchange.deps.js";
 import type { UploadStatus } from "../exchange.tables.js";
 import {
@@ -204,6 +204,8 @@ export function createInboxService(deps: ExchangeDeps & InboxSettings) {
         // key already makes it one per upload (and spares an index entry per upload).
         key: null,
         maxAttempts: processUpload.maxAttempts,
+        // The request's trace: the processing job's log lines and calls continue it.
+        traceContext: enqueuingTraceContext(),
       },
     };
   }
