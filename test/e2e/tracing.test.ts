@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupPartner, validOrders } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver.js";
+import {
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceivedRequest,
+  webhookReceiverEnv,
+} from "../support/https-receiver.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { subscribeWebhook } from "../support/webhook-subscriptions.js";
 
@@ -22,11 +27,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver();
   t = await createTestApp({
     clock,
-    env: {
-      HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
-      HANSE_WEBHOOK_CA_FILE: receiver.caFile,
-      HANSE_WEBHOOK_TIMEOUT_MS: "5000",
-    },
+    env: webhookReceiverEnv(receiver),
   });
   tenant = await provisionTenant(t);
   const adapter = await t.inject({
