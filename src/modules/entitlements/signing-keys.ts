@@ -3,7 +3,7 @@ import { calculateJwkThumbprint, type JWK } from "jose";
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Clock } from "../../platform/clock/clock.js";
 import type { Database } from "../../platform/db/database.js";
-import { openSealedSecret, sealSecret } from "../../platform/crypto/index.js";
+import { openSealedSecret, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { EntitlementSigningKeysTable, EntitlementTables } from "./entitlements.tables.js";
 
 type Db = Kysely<EntitlementTables>;
@@ -28,7 +28,7 @@ export interface SigningKey {
 
 export interface KeyRingDeps {
   clock: Clock;
-  sealingKey: () => Promise<Buffer>;
+  sealingKey: () => Promise<SealingKeys>;
   /** How long a grant lives: a retired key stays in the JWKS this long (plus a minute of skew). */
   grantTtlSeconds: number;
 }
