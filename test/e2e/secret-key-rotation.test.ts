@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../src/protocol/webhook-signature.js";
 import { resealAll } from "../../src/platform/crypto/index.js";
-import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { provisionTenant, submitNewProduct, type ProvisionedTenant } from "../support/fixtures.js";
 import { startHttpsReceiver, webhookReceiverEnv, type HttpsReceiver } from "../support/https-receiver.js";
 import { signedHeaders, type ServiceCredential } from "../support/service-signer.js";
 import { bearer, bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
@@ -139,25 +139,8 @@ async function expectEverySecretWorks(t: TestApp): Promise<void> {
   expect(grant.statusCode, grant.body).toBe(200);
 
   // The lifecycle adapter's call signs with the adapter's secret.
-  const entity = await t.inject({
-    method: "POST",
-    url: "/api/v1/admin/entities",
-    headers: bearer(tenant.token),
-    payload: { kind: "product", attributes: { name: "Rotated" } },
-  });
   const before = receiver.received.length;
-  const request = await t.inject({
-    method: "POST",
-    url: "/api/v1/workflows/transition-requests",
-    headers: {
-      ...bearer(tenant.token),
-      "x-tenant-id": tenant.id,
-      "x-idempotency-key": `rotation-${counter++}`,
-    },
-    payload: { entity: "product", entityId: entity.json<{ id: string }>().id, transition: "submit" },
-  });
-  expect(request.statusCode, request.body).toBe(202);
-  await t.drainJobs();
+  await submitNewProduct(t, tenant, `rotation-${counter++}`);
   const call = receiver.received.slice(before).find((r) => r.body.includes("workflow.transition.requested"));
   expect(call, "an adapter call").toBeDefined();
   expect(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupPartner, validOrders } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
-import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { provisionTenant, submitNewProduct, type ProvisionedTenant } from "../support/fixtures.js";
 import {
   startHttpsReceiver,
   type HttpsReceiver,
@@ -56,26 +56,8 @@ const parsedTraceparent = (request: ReceivedRequest | undefined) => {
 
 /** A transition request (its job consults the adapter) sent with `headers`; runs its job. */
 async function transitionWith(headers: Record<string, string>): Promise<ReceivedRequest | undefined> {
-  const entity = await t.inject({
-    method: "POST",
-    url: "/api/v1/admin/entities",
-    headers: bearer(tenant.token),
-    payload: { kind: "product", attributes: { name: "Traced" } },
-  });
   const seen = receiver.received.length;
-  const response = await t.inject({
-    method: "POST",
-    url: "/api/v1/workflows/transition-requests",
-    headers: {
-      ...bearer(tenant.token),
-      ...headers,
-      "x-tenant-id": tenant.id,
-      "x-idempotency-key": `trace-${counter++}`,
-    },
-    payload: { entity: "product", entityId: entity.json<{ id: string }>().id, transition: "submit" },
-  });
-  expect(response.statusCode, response.body).toBe(202);
-  await t.drainJobs();
+  await submitNewProduct(t, tenant, `trace-${counter++}`, headers);
   return receiver.received[seen];
 }
 

@@ -7,7 +7,7 @@ import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import { readPage, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { openSealedSecret, sealSecret } from "../../platform/crypto/index.js";
-import { adapterSealedColumn } from "./sealed-columns.js";
+import { adapterSealedColumns } from "./sealed-columns.js";
 import {
   OutboundError,
   OutboundTargetError,
@@ -110,7 +110,7 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
 
   return {
     gate,
-    sealedColumn: adapterSealedColumn(deps.database.db, encryptionKey),
+    sealedColumns: adapterSealedColumns(deps.database.db, encryptionKey),
 
     async create(
       principal: Principal,

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryResult, type RawBuilder } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import { openSealedSecret, sealedKeyId, sealSecret, type SealingKeys } from "./sealed-secrets.js";
 
 /** A stored sealed value, named by its row (`tenantId`, `id`: the row's key in its owner's table). */
@@ -83,9 +83,29 @@ export function sealedValuesOf(
     ).rows;
 }
 
-/** An owner's `replace`: whether its compare-and-set UPDATE changed a row. */
-export const replaced = async (update: Promise<QueryResult<unknown>>): Promise<boolean> =>
-  ((await update).numAffectedRows ?? 0n) > 0n;
+/**
+ * An owner's sealed columns: per column what its values are, the table, the row's id column (the
+ * tenant's is `tenant_id`), the column, and the owner's compare-and-set UPDATE (setting the
+ * column to `to` where it still holds `row.sealed`; the owner writes it, one writer per table).
+ */
+export function sealedColumnsOf(
+  db: Kysely<unknown>,
+  keys: () => Promise<SealingKeys>,
+  columns: readonly (readonly [
+    what: string,
+    table: string,
+    idColumn: string,
+    column: string,
+    update: (row: SealedRow, to: string) => RawBuilder<unknown>,
+  ])[],
+): SealedColumn[] {
+  return columns.map(([what, table, idColumn, column, update]) => ({
+    what,
+    keys,
+    notUnder: sealedValuesOf(db, table, idColumn, column),
+    replace: async (row, to) => ((await update(row, to).execute(db)).numAffectedRows ?? 0n) > 0n,
+  }));
+}
 
 /** Each value of `column` not sealed under `keys.current`, page by page. */
 async function eachOldValue(
