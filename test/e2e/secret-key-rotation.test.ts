@@ -36,7 +36,7 @@ let adapterSecret: string;
 let credential: ServiceCredential;
 let appId: string;
 let counter = 0;
-/** What the command printed (checked for keys with the logs). */
+/** What the command printed and the logs of apps closed early (checked for keys with the logs). */
 const commandOutput: string[] = [];
 
 /** An app on the first app's database with `keys` (HANSE_SECRET_KEY, HANSE_SECRET_KEY_PREVIOUS). */
@@ -249,6 +249,36 @@ describe("rotating HANSE_SECRET_KEY (issue 26 item 7)", () => {
     expect(
       reports.every((r) => (r.resealed === 0 && r.unreadable >= 1) || r.what === "previous webhook secret"),
     ).toBe(true);
+  });
+
+  it("from no key to a key: what was sealed under the database's own random key opens once HANSE_SECRET_KEY is set, and re-seals", async () => {
+    const keyless = await createTestApp({
+      env: { ...webhookReceiverEnv(receiver), HANSE_PUBLIC_URL: publicUrl },
+    });
+    try {
+      const owner = await provisionTenant(keyless);
+      const hook = await subscribeWebhook(keyless, owner.token, "keyless-app", receiver.url);
+      const keyed = await createTestApp({
+        env: { ...webhookReceiverEnv(receiver), HANSE_PUBLIC_URL: publicUrl, HANSE_SECRET_KEY: newKey },
+        sharedDatabase: keyless.testDatabase,
+      });
+      expect(sealedLines(keyed).map((line) => line.what)).toContain("webhook secret");
+      const seen = receiver.received.length;
+      await hook.change("someone");
+      await keyed.drainJobs();
+      const delivery = receiver.received.slice(seen).find((r) => r.headers["webhook-id"] !== undefined);
+      const now = Math.floor(Date.now() / 1000);
+      expect(
+        verifyWebhook(hook.subscription.secret, delivery?.headers ?? {}, delivery?.body ?? "", now).ok,
+      ).toBe(true);
+      const reports = await resealAll(keyed.container.sealedColumns, 100);
+      expect(reports.find((r) => r.what === "webhook secret")).toMatchObject({ resealed: 1, unreadable: 0 });
+      await keyed.close();
+      commandOutput.push(...keyed.logs);
+    } finally {
+      commandOutput.push(...keyless.logs);
+      await keyless.close();
+    }
   });
 
   it("no key and no secret is ever in a log line", () => {
