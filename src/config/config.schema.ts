@@ -62,7 +62,8 @@ export const ConfigSchema = Type.Object({
   ),
   HANSE_SECRET_KEY_PREVIOUS: Type.Optional(
     Type.String({
-      minLength: 32,
+      // Each key at least 32 characters, as HANSE_SECRET_KEY.
+      pattern: "^[^,]{32,}(,[^,]{32,})*$",
       description:
         "Keys HANSE_SECRET_KEY replaced, comma-separated: they still open sealed secrets and cursors until `hanse secret-key reseal` has run",
     }),
