@@ -10,7 +10,14 @@ import { createWorkflowsModule } from "./modules/workflows/index.js";
 import type { Discovery } from "./protocol/entrypoints.js";
 import type { Authenticator, ServiceAuthenticator } from "./platform/auth/index.js";
 import { systemClock, type Clock } from "./platform/clock/clock.js";
-import { sha256, uuidv7, type IdGenerator } from "./platform/crypto/index.js";
+import {
+  reportSealedValues,
+  secretKeysOf,
+  sha256,
+  uuidv7,
+  type IdGenerator,
+  type SealedColumn,
+} from "./platform/crypto/index.js";
 import { openDatabase, type Database } from "./platform/db/database.js";
 import { choreStatement, type MaintenanceReport } from "./platform/db/maintenance.js";
 import { instanceSecret } from "./platform/db/instance-settings.js";
@@ -41,6 +48,8 @@ export interface Container {
   serviceAuthenticator: ServiceAuthenticator;
   registry: EntrypointRegistry;
   jobs: JobDefinition<never>[];
+  /** Every column of values sealed with HANSE_SECRET_KEY (`hanse secret-key reseal`). */
+  sealedColumns: SealedColumn[];
   /** Every series of the process; served by the metrics listener (HANSE_METRICS_PORT). */
   metrics: MetricsRegistry;
   ready(): Promise<boolean>;
@@ -97,7 +106,10 @@ export async function createContainer(config: Config, options: ContainerOptions)
     database,
     clock,
     newId,
-    cursors: createCursorCodec(macKey),
+    cursors: createCursorCodec(
+      macKey,
+      secretKeysOf(config).previous.map((key) => sha256(key)),
+    ),
     idempotency: createIdempotency({ database, clock, macKey }),
     jobs: createJobQueue({ clock, newId }),
     logger: options.logger,
@@ -129,6 +141,8 @@ export async function createContainer(config: Config, options: ContainerOptions)
     steps.push(...(module.provisioningSteps ?? []));
   }
   for (const module of featureModules) await module.prepare?.();
+  const sealedColumns = featureModules.flatMap((m) => m.sealedColumns ?? []);
+  await reportSealedValues(options.logger, sealedColumns);
   // The system tenant is made by bootstrap, not provisioned: it gets every module's state here
   // (each step is idempotent, so every start may run them).
   for (const step of steps) {
@@ -155,6 +169,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
     authenticator: identity.service.authenticator,
     serviceAuthenticator: entitlements.serviceAuthenticator,
     registry,
+    sealedColumns,
     jobs: registerJobMetrics(metrics, { db: database.db, clock }, [
       ...modules.flatMap((m) => m.jobs ?? []),
       createRetentionJob({ db: database.db, clock, logger: options.logger }),

@@ -1,15 +1,16 @@
 import { Command } from "commander";
-import { ConfigError, loadConfig } from "./config/index.js";
+import { ConfigError, loadConfig, type Config } from "./config/index.js";
+import { createContainer } from "./container.js";
+import { describeReseal, resealAll } from "./platform/crypto/index.js";
 import { createLogger } from "./platform/logging/logger.js";
 import { startProcess } from "./server.js";
 import { registerCliCommands } from "./cli/index.js";
 import { registerEdiCommands } from "./cli/edi.command.js";
 
-/** The only place that reads process.env and exits. */
-async function serve(): Promise<void> {
-  let config;
+/** The server's settings from process.env; exits 78 (EX_CONFIG) when they are not valid. */
+function configOrExit(): Config {
   try {
-    config = loadConfig(process.env);
+    return loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -17,6 +18,11 @@ async function serve(): Promise<void> {
     }
     throw error;
   }
+}
+
+/** The only place that reads process.env and exits. */
+async function serve(): Promise<void> {
+  const config = configOrExit();
   const logger = createLogger(config.LOG_LEVEL);
   const running = await startProcess(config, logger);
   if (running.url) logger.info({ url: running.url, roles: config.HANSE_ROLES }, "hanse is serving");
@@ -55,6 +61,38 @@ program
   .command("serve")
   .description("Run the server (roles from HANSE_ROLES: api, worker or both)")
   .action(serve);
+program
+  .command("secret-key")
+  .description("HANSE_SECRET_KEY on this server's database (reads the server's environment)")
+  .command("reseal")
+  .description(
+    "Re-seal every stored secret under the current HANSE_SECRET_KEY (after a rotation; safe while the service runs)",
+  )
+  .option("--batch-size <n>", "rows per statement", "100")
+  .action(async (options: { batchSize: string }) => {
+    const batchSize = Number(options.batchSize);
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
+      throw new Error("--batch-size must be an integer from 1 to 10000");
+    }
+    const config = configOrExit();
+    const logger = createLogger("error", process.stderr);
+    const container = await createContainer(config, { logger });
+    try {
+      const reports = await resealAll(container.sealedColumns, batchSize, (report) => {
+        process.stdout.write(`${describeReseal(report)}\n`);
+      });
+      const unreadable = reports.reduce((sum, report) => sum + report.unreadable, 0);
+      if (unreadable > 0) {
+        process.stderr.write(
+          `${unreadable} value(s) open with none of the configured keys and were left unchanged: set ` +
+            "HANSE_SECRET_KEY_PREVIOUS to the key they were sealed with and run this again\n",
+        );
+        process.exitCode = 2;
+      }
+    } finally {
+      await container.close();
+    }
+  });
 registerCliCommands(program, { env: process.env, stdout: process.stdout, stderr: process.stderr });
 registerEdiCommands(program);
 

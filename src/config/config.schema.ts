@@ -60,6 +60,14 @@ export const ConfigSchema = Type.Object({
       description: "Key for cursor and reference MACs; unset means a random key kept in the database",
     }),
   ),
+  HANSE_SECRET_KEY_PREVIOUS: Type.Optional(
+    Type.String({
+      // Each key at least 32 characters, as HANSE_SECRET_KEY.
+      pattern: "^[^,]{32,}(,[^,]{32,})*$",
+      description:
+        "Keys HANSE_SECRET_KEY replaced, comma-separated: they still open sealed secrets and cursors until `hanse secret-key reseal` has run",
+    }),
+  ),
   HANSE_MAILBOX_LEASE_SECONDS: seconds(300, "Mailbox claim lease"),
   HANSE_MAILBOX_MAX_ATTEMPTS: Type.Integer({
     minimum: 1,

@@ -90,6 +90,24 @@ describe("loadConfig", () => {
     expect(loadConfig({ PORT: "", DATABASE_URL: "" }).PORT).toBe(8080);
   });
 
+  it("HANSE_SECRET_KEY_PREVIOUS: comma-separated keys of at least 32 characters each, never echoed in the error", () => {
+    const long = "k".repeat(32);
+    expect(loadConfig({ HANSE_SECRET_KEY_PREVIOUS: `${long},${long}x` }).HANSE_SECRET_KEY_PREVIOUS).toBe(
+      `${long},${long}x`,
+    );
+    const short = "short-secret-value";
+    for (const bad of [short, `${long},${short}`, `${long},`]) {
+      let message = "";
+      try {
+        loadConfig({ HANSE_SECRET_KEY_PREVIOUS: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain("HANSE_SECRET_KEY_PREVIOUS");
+      expect(message).not.toContain(short);
+    }
+  });
+
   it(".env.example documents every setting of the schema and nothing else", () => {
     const text = readFileSync(new URL("../../.env.example", import.meta.url), "utf8");
     const documented = new Set([...text.matchAll(/^#?\s*([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));

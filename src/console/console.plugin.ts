@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config/index.js";
 import type { Database } from "../platform/db/database.js";
-import { sealingKey } from "../platform/crypto/index.js";
+import { sealingKey, secretKeysOf } from "../platform/crypto/index.js";
 import { loadAssets } from "./assets.js";
 import { forwardToApi, isPlainApiPath, refuse } from "./bridge.js";
 import { isSameOrigin, servedOverHttps } from "./request-origin.js";
@@ -17,7 +17,7 @@ import {
 } from "./session-cookie.js";
 
 export interface ConsoleDeps {
-  config: Pick<Config, "HANSE_PUBLIC_URL" | "HANSE_SECRET_KEY">;
+  config: Pick<Config, "HANSE_PUBLIC_URL" | "HANSE_SECRET_KEY" | "HANSE_SECRET_KEY_PREVIOUS">;
   database: Pick<Database, "db">;
 }
 
@@ -34,9 +34,11 @@ export const consolePlugin =
   (root: FastifyInstance, deps: ConsoleDeps): FastifyPluginAsync =>
   async (app) => {
     const publicUrl = deps.config.HANSE_PUBLIC_URL;
+    // A CSRF token is a MAC under the current key: a page from before a key change asks to sign in again.
+    const csrfKeys = sealingKey(secretKeysOf(deps.config), deps.database.db, "console-csrf");
     const keys: ConsoleKeys = {
-      seal: sealingKey(deps.config.HANSE_SECRET_KEY, deps.database.db, "console-session"),
-      csrf: sealingKey(deps.config.HANSE_SECRET_KEY, deps.database.db, "console-csrf"),
+      seal: sealingKey(secretKeysOf(deps.config), deps.database.db, "console-session"),
+      csrf: async () => (await csrfKeys()).current.key,
     };
     const assets = await loadAssets();
 

@@ -1,5 +1,11 @@
 import type { FastifyRequest } from "fastify";
-import { digestsEqual, hmacSha256, openSealedSecret, sealSecret } from "../platform/crypto/index.js";
+import {
+  digestsEqual,
+  hmacSha256,
+  openSealedSecret,
+  sealSecret,
+  type SealingKeys,
+} from "../platform/crypto/index.js";
 
 /** The console's session cookie: the API session token, sealed with the service's key. */
 export const cookieName = "hanse_console";
@@ -9,7 +15,7 @@ export const csrfHeader = "x-console-csrf";
 
 export interface ConsoleKeys {
   /** Seals the session token into the cookie (AES-256-GCM). */
-  seal: () => Promise<Buffer>;
+  seal: () => Promise<SealingKeys>;
   /** Derives the CSRF token from the session token (HMAC-SHA256). */
   csrf: () => Promise<Buffer>;
 }

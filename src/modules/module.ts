@@ -3,7 +3,7 @@ import type { Transaction } from "kysely";
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Config } from "../config/index.js";
 import type { Clock } from "../platform/clock/clock.js";
-import type { IdGenerator } from "../platform/crypto/index.js";
+import type { IdGenerator, SealedColumn } from "../platform/crypto/index.js";
 import type { Database } from "../platform/db/database.js";
 import type { CursorCodec } from "../platform/http/cursor.js";
 import type { EntrypointDefinition } from "../platform/http/entrypoints.js";
@@ -55,6 +55,11 @@ export interface HanseModule {
   prepare?(): Promise<void>;
   /** Work every new tenant needs from this module (default definitions, keys, sequences). */
   provisioningSteps?: ProvisioningStep[];
+  /**
+   * The columns of its tables that hold values sealed with HANSE_SECRET_KEY: checked at start-up,
+   * re-sealed under a new key by `hanse secret-key reseal`.
+   */
+  sealedColumns?: SealedColumn[];
   /** Releases what the module holds besides the database (threads); after the worker stopped. */
   close?(): Promise<void>;
 }

@@ -22,7 +22,12 @@ import {
   type WebhookOutcome,
 } from "../../src/sdk/index.js";
 import { createEntitlementApp, provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver.js";
+import {
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceivedRequest,
+  webhookReceiverEnv,
+} from "../support/https-receiver.js";
 import { startInterceptingProxy } from "../support/intercepting-proxy.js";
 import { bearer, createTestApp, runJobNow, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";
@@ -104,8 +109,7 @@ beforeAll(async () => {
     clock,
     env: {
       HANSE_FEED_RETENTION_SECONDS: "60",
-      HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
-      HANSE_WEBHOOK_CA_FILE: receiver.caFile,
+      ...webhookReceiverEnv(receiver),
     },
   });
   baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });

@@ -1,7 +1,7 @@
 import type { LookupAddress } from "node:dns";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver.js";
+import { startHttpsReceiver, type HttpsReceiver, webhookReceiverEnv } from "../support/https-receiver.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 import { subscribeWebhook } from "../support/webhook-subscriptions.js";
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
   // Its certificate is valid for the names below: without the guard, a request would get through.
   receiver = await startHttpsReceiver("/hooks", ["hooks.rebind.test", "hooks.mixed.test"]);
   t = await createTestApp({
-    env: { HANSE_WEBHOOK_CA_FILE: receiver.caFile, HANSE_WEBHOOK_TIMEOUT_MS: "1000" },
+    env: webhookReceiverEnv(receiver, { allowPrivate: false, timeoutMs: 1000 }),
     lookupHost: (hostname) => {
       lookups.push(hostname);
       return Promise.resolve(answer);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver.js";
+import { startHttpsReceiver, type HttpsReceiver, webhookReceiverEnv } from "../support/https-receiver.js";
 import { startWorkerProcess, type HanseProcess } from "../support/server-process.js";
 import { createTestApp, workerProcessEnv, type TestApp } from "../support/test-app.js";
 import { onPostgres } from "../support/test-database.js";
@@ -27,7 +27,7 @@ describe.skipIf(!onPostgres)(
     beforeAll(async () => {
       receiver = await startHttpsReceiver();
       t = await createTestApp({
-        env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1", HANSE_WEBHOOK_CA_FILE: receiver.caFile },
+        env: webhookReceiverEnv(receiver),
       });
       tenant = await provisionTenant(t);
       dir = await mkdtemp(join(tmpdir(), "hanse-webhook-restart-"));
@@ -42,10 +42,8 @@ describe.skipIf(!onPostgres)(
     async function startWorker(name: string): Promise<HanseProcess> {
       const worker = await startWorkerProcess({
         ...workerProcessEnv(t, join(dir, name), leaseSeconds),
-        HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
-        HANSE_WEBHOOK_CA_FILE: receiver.caFile,
-        // The longest allowed: the first request is still open when its process is killed.
-        HANSE_WEBHOOK_TIMEOUT_MS: "60000",
+        // The longest timeout allowed: the first request is still open when its process is killed.
+        ...webhookReceiverEnv(receiver, { timeoutMs: 60_000 }),
       });
       workers.push(worker);
       return worker;

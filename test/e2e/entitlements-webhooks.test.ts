@@ -3,7 +3,12 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver.js";
+import {
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceivedRequest,
+  webhookReceiverEnv,
+} from "../support/https-receiver.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { subscribeWebhook, type WebhookSubscription } from "../support/webhook-subscriptions.js";
 
@@ -50,10 +55,7 @@ beforeAll(async () => {
   t = await createTestApp({
     clock,
     env: {
-      HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
-      HANSE_WEBHOOK_CA_FILE: receiver.caFile,
-      // Generous: on a loaded 2-core machine a TLS handshake alone can take several hundred ms.
-      HANSE_WEBHOOK_TIMEOUT_MS: "5000",
+      ...webhookReceiverEnv(receiver),
       HANSE_WEBHOOK_DISABLE_AFTER_SECONDS: "3600",
     },
   });

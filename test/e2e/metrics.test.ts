@@ -12,7 +12,7 @@ import {
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { startMetricsServer, type MetricsServer } from "../../src/platform/metrics/index.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver.js";
+import { startHttpsReceiver, type HttpsReceiver, webhookReceiverEnv } from "../support/https-receiver.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { onPostgres } from "../support/test-database.js";
 import { subscribeWebhook } from "../support/webhook-subscriptions.js";
@@ -28,11 +28,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver();
   t = await createTestApp({
     clock,
-    env: {
-      HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
-      HANSE_WEBHOOK_CA_FILE: receiver.caFile,
-      HANSE_WEBHOOK_TIMEOUT_MS: "5000",
-    },
+    env: webhookReceiverEnv(receiver),
   });
   base = await t.app.listen({ port: 0, host: "127.0.0.1" });
   metricsServer = await startMetricsServer(t.container.metrics, { port: 0, host: "127.0.0.1" });

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setupPartner, validOrders } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
-import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver.js";
+import { provisionTenant, submitNewProduct, type ProvisionedTenant } from "../support/fixtures.js";
+import {
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceivedRequest,
+  webhookReceiverEnv,
+} from "../support/https-receiver.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { subscribeWebhook } from "../support/webhook-subscriptions.js";
 
@@ -21,11 +27,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver();
   t = await createTestApp({
     clock,
-    env: {
-      HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
-      HANSE_WEBHOOK_CA_FILE: receiver.caFile,
-      HANSE_WEBHOOK_TIMEOUT_MS: "5000",
-    },
+    env: webhookReceiverEnv(receiver),
   });
   tenant = await provisionTenant(t);
   const adapter = await t.inject({
@@ -54,27 +56,29 @@ const parsedTraceparent = (request: ReceivedRequest | undefined) => {
 
 /** A transition request (its job consults the adapter) sent with `headers`; runs its job. */
 async function transitionWith(headers: Record<string, string>): Promise<ReceivedRequest | undefined> {
-  const entity = await t.inject({
-    method: "POST",
-    url: "/api/v1/admin/entities",
-    headers: bearer(tenant.token),
-    payload: { kind: "product", attributes: { name: "Traced" } },
-  });
   const seen = receiver.received.length;
+  await submitNewProduct(t, tenant, `trace-${counter++}`, headers);
+  return receiver.received[seen];
+}
+
+/** An upload of `body` by a new partner, sent with `headers`; runs its processing job. */
+async function uploadWith(headers: Record<string, string>, body: string) {
+  const partner = await setupPartner(t, tenant.token);
   const response = await t.inject({
     method: "POST",
-    url: "/api/v1/workflows/transition-requests",
+    url: `/api/v1/b2b-exchange/partner/connections/${partner.connectionId}/inbox`,
     headers: {
-      ...bearer(tenant.token),
+      authorization: `Bearer ${partner.token}`,
+      "content-type": "application/edifact",
+      "idempotency-key": `trace-upload-${counter++}`,
       ...headers,
-      "x-tenant-id": tenant.id,
-      "x-idempotency-key": `trace-${counter++}`,
     },
-    payload: { entity: "product", entityId: entity.json<{ id: string }>().id, transition: "submit" },
+    payload: body,
   });
   expect(response.statusCode, response.body).toBe(202);
+  const { uploadId } = response.json<{ uploadId: string }>();
   await t.drainJobs();
-  return receiver.received[seen];
+  return logLines().find((line) => line.msg === "upload processed" && line.uploadId === uploadId);
 }
 
 describe("W3C trace context", () => {
@@ -129,6 +133,43 @@ describe("W3C trace context", () => {
     expect(sent.traceId).toBe(traceId);
     expect(sent.parentId).not.toBe(parentId);
     expect(delivery?.headers.tracestate).toBeUndefined();
+  });
+
+  it.each([
+    // Checked by its own accept statement (declared length up to 64 KiB).
+    ["a small upload", [] as string[]],
+    // Authenticated first, then streamed into storage and accepted (over 64 KiB).
+    ["a large upload", Array.from({ length: 2000 }, () => "4000862141404")],
+  ])(
+    "the processing job of %s continues the upload request's trace: its log lines carry the trace id and correlation id",
+    async (_name, lines) => {
+      const correlationId = `trace-upload-${counter++}`;
+      const body = validOrders(`TR${counter}`, lines.length > 0 ? { lines } : {});
+      const processed = await uploadWith(
+        { traceparent, tracestate, "x-correlation-id": correlationId },
+        body,
+      );
+      expect(processed).toMatchObject({ traceId, correlationId, status: "processed" });
+      expect(processed?.spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(processed?.spanId).not.toBe(parentId);
+      // The request's own lines have another span id: the job run is a span of its own.
+      const requestSpans = logLines()
+        .filter((line) => line.correlationId === correlationId && line.msg === "request completed")
+        .map((line) => line.spanId);
+      expect(requestSpans).toHaveLength(1);
+      expect(requestSpans).not.toContain(processed?.spanId);
+    },
+  );
+
+  it("an upload without a traceparent: its processing job continues the trace the request started", async () => {
+    const correlationId = `trace-upload-new-${counter++}`;
+    const processed = await uploadWith({ "x-correlation-id": correlationId }, validOrders(`TN${counter}`));
+    const started = logLines().find(
+      (line) => line.msg === "request completed" && line.correlationId === correlationId,
+    )?.traceId;
+    expect(started).toMatch(/^[0-9a-f]{32}$/);
+    expect(started).not.toBe(traceId);
+    expect(processed).toMatchObject({ traceId: started, correlationId });
   });
 
   it("a malformed traceparent is ignored with its tracestate: a new trace starts", async () => {

@@ -18,6 +18,7 @@ import {
   type HttpsReceiver,
   type ReceivedRequest,
   type ReceiverAnswer,
+  webhookReceiverEnv,
 } from "../support/https-receiver.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 
@@ -65,7 +66,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver();
   t = await createTestApp({
     clock,
-    env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1", HANSE_WEBHOOK_CA_FILE: receiver.caFile },
+    env: webhookReceiverEnv(receiver),
   });
   baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
   tenant = await provisionTenant(t);

@@ -3,7 +3,12 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
-import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver.js";
+import {
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceivedRequest,
+  webhookReceiverEnv,
+} from "../support/https-receiver.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 
 /** A local HTTPS receiver standing in for a PIM system (a fake at the process edge). */
@@ -22,7 +27,7 @@ beforeAll(async () => {
   received = receiver.received;
   t = await createTestApp({
     clock,
-    env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1", HANSE_WEBHOOK_CA_FILE: receiver.caFile },
+    env: webhookReceiverEnv(receiver),
   });
 });
 

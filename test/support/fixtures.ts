@@ -101,3 +101,35 @@ export async function createEntitlementApp(
       }),
   };
 }
+
+/**
+ * A new product entity of `tenant` and a `submit` transition request for it, sent with `headers`
+ * (202); then runs the request's job (which consults the tenant's lifecycle adapter, if any).
+ */
+export async function submitNewProduct(
+  t: TestApp,
+  tenant: ProvisionedTenant,
+  idempotencyKey: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const entity = await t.inject({
+    method: "POST",
+    url: "/api/v1/admin/entities",
+    headers: bearer(tenant.token),
+    payload: { kind: "product", attributes: { name: "Submitted" } },
+  });
+  expect(entity.statusCode, entity.body).toBe(201);
+  const response = await t.inject({
+    method: "POST",
+    url: "/api/v1/workflows/transition-requests",
+    headers: {
+      ...bearer(tenant.token),
+      ...headers,
+      "x-tenant-id": tenant.id,
+      "x-idempotency-key": idempotencyKey,
+    },
+    payload: { entity: "product", entityId: entity.json<{ id: string }>().id, transition: "submit" },
+  });
+  expect(response.statusCode, response.body).toBe(202);
+  await t.drainJobs();
+}

@@ -27,6 +27,22 @@ export interface HttpsReceiver {
 }
 
 /**
+ * The server's settings for delivering to `receiver` (webhooks, lifecycle adapters): its CA
+ * trusted, private addresses allowed (it listens on 127.0.0.1; `allowPrivate: false` keeps the
+ * address guard), and a timeout generous enough for a TLS handshake on a loaded 2-core machine.
+ */
+export function webhookReceiverEnv(
+  receiver: Pick<HttpsReceiver, "caFile">,
+  options: { allowPrivate?: boolean; timeoutMs?: number } = {},
+): Record<string, string> {
+  return {
+    ...(options.allowPrivate === false ? {} : { HANSE_WEBHOOK_ALLOW_PRIVATE: "1" }),
+    HANSE_WEBHOOK_CA_FILE: receiver.caFile,
+    HANSE_WEBHOOK_TIMEOUT_MS: String(options.timeoutMs ?? 5000),
+  };
+}
+
+/**
  * `dnsNames`: host names the certificate is valid for besides `localhost` and 127.0.0.1 (names a
  * test resolves to this receiver through a stub, so that only the address guard can stop a request).
  */

@@ -33,6 +33,11 @@ export interface TestAppOptions {
   connectVia?: (url: string) => string;
   /** How customers' host names resolve (a stub plays DNS rebinding); ContainerOptions.lookupHost. */
   lookupHost?: HostLookup;
+  /**
+   * Another app's database, shared as a second process would share it (other settings, same
+   * rows): closing this app leaves it open; its owner closes and drops it.
+   */
+  sharedDatabase?: TestDatabase;
 }
 
 /** The real app on a fresh database, with captured logs and a worker the test drives. */
@@ -50,7 +55,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     LOG_LEVEL: "debug",
     ...options.env,
   });
-  const testDatabase = await createTestDatabase(options.connectVia ? { connectVia: options.connectVia } : {});
+  const shared = options.sharedDatabase;
+  const testDatabase: TestDatabase = shared
+    ? {
+        ...shared,
+        database: { ...shared.database, close: () => Promise.resolve() },
+        drop: () => Promise.resolve(),
+      }
+    : await createTestDatabase(options.connectVia ? { connectVia: options.connectVia } : {});
   const clock = options.clock ?? (options.manualClock ? createManualClock(new Date()) : systemClock);
   const logger = createLogger(config.LOG_LEVEL, sink);
   const container = await createContainer(config, {

@@ -3,7 +3,7 @@ import type { Config } from "../../config/index.js";
 import { serviceCredentialId } from "../../protocol/service-signature.js";
 import { recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
-import { isUuid, sealSecret } from "../../platform/crypto/index.js";
+import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
@@ -15,7 +15,7 @@ import type { EntitlementTables, ServiceBindingsTable } from "./entitlements.tab
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
   config: Pick<Config, "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
-  sealingKey: () => Promise<Buffer>;
+  sealingKey: () => Promise<SealingKeys>;
 };
 
 /** `hanse_ss_<43 base64url>`: 256 bits; the HMAC key is the UTF-8 of this whole string. */

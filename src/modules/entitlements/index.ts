@@ -5,7 +5,8 @@ import {
   type EntitlementDecision,
 } from "../../protocol/entitlement-decision.js";
 import type { ServiceAuthenticator } from "../../platform/auth/index.js";
-import { sealingKey } from "../../platform/crypto/index.js";
+import { sealingKey, secretKeysOf } from "../../platform/crypto/index.js";
+import { entitlementSealedColumns } from "./sealed-columns.js";
 import type { EntrypointDefinition } from "../../platform/http/entrypoints.js";
 import { crudActions } from "../../platform/http/entrypoints.js";
 import type { HanseModule, ModuleDeps } from "../module.js";
@@ -58,7 +59,7 @@ export interface EntitlementsModule extends HanseModule {
 
 export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
   const database = deps.database.as<EntitlementTables>();
-  const seal = sealingKey(deps.config.HANSE_SECRET_KEY, deps.database.db, "entitlement-secrets");
+  const seal = sealingKey(secretKeysOf(deps.config), deps.database.db, "entitlement-secrets");
   const keys = createKeyRing({
     clock: deps.clock,
     sealingKey: seal,
@@ -142,6 +143,7 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
     prepare: async () => {
       await seal();
     },
+    sealedColumns: entitlementSealedColumns(deps.database.db, seal),
     serviceAuthenticator: createServiceAuthenticator({
       database,
       clock: deps.clock,

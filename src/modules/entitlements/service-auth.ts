@@ -1,6 +1,6 @@
 import { createHash, createHmac } from "node:crypto";
 import type { Clock } from "../../platform/clock/clock.js";
-import { digestsEqual, openSealedSecret } from "../../platform/crypto/index.js";
+import { digestsEqual, openSealedSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { ServiceAuthenticator, ServicePrincipal, SignedRequest } from "../../platform/auth/index.js";
 import { isDatabaseUnavailable } from "../../platform/db/errors.js";
 import { AppError } from "../../platform/errors/app-error.js";
@@ -33,7 +33,7 @@ const single = (value: string | string[] | undefined): string | undefined =>
 export function createServiceAuthenticator(deps: {
   database: Database<EntitlementTables>;
   clock: Clock;
-  sealingKey: () => Promise<Buffer>;
+  sealingKey: () => Promise<SealingKeys>;
 }): ServiceAuthenticator {
   const findCredential = createCredentialLookup(deps.database);
   const recordNonce = createNonceRecorder(deps.database);

@@ -1,6 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
 import type { Clock } from "../../platform/clock/clock.js";
+import type { SealingKeys } from "../../platform/crypto/index.js";
 import type { EntitlementSigningKeysTable, EntitlementTables } from "./entitlements.tables.js";
 
 export type Db = Kysely<EntitlementTables>;
@@ -25,7 +26,7 @@ export interface SigningKey {
 
 export interface KeyRingDeps {
   clock: Clock;
-  sealingKey: () => Promise<Buffer>;
+  sealingKey: () => Promise<SealingKeys>;
   /** How long a grant lives: a retired key stays in the JWKS this long (plus a minute of skew). */
   grantTtlSeconds: number;
 }

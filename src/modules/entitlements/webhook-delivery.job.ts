@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../platform/clock/clock.js";
-import { openSealedSecret } from "../../platform/crypto/index.js";
+import { openSealedSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { defineJob, type JobDefinition, type JobQueue } from "../../platform/jobs/index.js";
 import { OutboundError, signWebhook, type OutboundClient } from "../../platform/outbound/index.js";
@@ -40,7 +40,7 @@ export function webhookDeliveryJob(deps: {
   newId: () => string;
   logger: Pick<FastifyBaseLogger, "info" | "warn">;
   outbound: OutboundClient;
-  sealingKey: () => Promise<Buffer>;
+  sealingKey: () => Promise<SealingKeys>;
   timeoutMs: number;
   /** How long a batch's deliveries stay leased without a renewal (the job lease). */
   leaseMs: number;

@@ -2,7 +2,7 @@ import type { Transaction } from "kysely";
 import type { Config } from "../../config/index.js";
 import { recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
-import { isUuid, sealSecret } from "../../platform/crypto/index.js";
+import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
@@ -20,7 +20,7 @@ import * as repo from "./webhooks.repository.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs" | "outbound"> & {
   config: Pick<Config, "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
-  sealingKey: () => Promise<Buffer>;
+  sealingKey: () => Promise<SealingKeys>;
 };
 type Trx = Transaction<EntitlementTables>;
 

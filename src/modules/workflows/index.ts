@@ -60,6 +60,7 @@ export function createWorkflowsModule(deps: ModuleDeps): HanseModule & { service
     service,
     routes,
     jobs: [transitionJob(processor)],
+    sealedColumns: adapters.sealedColumns,
     capabilities: [workflowsCapability, "workflows.lifecycleAdapters"],
     provisioningSteps: [
       { name: "workflow-definitions", run: (trx, { tenantId }) => service.provisionDefaults(trx, tenantId) },

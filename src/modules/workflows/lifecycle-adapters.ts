@@ -2,11 +2,12 @@ import type { Selectable } from "kysely";
 import type { Config } from "../../config/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
-import { isUuid, sealingKey, type IdGenerator } from "../../platform/crypto/index.js";
+import { isUuid, sealingKey, secretKeysOf, type IdGenerator } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import { readPage, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { openSealedSecret, sealSecret } from "../../platform/crypto/index.js";
+import { adapterSealedColumns } from "./sealed-columns.js";
 import {
   OutboundError,
   OutboundTargetError,
@@ -23,7 +24,7 @@ export const adapterBodyLimit = 64 * 1024;
 export const lifecycleAdaptersHref = "/api/v1/admin/lifecycle-adapters";
 
 export interface LifecycleAdapterDeps {
-  config: Pick<Config, "HANSE_SECRET_KEY">;
+  config: Pick<Config, "HANSE_SECRET_KEY" | "HANSE_SECRET_KEY_PREVIOUS">;
   database: Database;
   clock: Clock;
   newId: IdGenerator;
@@ -43,11 +44,7 @@ const toAdapter = (row: Selectable<WorkflowLifecycleAdaptersTable>) => ({
 export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
   const db = deps.database.as<WorkflowTables>().db;
   const outbound = deps.outbound;
-  const encryptionKey = sealingKey(
-    deps.config.HANSE_SECRET_KEY,
-    deps.database.db,
-    "workflow-adapter-secrets",
-  );
+  const encryptionKey = sealingKey(secretKeysOf(deps.config), deps.database.db, "workflow-adapter-secrets");
 
   const invalidUrl = (message: string) =>
     new AppError("ERR_VALIDATION", `The adapter URL is not usable: ${message}.`, {
@@ -113,6 +110,7 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
 
   return {
     gate,
+    sealedColumns: adapterSealedColumns(deps.database.db, encryptionKey),
 
     async create(
       principal: Principal,

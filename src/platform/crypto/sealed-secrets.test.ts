@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { openSealedSecret, sealSecret } from "./sealed-secrets.js";
+import { openSealedSecret, sealingKeyId, sealSecret, UnknownSealingKeyError } from "./sealed-secrets.js";
 
 const key = Buffer.alloc(32, 0x2a);
 const plain = "whsec_c2VhbGVkIGJ5IHRoZSBwcmV2aW91cyBpbXBsZW1lbnRhdGlvbg==";
@@ -25,9 +25,11 @@ describe("sealed secrets (AES-256-GCM)", () => {
     expect(openSealedSecret(key, sealSecret(key, "ünïcödé ✓"))).toBe("ünïcödé ✓");
   });
 
-  it("writes v1.<iv>.<tag>.<ciphertext>: 12-byte IV, 16-byte tag, base64url", () => {
-    const [version, iv, tag, data, ...rest] = sealSecret(key, plain).split(".");
-    expect(version).toBe("v1");
+  it("writes v2.<key id>.<iv>.<tag>.<ciphertext>: 8-character key id, 12-byte IV, 16-byte tag, base64url", () => {
+    const [version, keyId, iv, tag, data, ...rest] = sealSecret(key, plain).split(".");
+    expect(version).toBe("v2");
+    expect(keyId).toBe(sealingKeyId(key));
+    expect(keyId).toMatch(/^[A-Za-z0-9_-]{8}$/);
     expect(rest).toEqual([]);
     expect(Buffer.from(iv ?? "", "base64url")).toHaveLength(12);
     expect(Buffer.from(tag ?? "", "base64url")).toHaveLength(16);
@@ -43,18 +45,42 @@ describe("sealed secrets (AES-256-GCM)", () => {
 
   it("refuses an altered IV, tag or ciphertext", () => {
     const sealed = sealSecret(key, plain);
-    for (const index of [1, 2, 3]) {
+    for (const index of [2, 3, 4]) {
       expect(() => openSealedSecret(key, alter(sealed, index))).toThrow(/authenticate/);
     }
   });
 
-  it("refuses the wrong key", () => {
+  it("refuses the wrong key, naming the value's key id and HANSE_SECRET_KEY_PREVIOUS", () => {
     const sealed = sealSecret(key, plain);
-    expect(() => openSealedSecret(randomBytes(32), sealed)).toThrow(/authenticate/);
+    expect(() => openSealedSecret(randomBytes(32), sealed, "webhook secret")).toThrow(UnknownSealingKeyError);
+    expect(() => openSealedSecret(randomBytes(32), sealed, "webhook secret")).toThrow(
+      `webhook secret was sealed with a key this process does not have (key id ${sealingKeyId(key)}): set HANSE_SECRET_KEY_PREVIOUS`,
+    );
+    const v1 =
+      "v1.cmBxf4zH9wZPxkQG.9UTSM450SCadTtXPC05C8g.W--bf77wUSJqNss1b6LXPPTFaulD_9W3RjLiTfapRGndUkIzXimDWE3ihhsKep47pt8uxjSxCN5A2A";
+    expect(() => openSealedSecret(randomBytes(32), v1)).toThrow(UnknownSealingKeyError);
+  });
+
+  it("opens with any key of a ring, old v1 values included; seals under the current one", () => {
+    const next = randomBytes(32);
+    const ring = {
+      current: { id: sealingKeyId(next), key: next },
+      keys: [
+        { id: sealingKeyId(next), key: next },
+        { id: sealingKeyId(key), key },
+      ],
+    };
+    const v1 =
+      "v1.cmBxf4zH9wZPxkQG.9UTSM450SCadTtXPC05C8g.W--bf77wUSJqNss1b6LXPPTFaulD_9W3RjLiTfapRGndUkIzXimDWE3ihhsKep47pt8uxjSxCN5A2A";
+    expect(openSealedSecret(ring, v1)).toBe(plain);
+    expect(openSealedSecret(ring, sealSecret(key, plain))).toBe(plain);
+    const resealed = sealSecret(ring, plain);
+    expect(resealed.startsWith(`v2.${sealingKeyId(next)}.`)).toBe(true);
+    expect(openSealedSecret(next, resealed)).toBe(plain);
   });
 
   it("names what it could not read when the value is not in the format", () => {
-    for (const bad of ["", "v1", "v1.a.b", "v2.a.b.c", plain]) {
+    for (const bad of ["", "v1", "v1.a.b", "v2.a.b.c", "v3.a.b.c.d", plain]) {
       expect(() => openSealedSecret(key, bad)).toThrow("unreadable sealed secret");
     }
     expect(() => openSealedSecret(key, "v1.a.b", "adapter secret")).toThrow("unreadable adapter secret");

@@ -23,3 +23,13 @@ export async function instanceSecret(db: Kysely<unknown>, name: string): Promise
     .executeTakeFirstOrThrow();
   return Buffer.from(row.value, "base64url");
 }
+
+/** The instance secret `name` if one was made (none is made here). */
+export async function storedInstanceSecret(db: Kysely<unknown>, name: string): Promise<Buffer | undefined> {
+  const row = await (db as Kysely<Tables>)
+    .selectFrom("instance_settings")
+    .select("value")
+    .where("name", "=", name)
+    .executeTakeFirst();
+  return row ? Buffer.from(row.value, "base64url") : undefined;
+}

@@ -31,3 +31,16 @@ describe("pageOf", () => {
     expect(() => cursors.decode("list:t2", nextCursor ?? "")).toThrow(/cursor/);
   });
 });
+
+describe("cursors across a rotation of HANSE_SECRET_KEY", () => {
+  it("a cursor made under a previous key still decodes; one under a key not configured is 400", () => {
+    const old = createCursorCodec(Buffer.alloc(32, 1));
+    const cursor = old.encode("list:t1", { id: "id-1" });
+    const rotated = createCursorCodec(Buffer.alloc(32, 2), [Buffer.alloc(32, 1)]);
+    expect(rotated.decode("list:t1", cursor)).toEqual({ id: "id-1" });
+    expect(() => rotated.decode("list:t2", cursor)).toThrow("The cursor is not valid for this list.");
+    expect(() => createCursorCodec(Buffer.alloc(32, 2)).decode("list:t1", cursor)).toThrow(
+      "The cursor is not valid for this list.",
+    );
+  });
+});

@@ -10,8 +10,11 @@ export interface CursorCodec {
   decode<T>(binding: string, cursor: string): T;
 }
 
-export function createCursorCodec(key: Buffer): CursorCodec {
-  const mac = (binding: string, body: string) => hmacSha256(key, `${binding}\n${body}`).subarray(0, 16);
+/** `previousKeys`: MAC keys replaced by `key` (HANSE_SECRET_KEY_PREVIOUS): their cursors still decode. */
+export function createCursorCodec(key: Buffer, previousKeys: readonly Buffer[] = []): CursorCodec {
+  const macWith = (k: Buffer, binding: string, body: string) =>
+    hmacSha256(k, `${binding}\n${body}`).subarray(0, 16);
+  const mac = (binding: string, body: string) => macWith(key, binding, body);
   return {
     encode(binding, position) {
       const body = Buffer.from(JSON.stringify(position)).toString("base64url");
@@ -24,7 +27,9 @@ export function createCursorCodec(key: Buffer): CursorCodec {
           errors: [{ pointer: "/query/cursor", message: "invalid cursor" }],
         });
       if (!body || !tag || rest !== undefined) throw invalid();
-      if (!digestsEqual(Buffer.from(tag, "base64url"), mac(binding, body))) throw invalid();
+      const given = Buffer.from(tag, "base64url");
+      if (![key, ...previousKeys].some((k) => digestsEqual(given, macWith(k, binding, body))))
+        throw invalid();
       try {
         return JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as T;
       } catch {

@@ -41,9 +41,11 @@ export function findUploadByKey(db: Db, tenantId: string, connectionId: string, 
  * When neither `inserted` nor an existing upload came back, a concurrent first request committed
  * after this statement's snapshot: the caller reads the key again in a new statement.
  *
- * Parameters: $1–$13 as `commonParameters` below, then the target ($14–$16) and the bytes of a
- * small upload ($17).
- * The job's payload names the upload's tenant and id, so it is made by the statement.
+ * Parameters: $1–$14 as `commonParameters` below, then the target ($15–$17) and the bytes of a
+ * small upload ($18).
+ * The job's payload names the upload's tenant and id, so it is made by the statement; its trace
+ * context ($14, JSON text or NULL) is the upload request's, so the processing job's log lines and
+ * calls continue the request's trace.
  */
 const blobCtes = (data: string) => {
   const { blob, chunk } = insertSmallBlobSql("upload", {
@@ -63,7 +65,7 @@ const blobCtes = (data: string) => {
 };
 
 const givenTarget = `target AS (
-  SELECT $14::uuid AS tenant_id, $15::integer AS revision, $16::uuid AS principal_id
+  SELECT $15::uuid AS tenant_id, $16::integer AS revision, $17::uuid AS principal_id
 )`;
 
 const acceptUploadSql = (data: string | undefined) => `
@@ -101,6 +103,7 @@ WITH ${givenTarget}, existing AS (
     maxAttempts: "$13::integer",
     runAt: "$8::timestamptz",
     createdAt: "$8::timestamptz",
+    traceContext: "$14::text::jsonb",
   })}
 )
 SELECT (SELECT count(*) FROM upload)::integer AS inserted,
@@ -142,11 +145,11 @@ WITH input AS (
   SELECT i.ord, ${check.values.select}, i.connection_id,
     decode(i.key_hash, 'hex') AS key_hash, i.upload_id, i.blob_id, i.byte_count,
     decode(i.sha256, 'hex') AS sha256, i.interchange_id, i.at, i.audit_id, i.job_id, i.job_name,
-    i.job_key, i.max_attempts, decode(i.data, 'base64') AS data
+    i.job_key, i.max_attempts, i.job_trace_context, decode(i.data, 'base64') AS data
   FROM json_to_recordset($1::json) AS i (
     ord integer, ${check.values.types}, connection_id uuid, key_hash text, upload_id uuid, blob_id uuid,
     byte_count bigint, sha256 text, interchange_id text, at timestamptz, audit_id uuid,
-    job_id uuid, job_name text, job_key text, max_attempts integer, data text)
+    job_id uuid, job_name text, job_key text, max_attempts integer, job_trace_context text, data text)
 ), ${check.sql}, connection AS (
   SELECT i.ord, c.tenant_id, c.partner_id, c.status, c.active_revision
   FROM input AS i
@@ -202,6 +205,7 @@ WITH input AS (
     maxAttempts: "i.max_attempts",
     runAt: "i.at",
     createdAt: "i.at",
+    traceContext: "i.job_trace_context::jsonb",
   })}
 )
 SELECT i.ord, (i.upload_id IN (SELECT id FROM upload))::integer AS inserted,
@@ -217,7 +221,7 @@ ORDER BY i.ord`;
 
 const acceptUploadStatements = {
   stored: acceptUploadSql(undefined),
-  withBytes: acceptUploadSql("$17::bytea"),
+  withBytes: acceptUploadSql("$18::bytea"),
 };
 /** The checked statement's text, made once for the check's text. */
 let checkedStatement = { check: "", text: "" };
@@ -232,7 +236,14 @@ export interface AcceptedUpload {
   interchangeId: string | null;
   at: Date;
   auditId: string;
-  job: { id: string; name: string; key: string | null; maxAttempts: number };
+  job: {
+    id: string;
+    name: string;
+    key: string | null;
+    maxAttempts: number;
+    /** JSON text of the upload request's trace (`enqueuingTraceContext`); none: null. */
+    traceContext?: string | null;
+  };
 }
 
 /** What the caller states when it has authenticated the key and read the connection itself. */
@@ -273,6 +284,7 @@ const commonParameters = (upload: AcceptedUpload) => [
   upload.job.name,
   upload.job.key,
   upload.job.maxAttempts,
+  upload.job.traceContext ?? null,
 ];
 
 type AcceptRow = {
@@ -374,6 +386,7 @@ export async function acceptCheckedUploads(
         job_name: upload.job.name,
         job_key: upload.job.key,
         max_attempts: upload.job.maxAttempts,
+        job_trace_context: upload.job.traceContext ?? null,
         data: bytes.toString("base64"),
       }),
       outcomeOf: (row) => ({ result: acceptResultOf(row), row }),

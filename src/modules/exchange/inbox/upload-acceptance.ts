@@ -1,6 +1,7 @@
 import type { StoredBlob } from "../../../platform/blobs/index.js";
 import { sha256 } from "../../../platform/crypto/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
+import { enqueuingTraceContext } from "../../../platform/jobs/index.js";
 import type { ExchangeDeps } from "../exchange.deps.js";
 import type { UploadStatus } from "../exchange.tables.js";
 import { processUpload } from "../processing/index.js";
@@ -75,6 +76,8 @@ export function createUploadAcceptance(
           // key already makes it one per upload (and spares an index entry per upload).
           key: null,
           maxAttempts: processUpload.maxAttempts,
+          // The request's trace: the processing job's log lines and calls continue it.
+          traceContext: enqueuingTraceContext(),
         },
       };
     },

@@ -33,13 +33,13 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
       payloads: readonly Uint8Array[];
       now: Date;
     },
-  ): Promise<void> {
+  ): Promise<"processed" | "rejected" | undefined> {
     const { summary, plan, envelopes, payloads, now } = outcome;
     const { types } = plan;
     const uploadId = upload.id;
-    await database.transaction(async (trx) => {
+    return database.transaction(async (trx) => {
       const current = await repo.lockUpload(trx, tenantId, uploadId);
-      if (current?.status !== "processing") return;
+      if (current?.status !== "processing") return undefined;
       // The blobs first: the connection's row stays locked from reserving the mailbox positions
       // to the commit, so every other upload of the connection waits that long.
       const blobs = [];
@@ -104,6 +104,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
         outcome: status,
         data: { outboundCount: types.length, findingCount: findings.length },
       });
+      return status;
     });
   }
 
@@ -152,7 +153,14 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           const type = types[index];
           if (type) outboundObserver.check?.(type, payload, profile);
         }
-        await record(tenantId, upload, { summary, plan, envelopes, payloads, now });
+        const status = await record(tenantId, upload, { summary, plan, envelopes, payloads, now });
+        // In the job's trace: the line names the upload request's trace and correlation id.
+        if (status) {
+          deps.logger.info(
+            { tenantId, uploadId, status, outboundCount: plan.types.length },
+            "upload processed",
+          );
+        }
       } finally {
         run.end();
       }
