@@ -290,6 +290,9 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await eventually(() => fields.textContent()).toMatch(/Change \(sequence\)2/);
     expect(await fields.textContent()).toContain("suspended");
     await shoot(page, "entitlement");
+    await page.getByRole("link", { name: "← App crm" }).click();
+    await page.getByRole("row").filter({ hasText: "user-1" }).getByText("suspended").waitFor();
+    await shoot(page, "app");
     expect(
       await adminApi<{ status: string; sequence: number; capabilities: string[] }>(
         "/api/v1/admin/apps/crm/entitlements/user-1",
@@ -304,7 +307,7 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     const alert = page.getByRole("alert");
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/Correlation id: \S+/);
-    await shoot(page, "apps");
+    await shoot(page, "error");
   });
 
   it("creates and rotates a service binding, each secret shown once and working", async () => {
@@ -565,7 +568,6 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await small.getByRole("heading", { name: "Entitlement of user-1" }).waitFor();
     overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)));
     expect(overflowing).toEqual([]);
-    await shoot(small, "workflows-phone");
     await phone.close();
   });
 
