@@ -80,6 +80,13 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     return context;
   };
 
+  /** Opens a section's page and waits until it is drawn with its first table. */
+  const openSection = async (p: Page, section: string) => {
+    await p.goto(`${base}/console#/${section}`);
+    await p.locator(`#nav a[aria-current="page"][href="#/${section}"]`).waitFor();
+    await p.locator("main table").first().waitFor();
+  };
+
   const signIn = async (p: Page, tenant: ProvisionedTenant) => {
     await p.goto(`${base}/console`);
     await p.getByLabel("Tenant").fill(tenant.slug);
@@ -542,8 +549,7 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
       if (message.text().includes("Content Security Policy")) violations.push(message.text());
     });
     for (const section of mainSections) {
-      await page.goto(`${base}/console#/${section}`);
-      await page.getByRole("table").first().waitFor();
+      await openSection(page, section);
       if (["partners", "connections", "audit"].includes(section)) await shoot(page, section);
     }
     expect(violations).toEqual([]);
@@ -559,8 +565,7 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await shoot(small, "uploads-phone");
     const overflowing: string[] = [];
     for (const section of mainSections) {
-      await small.goto(`${base}/console#/${section}`);
-      await small.getByRole("table").first().waitFor();
+      await openSection(small, section);
       // Wide tables scroll inside their frame; the page itself never does.
       overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)).map((e) => `${section}: ${e}`));
     }
@@ -574,8 +579,7 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
   it("names every control for screen readers and works with the keyboard alone", async () => {
     const unnamed: string[] = [];
     for (const section of mainSections) {
-      await page.goto(`${base}/console#/${section}`);
-      await page.getByRole("table").first().waitFor();
+      await openSection(page, section);
       unnamed.push(
         ...(await page.evaluate<
           string[]
