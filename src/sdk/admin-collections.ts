@@ -138,6 +138,8 @@ export interface Delivery {
   receiptId: string | null;
   acknowledgedAt: string | null;
   createdAt: string;
+  /** The delivery this one re-sends (`deliveries resend`), else null. */
+  resentFrom?: string | null;
 }
 
 export interface Entity {

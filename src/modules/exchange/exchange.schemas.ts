@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { partnerScopes } from "../../protocol/scopes.js";
-import { Timestamp, Uuid, listOf } from "../../platform/http/openapi-schemas.js";
+import { Timestamp, Uuid, listOf, stringEnum } from "../../platform/http/openapi-schemas.js";
+import { deliveryStatuses, uploadStatuses } from "./exchange.tables.js";
 
 // ---- examples ----------------------------------------------------------------------------------
 
@@ -239,6 +240,57 @@ export const AuditQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The filters the operator's lists of uploads and deliveries share, with paging. */
+const listFilters = (statuses: readonly string[]) => ({
+  connectionId: Type.Optional(
+    Type.String({ format: "uuid", description: "Only this connection's", examples: [connectionId] }),
+  ),
+  status: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: `Only these statuses: one of ${statuses.join(", ")}, or several separated by commas`,
+      examples: [statuses.slice(-2).join(",")],
+    }),
+  ),
+  from: Type.Optional(
+    Type.String({
+      format: "date-time",
+      description: "Only those created at or after this time (RFC 3339)",
+      examples: ["2026-11-27T00:00:00Z"],
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({
+      format: "date-time",
+      description: "Only those created before this time (RFC 3339; exclusive)",
+      examples: ["2026-11-28T00:00:00Z"],
+    }),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: "The previous page's `meta.nextCursor`, with the same filters",
+    }),
+  ),
+});
+export const UploadQuery = Type.Object(listFilters(uploadStatuses), { additionalProperties: false });
+export const DeliveryQuery = Type.Object(
+  {
+    ...listFilters(deliveryStatuses),
+    uploadId: Type.Optional(
+      Type.String({ format: "uuid", description: "Only what this upload produced", examples: [uploadId] }),
+    ),
+    messageType: Type.Optional({
+      ...stringEnum(["CONTRL", "APERAK", "ORDRSP"] as const),
+      description: "Only messages of this type",
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const UploadItem = Type.Object(
   {
     id: Uuid,
@@ -292,6 +344,9 @@ export const DeliveryItem = Type.Object(
     receiptId: Type.Union([Uuid, Type.Null()]),
     acknowledgedAt: Type.Union([Timestamp, Type.Null()]),
     createdAt: Timestamp,
+    resentFrom: Type.Union([Uuid, Type.Null()], {
+      description: "The delivery this one re-sends (`POST …/{id}/resend`), else null",
+    }),
   },
   {
     examples: [
@@ -313,6 +368,7 @@ export const DeliveryItem = Type.Object(
         receiptId: null,
         acknowledgedAt: null,
         createdAt: at,
+        resentFrom: null,
       },
     ],
   },

@@ -35,7 +35,8 @@ export interface ProfileRevisionsTable {
   created_at: Date;
 }
 
-export type UploadStatus = "received" | "processing" | "processed" | "rejected" | "failed";
+export const uploadStatuses = ["received", "processing", "processed", "rejected", "failed"] as const;
+export type UploadStatus = (typeof uploadStatuses)[number];
 
 export interface UploadsTable {
   tenant_id: string;
@@ -55,7 +56,8 @@ export interface UploadsTable {
   completed_at: Date | null;
 }
 
-export type DeliveryStatus = "ready" | "claimed" | "acknowledged" | "failed";
+export const deliveryStatuses = ["ready", "claimed", "acknowledged", "failed"] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 export interface DeliveriesTable {
   tenant_id: string;
@@ -78,6 +80,8 @@ export interface DeliveriesTable {
   verified_attempt: number | null;
   receipt_id: string | null;
   acknowledged_at: Date | null;
+  /** The delivery an operator re-sent as this one (same blob), else null. */
+  resent_from: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
 }

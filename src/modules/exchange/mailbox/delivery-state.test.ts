@@ -9,6 +9,7 @@ import {
   payloadRead,
   readyForClaim,
   requeue,
+  resend,
   type DeliveryPolicy,
   type DeliveryState,
 } from "./delivery-state.js";
@@ -190,6 +191,19 @@ describe("requeue", () => {
   it("refuses every other status", () => {
     for (const status of ["ready", "claimed", "acknowledged"] as const) {
       expect(requeue(ready({ status }), at(50)), status).toBeUndefined();
+    }
+  });
+});
+
+describe("resend", () => {
+  it("is allowed from every status: the new delivery is ready, due now, with a fresh attempt budget", () => {
+    for (const original of [
+      ready(),
+      claimed({ attempts: 2, verified_attempt: 2 }),
+      ready({ status: "acknowledged", attempts: 1, verified_attempt: 1 }),
+      ready({ status: "failed", attempts: 3, due_at: at(-100) }),
+    ]) {
+      expect(resend(original, at(50)), original.status).toEqual(readyForClaim(at(50)));
     }
   });
 });

@@ -8,6 +8,9 @@
  *     ▲                 │
  *     └──lease expired──┤ (due again after the backoff)
  *                       └──lease expired, attempt budget spent──▶ failed ──requeue──▶ ready
+ *
+ * An operator's re-send leaves a delivery as it is, in any state, and starts a new one: ready,
+ * with the same payload, at the end of the mailbox.
  */
 import type { DeliveryStatus } from "../exchange.tables.js";
 
@@ -149,4 +152,16 @@ export function acknowledge(state: DeliveryState, now: Date): AcknowledgeDecisio
 /** An operator's requeue: only a `failed` delivery, which gets a fresh attempt budget. */
 export function requeue(state: DeliveryState, now: Date): DeliveryChanges | undefined {
   return state.status === "failed" ? readyForClaim(now) : undefined;
+}
+
+/**
+ * An operator's re-send of a delivery a partner lost: allowed whatever the delivery's status (an
+ * acknowledged one included), which it does not change; the new delivery starts as any new one
+ * does (`readyForClaim`: due now, a fresh attempt budget, no lease, token or verified read).
+ */
+export function resend(
+  _original: DeliveryState,
+  now: Date,
+): DeliveryChanges & ReturnType<typeof readyForClaim> {
+  return readyForClaim(now);
 }

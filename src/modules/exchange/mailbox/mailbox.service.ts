@@ -5,6 +5,7 @@ import { isUuid, randomSecret } from "../../../platform/crypto/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
 import { hex, type ExchangeDeps } from "../exchange.deps.js";
 import type { DeliveriesTable } from "../exchange.tables.js";
+import { reservePositions } from "../connections.repository.js";
 import { requirePartnerConnection } from "../partner-access.js";
 import { claimTokenHash, tokenMatches } from "./claim-token.js";
 import * as state from "./delivery-state.js";
@@ -84,6 +85,52 @@ export function createMailboxService(deps: ExchangeDeps) {
       });
     },
 
+    /**
+     * An operator re-sends a delivery a partner lost (`delivery-state.ts` `resend`): a new
+     * delivery at the end of the connection's mailbox, with the same payload blob (no copy) and
+     * message, the original unchanged. Undefined when there is no such delivery in the tenant.
+     */
+    async resend(tenantId: string, id: string, principalId: string): Promise<Delivery | undefined> {
+      return database.transaction(async (trx) => {
+        const original = await repo.findDelivery(trx, tenantId, id);
+        if (!original) return undefined;
+        const now = clock.now();
+        // The message as it was (its blob shared, not copied); the state of a new delivery.
+        const resent = {
+          tenant_id: tenantId,
+          id: deps.newId(),
+          connection_id: original.connection_id,
+          upload_id: original.upload_id,
+          position: await reservePositions(trx, tenantId, original.connection_id, 1),
+          message_type: original.message_type,
+          interchange_id: original.interchange_id,
+          inbound_interchange_id: original.inbound_interchange_id,
+          message_reference: original.message_reference,
+          blob_id: original.blob_id,
+          payload_size: original.payload_size,
+          payload_sha256: Buffer.from(original.payload_sha256),
+          ...state.resend(original, now),
+          receipt_id: null,
+          acknowledged_at: null,
+          resent_from: original.id,
+          created_at: now,
+          updated_at: now,
+        } satisfies Delivery;
+        await repo.insertDelivery(trx, resent);
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: "delivery.resent",
+          occurredAt: now,
+          principalId,
+          connectionId: original.connection_id,
+          uploadId: original.upload_id,
+          deliveryAttemptId: resent.id,
+          data: { resentFrom: original.id },
+        });
+        return resent;
+      });
+    },
     async list(
       principal: Principal,
       connectionId: string,

@@ -8,3 +8,7 @@ export const invalidReference = (pointer: string, message: string) =>
   new AppError("ERR_VALIDATION", "The request body refers to something that does not exist.", {
     errors: [{ pointer, message }],
   });
+
+/** A 400 for a query value the route's schema cannot judge alone (a list of statuses, a range). */
+export const invalidQuery = (pointer: string, message: string) =>
+  new AppError("ERR_VALIDATION", "The request query is invalid.", { errors: [{ pointer, message }] });

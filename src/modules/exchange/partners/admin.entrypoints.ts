@@ -122,6 +122,12 @@ export const adminEntrypoints: EntrypointDefinition[] = [
         href: `${adminPaths.deliveries}/{id}/requeue`,
         anyScopes: ["admin:write"],
       },
+      {
+        id: "resend",
+        method: "POST",
+        href: `${adminPaths.deliveries}/{id}/resend`,
+        anyScopes: ["admin:write"],
+      },
     ],
     schemas: { create: none, update: null, item: DeliveryItem },
   },

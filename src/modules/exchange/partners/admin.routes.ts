@@ -17,6 +17,7 @@ import {
   CreatedApiKey,
   DeliveryItem,
   DeliveryList,
+  DeliveryQuery,
   IdParams,
   PartnerItem,
   PartnerList,
@@ -28,12 +29,15 @@ import {
   UpdatePartnerBody,
   UploadItem,
   UploadList,
+  UploadQuery,
 } from "../exchange.schemas.js";
 
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };
 const write = { auth: { kind: "session" as const, allScopes: ["admin:write" as const] } };
 const tags = ["exchange-admin"];
 const collection = { tags, scopes: { read: "admin:read", write: "admin:write" } } as const;
+const filterDescription =
+  "In creation order. `connectionId`, `status` (one, or several separated by commas) and the time range `from` (inclusive) … `to` (exclusive) on `createdAt` narrow the list; a cursor is valid only with the filters of the page that gave it (else 400).";
 
 export const adminPaths = {
   partners: "/api/v1/admin/partners",
@@ -283,10 +287,11 @@ export const adminRoutes =
       path: p.uploads,
       list: {
         operationId: "listUploads",
-        summary: "List uploads (admin:read)",
-        description: pagedDescription,
+        summary: "List uploads, oldest first, optionally filtered (admin:read)",
+        description: `${filterDescription} ${pagedDescription}`,
+        query: UploadQuery,
         response: UploadList,
-        run: (principal, pg) => service.listUploads(principal, pg),
+        run: (principal, pg, query) => service.listUploads(principal, { ...query, ...pg }),
       },
       read: {
         operationId: "getUpload",
@@ -302,10 +307,11 @@ export const adminRoutes =
       path: p.deliveries,
       list: {
         operationId: "listDeliveries",
-        summary: "List outbound deliveries (admin:read)",
-        description: pagedDescription,
+        summary: "List outbound deliveries, oldest first, optionally filtered (admin:read)",
+        description: `${filterDescription} \`uploadId\` and \`messageType\` narrow it to what one upload produced or to one message type. ${pagedDescription}`,
+        query: DeliveryQuery,
         response: DeliveryList,
-        run: (principal, pg) => service.listDeliveries(principal, pg),
+        run: (principal, pg, query) => service.listDeliveries(principal, { ...query, ...pg }),
       },
       read: {
         operationId: "getDelivery",
@@ -331,5 +337,22 @@ export const adminRoutes =
         },
       },
       async (req) => service.requeueDelivery(requirePrincipal(req), req.params.id),
+    );
+    app.post(
+      `${p.deliveries}/:id/resend`,
+      {
+        config: write,
+        schema: {
+          operationId: "resendDelivery",
+          summary: "Re-send a delivery a partner lost, as a new mailbox item (admin:write)",
+          description:
+            "A new delivery at the end of the connection's mailbox: a new `deliveryAttemptId`, status `ready` with a fresh attempt budget, the same payload (the same stored bytes, not a copy), interchange, message type and reference, upload and inbound interchange, and `resentFrom` naming the original. Allowed whatever the original's status (an acknowledged delivery included), which it leaves unchanged. Audited as `delivery.resent`. An unknown id is 404.",
+          tags,
+          params: IdParams,
+          response: { 201: DeliveryItem, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (req, reply) =>
+        reply.code(201).send(await service.resendDelivery(requirePrincipal(req), req.params.id)),
     );
   };

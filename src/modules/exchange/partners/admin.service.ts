@@ -5,7 +5,7 @@ import { createOperatorViews } from "./operator-views.service.js";
 import { createPartnersService } from "./partners.service.js";
 
 /** Everything the administration routes call: partners and connections, API keys, operator views. */
-export function createAdminService(deps: ExchangeDeps, mailbox: Pick<MailboxService, "requeue">) {
+export function createAdminService(deps: ExchangeDeps, mailbox: Pick<MailboxService, "requeue" | "resend">) {
   return {
     ...createPartnersService(deps),
     ...createApiKeysService(deps),

@@ -12,15 +12,39 @@ type Trx = Transaction<ExchangeTables>;
 
 type Paged = "exchange_partners" | "exchange_connections" | "exchange_uploads" | "exchange_deliveries";
 
+/**
+ * What the operator's lists of uploads and deliveries keep (every given one, combined): each has
+ * an index ending in the creation order, so a filtered page is an index range (migration
+ * 2026-11-27T1210). `from` is inclusive, `to` exclusive, both on `created_at`.
+ */
+export interface ListFilter {
+  connectionId?: string | undefined;
+  statuses?: readonly string[] | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  /** Deliveries only. */
+  uploadId?: string | undefined;
+  /** Deliveries only. */
+  messageType?: string | undefined;
+}
+
 export function listPage<T extends Paged>(
   db: Db,
   table: T,
   tenantId: string,
   limit: number,
   after?: CreationPosition,
+  filter: ListFilter = {},
 ) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const q = (db as unknown as Kysely<any>).selectFrom(table).selectAll().where("tenant_id", "=", tenantId);
+  let q = (db as unknown as Kysely<any>).selectFrom(table).selectAll().where("tenant_id", "=", tenantId);
+  const { connectionId, statuses, from, to, uploadId, messageType } = filter;
+  if (connectionId !== undefined) q = q.where("connection_id", "=", connectionId);
+  if (statuses !== undefined) q = q.where("status", "in", statuses);
+  if (from !== undefined) q = q.where("created_at", ">=", from);
+  if (to !== undefined) q = q.where("created_at", "<", to);
+  if (uploadId !== undefined) q = q.where("upload_id", "=", uploadId);
+  if (messageType !== undefined) q = q.where("message_type", "=", messageType);
   return creationPage(q, limit, after);
 }
 
