@@ -451,6 +451,35 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await shoot(page, "deliveries-acknowledged");
   });
 
+  it("filters uploads and deliveries on the server and re-sends an acknowledged ORDRSP", async () => {
+    await page.goto(`${base}/console#/uploads`);
+    await page.getByLabel("Status").selectOption("rejected");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await eventually(() => page.evaluate<string>("location.hash")).toBe("#/uploads?status=rejected");
+    await page.getByRole("row").filter({ hasText: "ICBROKEN1" }).waitFor();
+    expect(await page.getByRole("row").filter({ hasText: "ICGOOD1" }).count()).toBe(0);
+    expect(await page.getByRole("row").filter({ hasText: "processed" }).count()).toBe(0);
+    // Reloaded, the filter is still applied: it lives in the page's address, not in the browser's storage.
+    await page.reload();
+    await page.getByRole("row").filter({ hasText: "ICBROKEN1" }).waitFor();
+    expect(await page.getByLabel("Status").inputValue()).toBe("rejected");
+    await shoot(page, "uploads-filtered");
+
+    await page.goto(`${base}/console#/deliveries`);
+    await page.getByLabel("Message type").selectOption("ORDRSP");
+    await page.getByLabel("Status").selectOption("acknowledged");
+    await page.getByRole("button", { name: "Apply" }).click();
+    const acknowledged = page.getByRole("row").filter({ hasText: "ICACK1" });
+    await acknowledged.waitFor();
+    expect(await page.locator("tbody tr").count()).toBe(1);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await acknowledged.getByRole("button", { name: /^Resend/ }).click();
+    await page.getByRole("status").filter({ hasText: "in the mailbox again" }).waitFor();
+    const again = (await listMailbox(t, partner)).items.filter((d) => d.inboundInterchangeId === "ICACK1");
+    expect(again.map((d) => d.status)).toEqual(["ready"]);
+  });
+
   it("shows a customer administrator no tenants; the system administrator creates one and sees provisioning finish", async () => {
     const nav = page.getByRole("navigation", { name: "Console sections" });
     expect(await nav.getByRole("link").allTextContents()).not.toContain("Tenants");

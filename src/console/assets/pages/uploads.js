@@ -1,47 +1,30 @@
 import { api } from "../api.js";
 import { badge, formatBytes, formatTime, h, render, shortId } from "../dom.js";
-import { attempt, field, fieldsList, filterForm, link, pagedTable, select, statusSlot } from "../ui.js";
+import { attempt, fieldsList, link, pagedTable, statusSlot } from "../ui.js";
+import { exchangeFilters, filterQuery } from "./exchange-filters.js";
 
-const statuses = ["", "received", "processing", "processed", "rejected", "failed"];
+const statuses = ["received", "processing", "processed", "rejected", "failed"];
 
-/** Uploads, newest first, with filters by connection and status (applied to the pages loaded). */
+/** Uploads in the API's order, filtered by the API (connection, status, time), page by page. */
 export function uploadsPage() {
-  const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
-  const filters = filterForm(
-    [
-      field("Connection id", { name: "connection", value: params.get("connection") ?? "" }),
-      select(
-        "Status",
-        "status",
-        statuses.map((s) => ({ value: s, label: s || "any" })),
-      ),
-    ],
-    () => show(),
+  return h(
+    "div",
+    {},
+    h("h1", {}, "Uploads"),
+    exchangeFilters("uploads", statuses),
+    pagedTable({
+      caption: "Uploads",
+      load: (cursor) => api.get("/admin/exchange-uploads", { ...filterQuery(), cursor }),
+      columns: [
+        { label: "Received", cell: (u) => link(`#/uploads/${u.id}`, formatTime(u.createdAt)) },
+        { label: "Status", cell: (u) => badge(u.status) },
+        { label: "Interchange", cell: (u) => u.interchangeId ?? "—" },
+        { label: "Connection", cell: (u) => shortId(u.connectionId) },
+        { label: "Size", numeric: true, cell: (u) => formatBytes(u.byteCount) },
+        { label: "Error", cell: (u) => u.error ?? "" },
+      ],
+    }),
   );
-  filters.elements.status.value = params.get("status") ?? "";
-  const results = h("div");
-  const show = () => {
-    const connection = filters.elements.connection.value.trim();
-    const status = filters.elements.status.value;
-    render(
-      results,
-      pagedTable({
-        caption: "Uploads",
-        load: (cursor) => api.get("/admin/exchange-uploads", { cursor }),
-        keep: (u) => (!connection || u.connectionId === connection) && (!status || u.status === status),
-        columns: [
-          { label: "Received", cell: (u) => link(`#/uploads/${u.id}`, formatTime(u.createdAt)) },
-          { label: "Status", cell: (u) => badge(u.status) },
-          { label: "Interchange", cell: (u) => u.interchangeId ?? "—" },
-          { label: "Connection", cell: (u) => shortId(u.connectionId) },
-          { label: "Size", numeric: true, cell: (u) => formatBytes(u.byteCount) },
-          { label: "Error", cell: (u) => u.error ?? "" },
-        ],
-      }),
-    );
-  };
-  show();
-  return h("div", {}, h("h1", {}, "Uploads"), filters, results);
 }
 
 const known = new Set([
@@ -80,7 +63,7 @@ export function uploadPage(id) {
       Object.entries(upload)
         .filter(([name]) => !known.has(name))
         .map(([name, value]) => extraSection(name, value)),
-      h("p", {}, link(`#/deliveries?upload=${upload.id}`, "Deliveries of this upload")),
+      h("p", {}, link(`#/deliveries?uploadId=${upload.id}`, "Deliveries of this upload")),
     );
   }).then((done) => {
     if (done === undefined && body.textContent === "Loading…") render(body);
