@@ -8,21 +8,19 @@ import {
   formatIssue,
   getDirectory,
   importDirectory,
+  inspectInterchange,
   isBuiltInDirectory,
   isDirectoryResolver,
   isSyntaxIdentifier,
   loadDirectory,
   parseInterchange,
   serializeInterchange,
-  StructureWalker,
-  tagOf,
   validateInterchange,
   type CompactDirectory,
   type Directory,
   type DirectoryResolver,
   type MessageEnvelope,
   type MessageIdentifier,
-  type ParseResult,
 } from "../edifact/index.js";
 
 /** Exit codes of `hanse edi validate`. */
@@ -126,12 +124,6 @@ const DIRECTORY_HELP =
 const DIRECTORIES_HELP =
   "folder of .json files import-directory wrote, used for the messages that name their release";
 
-function decodeSegment(parsed: ParseResult, s: number): string {
-  const t = parsed.interchange.tokens;
-  const end = Math.min((t.segEnd[s] as number) + 1, t.bytes.length);
-  return Buffer.from(t.bytes.subarray(t.segStart[s] as number, end)).toString("latin1");
-}
-
 /** Registers `hanse edi validate|contrl|inspect|import-directory` on the program. */
 export function registerEdiCommands(program: Command): void {
   const edi = program
@@ -228,37 +220,13 @@ export function registerEdiCommands(program: Command): void {
     .action(function (this: Command, file: string, opts: DirectoryOptions) {
       const directory = directoryChoice(this, opts);
       const parsed = parseInterchange(readInput(this, file));
-      const ic = parsed.interchange;
-      const inMessage = new Map<number, StructureWalker | undefined>();
-      for (const m of ic.messages) {
-        const def = directoryOf(directory, m.identifier)?.messages.get(m.identifier.type);
-        for (let s = m.firstSegment; s <= m.lastSegment; s++)
-          inMessage.set(s, def ? new StructureWalker(def) : undefined);
-      }
-      let walker: StructureWalker | undefined;
-      for (let s = 0; s < ic.segmentCount; s++) {
-        const tag = tagOf(ic.tokens, s);
-        if (tag === "UNH") walker = inMessage.get(s);
-        let prefix = "";
-        let depth = 0;
-        if (inMessage.has(s)) {
-          depth = 2;
-          const matched = walker?.accept(tag, s);
-          const path = matched ? (walker?.path() ?? []) : ["?"];
-          depth += path.length;
-          prefix = path.length > 0 ? `${path[path.length - 1] ?? ""} ` : "";
-        } else if (tag === "UNG" || tag === "UNE") depth = 1;
-        print(this, `${String(s + 1).padStart(5)} ${"  ".repeat(depth)}${prefix}${decodeSegment(parsed, s)}`);
+      const tree = inspectInterchange(parsed, { directory });
+      for (const s of tree.segments) {
+        const prefix = s.group === null ? "" : `${s.group} `;
+        print(this, `${String(s.position).padStart(5)} ${"  ".repeat(s.depth)}${prefix}${s.text}`);
       }
       for (const issue of parsed.issues) print(this, `issue: ${formatIssue(issue)}`);
-      for (const m of ic.messages) {
-        const { type, version, release } = m.identifier;
-        if (!directoryOf(directory, m.identifier)?.messages.has(type))
-          print(
-            this,
-            `note: message ${m.ref} (${type} ${version}:${release}): no directory at hand defines it`,
-          );
-      }
+      for (const note of tree.notes) print(this, `note: ${note}`);
     });
 
   edi

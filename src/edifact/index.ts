@@ -94,3 +94,12 @@ export {
   type OrdrspInput,
   type ResponseTypeCode,
 } from "./messages/ordrsp.builder.js";
+
+export {
+  inspectInterchange,
+  issueFinding,
+  type Finding,
+  type InspectedSegment,
+  type InspectOptions,
+  type InterchangeInspection,
+} from "./inspection.js";

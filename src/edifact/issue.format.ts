@@ -5,7 +5,7 @@ import { describeErrorCode } from "./syntax/error-codes.js";
  * Control characters of the input (a broken tag, a quoted value) as `\xNN`: a report printed to
  * a terminal must not carry bytes the terminal acts on.
  */
-const printable = (text: string): string =>
+export const printable = (text: string): string =>
   // eslint-disable-next-line no-control-regex
   text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 

@@ -219,7 +219,8 @@ describe("admin API (CONTRACT §2a)", () => {
     for (const href of ["/api/v1/admin/exchange-uploads", "/api/v1/admin/exchange-deliveries"]) {
       const entry = entries.find((e) => e.href === href);
       expect(entry?.kind, href).toBe("crud");
-      expect(entry?.actions.map((a) => a.id).sort(), href).toEqual(["list", "read"]);
+      // Read-only: the reads of the collection and of a stored interchange (issue 24), no requeue.
+      expect(entry?.actions.map((a) => a.id).sort(), href).toEqual(["content", "list", "read", "segments"]);
       const meta = await t.inject({ method: "GET", url: entry?.metaHref ?? "", headers: readOnly });
       expect(meta.statusCode, href).toBe(200);
     }

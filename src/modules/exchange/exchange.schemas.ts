@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { partnerScopes } from "../../protocol/scopes.js";
-import { Timestamp, Uuid, listOf, stringEnum } from "../../platform/http/openapi-schemas.js";
+import { Timestamp, Uuid, listOf, nullable, stringEnum } from "../../platform/http/openapi-schemas.js";
 import { deliveryStatuses, uploadStatuses } from "./exchange.tables.js";
 
 // ---- examples ----------------------------------------------------------------------------------
@@ -291,34 +291,171 @@ export const DeliveryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const UploadItem = Type.Object(
+/** One thing processing found wrong with an upload (issue 24 item 2). */
+export const FindingSchema = Type.Object(
   {
-    id: Uuid,
-    uploadId: Uuid,
-    connectionId: Uuid,
-    interchangeId: Type.Union([Type.String(), Type.Null()]),
+    level: stringEnum(["interchange", "message", "application"] as const),
+    code: Type.String({
+      description:
+        "ISO 9735 syntax error code (0085) of an interchange or message finding; the APERAK error code (ERC) of an application finding",
+    }),
+    message: Type.String({ description: "What is wrong, in plain words" }),
+    messageReference: nullable(Type.String({ description: "UNH 0062 of the message concerned" })),
+    segment: nullable(Type.String({ description: "Tag of the segment concerned" })),
+    position: nullable(
+      Type.Integer({ description: "1-based position of that segment in the interchange (UNA not counted)" }),
+    ),
+    element: nullable(
+      Type.String({
+        description: 'Element position ("2", or "2:1" for a component); null for a whole segment',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const findingExample = {
+  level: "message",
+  code: "13",
+  message: "Mandatory segment BGM is missing",
+  messageReference: "1",
+  segment: "BGM",
+  position: 3,
+  element: null,
+};
+
+const OutboundCounts = Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+  description: 'Outbound messages the upload produced, per message type: `{"CONTRL":1,"ORDRSP":2}`',
+});
+const uploadFields = {
+  id: Uuid,
+  uploadId: Uuid,
+  connectionId: Uuid,
+  interchangeId: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String(),
+  byteCount: Type.Integer(),
+  profileRevision: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  completedAt: Type.Union([Timestamp, Type.Null()]),
+  outboundCounts: OutboundCounts,
+  findingCount: Type.Integer({ minimum: 0, description: "How many findings processing recorded" }),
+};
+const uploadExample = {
+  id: uploadId,
+  uploadId,
+  connectionId,
+  interchangeId: "42",
+  status: "processed",
+  byteCount: 1843,
+  profileRevision: 1,
+  error: null,
+  createdAt: at,
+  updatedAt: "2026-11-27T09:00:01.000Z",
+  completedAt: "2026-11-27T09:00:01.000Z",
+  outboundCounts: { ORDRSP: 1 },
+  findingCount: 0,
+};
+export const UploadItem = Type.Object(uploadFields, { examples: [uploadExample] });
+
+export const OutboundItem = Type.Object(
+  {
+    deliveryAttemptId: Uuid,
+    messageType: Type.String(),
     status: Type.String(),
-    byteCount: Type.Integer(),
-    profileRevision: Type.Integer(),
-    error: Type.Union([Type.String(), Type.Null()]),
+    interchangeId: Type.String(),
+    messageReference: Type.String(),
+    answersMessageReference: nullable(
+      Type.String({
+        description:
+          "UNH 0062 of the inbound message this one answers; null for a CONTRL (it answers the interchange)",
+      }),
+    ),
     createdAt: Timestamp,
-    updatedAt: Timestamp,
-    completedAt: Type.Union([Timestamp, Type.Null()]),
+    acknowledgedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+/** An upload with why it was rejected (findings) and what it produced (outbound, in mailbox order). */
+export const UploadDetail = Type.Object(
+  { ...uploadFields, findings: Type.Array(FindingSchema), outbound: Type.Array(OutboundItem) },
+  {
+    examples: [
+      {
+        ...uploadExample,
+        status: "rejected",
+        outboundCounts: { CONTRL: 1 },
+        findingCount: 1,
+        findings: [findingExample],
+        outbound: [
+          {
+            deliveryAttemptId,
+            messageType: "CONTRL",
+            status: "ready",
+            interchangeId: "1001",
+            messageReference: "1",
+            answersMessageReference: null,
+            createdAt: "2026-11-27T09:00:01.000Z",
+            acknowledgedAt: null,
+          },
+        ],
+      },
+    ],
+  },
+);
+
+/** The segment tree of an upload or a delivery (`hanse edi inspect` as JSON). */
+export const SegmentsView = Type.Object(
+  {
+    segments: Type.Array(
+      Type.Object(
+        {
+          position: Type.Integer({ description: "1-based position in the interchange (UNA not counted)" }),
+          tag: Type.String(),
+          depth: Type.Integer({
+            description:
+              "0 interchange envelope, 1 group envelope, 2 message level, one more per segment group",
+          }),
+          group: nullable(
+            Type.String({
+              description:
+                'Innermost segment group ("SG2"); "?" where the message structure has no place for the segment',
+            }),
+          ),
+          text: Type.String({ description: "The segment as written, terminator included" }),
+          findings: Type.Array(FindingSchema),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    findings: Type.Array(FindingSchema, { description: "Findings tied to no segment" }),
+    notes: Type.Array(Type.String()),
   },
   {
     examples: [
       {
-        id: uploadId,
-        uploadId,
-        connectionId,
-        interchangeId: "42",
-        status: "processed",
-        byteCount: 1843,
-        profileRevision: 1,
-        error: null,
-        createdAt: at,
-        updatedAt: "2026-11-27T09:00:01.000Z",
-        completedAt: "2026-11-27T09:00:01.000Z",
+        segments: [
+          {
+            position: 1,
+            tag: "UNB",
+            depth: 0,
+            group: null,
+            text: "UNB+UNOC:3+SENDER:14+RECEIVER:14+261127:0900+42'",
+            findings: [],
+          },
+          { position: 2, tag: "UNH", depth: 2, group: null, text: "UNH+1+ORDERS:D:96A:UN'", findings: [] },
+          {
+            position: 3,
+            tag: "DTM",
+            depth: 2,
+            group: null,
+            text: "DTM+137:20261127:102'",
+            findings: [findingExample],
+          },
+        ],
+        findings: [],
+        notes: [],
       },
     ],
   },

@@ -1,4 +1,5 @@
 import type { ColumnType } from "kysely";
+import type { Finding } from "../../edifact/index.js";
 import type { Profile } from "./profile.js";
 
 type Bytes = ColumnType<Uint8Array, Buffer, Buffer>;
@@ -50,6 +51,8 @@ export interface UploadsTable {
   profile_revision: number;
   status: UploadStatus;
   error: string | null;
+  /** What processing found (JSON text in, parsed array out); `[]` until it ends. */
+  findings: ColumnType<Finding[], string | undefined, string>;
   principal_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -69,6 +72,8 @@ export interface DeliveriesTable {
   interchange_id: string;
   inbound_interchange_id: string | null;
   message_reference: string;
+  /** UNH 0062 of the inbound message this one answers; null for a CONTRL. */
+  answers_message_reference: ColumnType<string | null, string | null | undefined, string | null>;
   blob_id: string;
   payload_size: number;
   payload_sha256: Bytes;

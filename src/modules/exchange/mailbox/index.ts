@@ -1,7 +1,12 @@
 /** The partner's mailbox: list, claim, payload, acknowledge, lease expiry; the delivery state machine. */
 export { budgetSpent, leaseBackoffMs, readyForClaim, type DeliveryPolicy } from "./delivery-state.js";
 export { expireLeases, expireLeasesJob } from "./expire-leases.job.js";
-export { findDelivery, insertDelivery } from "./mailbox.repository.js";
+export {
+  countUploadDeliveries,
+  findDelivery,
+  insertDelivery,
+  listUploadDeliveries,
+} from "./mailbox.repository.js";
 export { mailboxRoutes } from "./mailbox.routes.js";
 export { createMailboxService, type MailboxService } from "./mailbox.service.js";
 export { createPayloadService, type PayloadService } from "./payload.service.js";

@@ -87,3 +87,48 @@ export function findExpiredLeases(trx: Trx, tenantId: string, connectionId: stri
     .limit(100)
     .execute();
 }
+
+/** The deliveries an upload produced, in mailbox order (index exchange_deliveries_by_upload). */
+export function listUploadDeliveries(db: Db, tenantId: string, uploadId: string) {
+  return db
+    .selectFrom("exchange_deliveries")
+    .select([
+      "id",
+      "message_type",
+      "status",
+      "interchange_id",
+      "message_reference",
+      "answers_message_reference",
+      "created_at",
+      "acknowledged_at",
+    ])
+    .where("tenant_id", "=", tenantId)
+    .where("upload_id", "=", uploadId)
+    .orderBy("position")
+    .execute();
+}
+
+/** Per upload of `uploadIds`: how many deliveries of each message type it produced. */
+export async function countUploadDeliveries(
+  db: Db,
+  tenantId: string,
+  uploadIds: readonly string[],
+): Promise<Map<string, Record<string, number>>> {
+  const counts = new Map<string, Record<string, number>>();
+  if (uploadIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom("exchange_deliveries")
+    .select(["upload_id", "message_type"])
+    .select((eb) => eb.fn.countAll<string | number>().as("n"))
+    .where("tenant_id", "=", tenantId)
+    .where("upload_id", "in", uploadIds)
+    .groupBy(["upload_id", "message_type"])
+    .orderBy("message_type")
+    .execute();
+  for (const row of rows) {
+    const forUpload = counts.get(row.upload_id) ?? {};
+    forUpload[row.message_type] = Number(row.n);
+    counts.set(row.upload_id, forUpload);
+  }
+  return counts;
+}

@@ -106,6 +106,7 @@ export function createMailboxService(deps: ExchangeDeps) {
           interchange_id: original.interchange_id,
           inbound_interchange_id: original.inbound_interchange_id,
           message_reference: original.message_reference,
+          answers_message_reference: original.answers_message_reference,
           blob_id: original.blob_id,
           payload_size: original.payload_size,
           payload_sha256: Buffer.from(original.payload_sha256),

@@ -24,6 +24,11 @@ const readOnly = (href: string): ActionDefinition[] => [
   { id: "list", method: "GET", href, anyScopes: ["admin:read"] },
   { id: "read", method: "GET", href: `${href}/{id}`, anyScopes: ["admin:read"] },
 ];
+/** The operator's reads of a stored interchange: its bytes and its segment tree (both audited). */
+const contentActions = (href: string): ActionDefinition[] => [
+  { id: "content", method: "GET", href: `${href}/{id}/content`, anyScopes: ["admin:read"] },
+  { id: "segments", method: "GET", href: `${href}/{id}/segments`, anyScopes: ["admin:read"] },
+];
 const none = Type.Object({}, { additionalProperties: false });
 const tenantTypes = ["system", "customer"] as const;
 
@@ -106,7 +111,7 @@ export const adminEntrypoints: EntrypointDefinition[] = [
     kind: "crud",
     href: adminPaths.uploads,
     tenantTypes,
-    actions: readOnly(adminPaths.uploads),
+    actions: [...readOnly(adminPaths.uploads), ...contentActions(adminPaths.uploads)],
     schemas: { create: none, update: null, item: UploadItem },
   },
   {
@@ -116,6 +121,7 @@ export const adminEntrypoints: EntrypointDefinition[] = [
     tenantTypes,
     actions: [
       ...readOnly(adminPaths.deliveries),
+      ...contentActions(adminPaths.deliveries),
       {
         id: "requeue",
         method: "POST",

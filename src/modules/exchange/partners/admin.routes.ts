@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { requirePrincipal } from "../../../platform/auth/index.js";
+import type { Static } from "@sinclair/typebox";
+import { requirePrincipal, type Principal } from "../../../platform/auth/index.js";
 import { pagedDescription, registerCollectionRoutes } from "../../../platform/http/crud-routes.js";
 import { PageQuery, problemResponses } from "../../../platform/http/openapi-schemas.js";
 import type { AdminService } from "./admin.service.js";
@@ -25,12 +26,14 @@ import {
   ProfileRevision,
   ProfileRevisionList,
   RevisionParams,
+  SegmentsView,
   UpdateConnectionBody,
   UpdatePartnerBody,
-  UploadItem,
+  UploadDetail,
   UploadList,
   UploadQuery,
 } from "../exchange.schemas.js";
+import { edifactExample } from "../partner-api.js";
 
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };
 const write = { auth: { kind: "session" as const, allScopes: ["admin:write" as const] } };
@@ -288,20 +291,90 @@ export const adminRoutes =
       list: {
         operationId: "listUploads",
         summary: "List uploads, oldest first, optionally filtered (admin:read)",
-        description: `${filterDescription} ${pagedDescription}`,
+        description: `${filterDescription} Each upload with \`outboundCounts\` (messages produced per type) and \`findingCount\`; the findings themselves are on the upload. ${pagedDescription}`,
         query: UploadQuery,
         response: UploadList,
         run: (principal, pg, query) => service.listUploads(principal, { ...query, ...pg }),
       },
       read: {
         operationId: "getUpload",
-        summary: "Read an upload with its processing status (admin:read)",
-        description: "One upload: its interchange, status and profile revision; an unknown id is 404.",
+        summary: "Read an upload with its findings and outbound messages (admin:read)",
+        description:
+          "One upload: its interchange, status and profile revision; `findings` says why it was rejected (interchange- and message-level syntax findings with their ISO 9735 codes, application findings with the APERAK's error code, each with its segment position); `outbound` lists the messages it produced in mailbox order, each with the UNH reference of the inbound message it answers. An unknown id is 404.",
         params: IdParams,
-        response: UploadItem,
+        response: UploadDetail,
         run: (principal, { id }) => service.getUpload(principal, id),
       },
     });
+    /** The operator's reads of a stored interchange (an upload's or a delivery's): bytes and segment tree. */
+    const interchangeReads = (
+      path: string,
+      docs: Record<"content" | "segments", { operationId: string; summary: string; description: string }>,
+      run: {
+        content: (principal: Principal, id: string) => Promise<Buffer>;
+        segments: (principal: Principal, id: string) => Promise<Static<typeof SegmentsView>>;
+      },
+    ) => {
+      const errors = problemResponses(400, 401, 403, 404, 500, 503);
+      app.get(
+        `${path}/:id/content`,
+        {
+          config: read,
+          schema: {
+            ...docs.content,
+            tags,
+            params: IdParams,
+            response: {
+              200: {
+                description: "The EDIFACT bytes exactly as stored, with Content-Length",
+                headers: { "Cache-Control": { type: "string", const: "no-store" } },
+                content: {
+                  "application/edifact": {
+                    schema: { type: "string", format: "binary" },
+                    example: edifactExample,
+                  },
+                },
+              },
+              ...errors,
+            },
+          },
+        },
+        async (req, reply) =>
+          reply
+            .header("content-type", "application/edifact")
+            .header("cache-control", "no-store")
+            .send(await run.content(requirePrincipal(req), req.params.id)),
+      );
+      app.get(
+        `${path}/:id/segments`,
+        {
+          config: read,
+          schema: { ...docs.segments, tags, params: IdParams, response: { 200: SegmentsView, ...errors } },
+        },
+        async (req) => run.segments(requirePrincipal(req), req.params.id),
+      );
+    };
+    interchangeReads(
+      p.uploads,
+      {
+        content: {
+          operationId: "getUploadContent",
+          summary: "Read the bytes of an upload (admin:read, audited)",
+          description:
+            "The interchange exactly as the partner uploaded it. Each read is audited as `upload.content.read` with its byte count; the bytes are never logged. An unknown id is 404.",
+        },
+        segments: {
+          operationId: "getUploadSegments",
+          summary: "Read an upload as a segment tree with its findings (admin:read, audited)",
+          description:
+            "Every segment with its position, depth, segment group and text, walked against the directory of the upload's profile, with the upload's findings on their segments (`hanse edi inspect` as JSON). Audited as `upload.content.read` (data `view: segments`). An unknown id is 404.",
+        },
+      },
+      {
+        content: (principal, id) => service.getUploadContent(principal, id),
+        segments: (principal, id) => service.getUploadSegments(principal, id),
+      },
+    );
     registerCollectionRoutes(app, {
       ...collection,
       path: p.deliveries,
@@ -322,6 +395,27 @@ export const adminRoutes =
         run: (principal, { id }) => service.getDelivery(principal, id),
       },
     });
+    interchangeReads(
+      p.deliveries,
+      {
+        content: {
+          operationId: "getDeliveryContent",
+          summary: "Read the bytes of an outbound delivery (admin:read, audited)",
+          description:
+            "The outbound interchange exactly as the partner downloads it. Does not claim the delivery, change its state or count as the partner's read. Audited as `delivery.content.read` with its byte count; the bytes are never logged. An unknown id is 404.",
+        },
+        segments: {
+          operationId: "getDeliverySegments",
+          summary: "Read an outbound delivery as a segment tree (admin:read, audited)",
+          description:
+            "Every segment with its position, depth, segment group and text, each message walked against the directory its UNH names (CONTRL against its service message). Audited as `delivery.content.read` (data `view: segments`). An unknown id is 404.",
+        },
+      },
+      {
+        content: (principal, id) => service.getDeliveryContent(principal, id),
+        segments: (principal, id) => service.getDeliverySegments(principal, id),
+      },
+    );
     app.post(
       `${p.deliveries}/:id/requeue`,
       {

@@ -1,9 +1,23 @@
 import type { Selectable } from "kysely";
-import { findAuditEvent, listAuditEvents, type AuditEventsTable } from "../../../platform/audit/index.js";
+import {
+  directoryResolver,
+  inspectInterchange,
+  parseInterchange,
+  type Directory,
+  type DirectoryResolver,
+} from "../../../edifact/index.js";
+import {
+  findAuditEvent,
+  listAuditEvents,
+  recordAudit,
+  type AuditEventsTable,
+} from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { isUuid } from "../../../platform/crypto/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
+import { readBlobBytes } from "../../../platform/blobs/index.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
+import { findRevision } from "../connections.repository.js";
 import { hex, iso, type ExchangeDeps } from "../exchange.deps.js";
 import {
   deliveryStatuses,
@@ -11,8 +25,13 @@ import {
   type DeliveriesTable,
   type UploadsTable,
 } from "../exchange.tables.js";
-import { findDelivery, type MailboxService } from "../mailbox/index.js";
-import { findUpload } from "../processing/index.js";
+import {
+  countUploadDeliveries,
+  findDelivery,
+  listUploadDeliveries,
+  type MailboxService,
+} from "../mailbox/index.js";
+import { exchangeDirectory, findUpload } from "../processing/index.js";
 import { invalidQuery, notFound } from "./admin-errors.js";
 import { listPage, type ListFilter } from "./partners.repository.js";
 
@@ -28,7 +47,25 @@ export const toUploadView = (row: Selectable<UploadsTable>) => ({
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
   completedAt: iso(row.completed_at),
+  findingCount: row.findings.length,
 });
+
+const toOutbound = (row: Awaited<ReturnType<typeof listUploadDeliveries>>[number]) => ({
+  deliveryAttemptId: row.id,
+  messageType: row.message_type,
+  status: row.status,
+  interchangeId: row.interchange_id,
+  messageReference: row.message_reference,
+  answersMessageReference: row.answers_message_reference,
+  createdAt: row.created_at.toISOString(),
+  acknowledgedAt: iso(row.acknowledged_at),
+});
+
+/** At most this many segments are listed by a segments view (a note says when more were left out). */
+export const maxInspectedSegments = 20_000;
+
+/** Which operator view read an upload's or a delivery's bytes (audit data). */
+type ContentView = "content" | "segments";
 
 export const toDeliveryView = (row: Selectable<DeliveriesTable>) => ({
   id: row.id,
@@ -162,6 +199,56 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
     return toDeliveryView(row);
   }
 
+  async function requireUpload(principal: Principal, id: string) {
+    const row = await findUpload(db, principal.tenant.id, id);
+    if (!row) throw notFound("upload");
+    return row;
+  }
+
+  async function requireDelivery(principal: Principal, id: string) {
+    const row = await findDelivery(db, principal.tenant.id, id);
+    if (!row) throw notFound("delivery");
+    return row;
+  }
+
+  /** The bytes of an upload or a delivery for an operator, audited (ids and byte count only). */
+  async function readContent(
+    principal: Principal,
+    subject:
+      | { kind: "upload"; row: Selectable<UploadsTable> }
+      | { kind: "delivery"; row: Selectable<DeliveriesTable> },
+    view: ContentView,
+  ): Promise<Buffer> {
+    const tenantId = principal.tenant.id;
+    const { row } = subject;
+    const bytes = await readBlobBytes(database, tenantId, row.blob_id);
+    await recordAudit(db, {
+      tenantId,
+      id: deps.newId(),
+      type: `${subject.kind}.content.read`,
+      occurredAt: deps.clock.now(),
+      principalId: principal.id,
+      connectionId: row.connection_id,
+      uploadId: subject.kind === "upload" ? subject.row.id : subject.row.upload_id,
+      ...(subject.kind === "delivery" ? { deliveryAttemptId: subject.row.id } : {}),
+      byteCount: bytes.length,
+      outcome: "read",
+      data: { view },
+    });
+    return bytes;
+  }
+
+  const segmentsOf = (
+    bytes: Buffer,
+    directory: Directory | DirectoryResolver,
+    findings?: Selectable<UploadsTable>["findings"],
+  ) =>
+    inspectInterchange(parseInterchange(bytes), {
+      directory,
+      ...(findings ? { findings } : {}),
+      maxSegments: maxInspectedSegments,
+    });
+
   return {
     async listAuditEvents(principal: Principal, input: PageRequest & { type?: string | undefined }) {
       const tenantId = principal.tenant.id;
@@ -179,12 +266,50 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
     },
 
     async listUploads(principal: Principal, input: PageRequest & ListQuery) {
-      return listInCreationOrder(principal.tenant.id, "uploads", input, toUploadView);
+      const page = await listInCreationOrder(principal.tenant.id, "uploads", input, toUploadView);
+      const counts = await countUploadDeliveries(
+        db,
+        principal.tenant.id,
+        page.items.map((item) => item.id),
+      );
+      return {
+        ...page,
+        items: page.items.map((item) => ({ ...item, outboundCounts: counts.get(item.id) ?? {} })),
+      };
     },
+    /** One upload with its findings and the outbound messages it produced, in mailbox order. */
     async getUpload(principal: Principal, id: string) {
-      const row = await findUpload(db, principal.tenant.id, id);
-      if (!row) throw notFound("upload");
-      return toUploadView(row);
+      const row = await requireUpload(principal, id);
+      const outbound = (await listUploadDeliveries(db, principal.tenant.id, row.id)).map(toOutbound);
+      const outboundCounts: Record<string, number> = {};
+      for (const o of outbound) outboundCounts[o.messageType] = (outboundCounts[o.messageType] ?? 0) + 1;
+      return { ...toUploadView(row), outboundCounts, findings: row.findings, outbound };
+    },
+    /** The bytes the partner uploaded, exactly. */
+    async getUploadContent(principal: Principal, id: string) {
+      return readContent(principal, { kind: "upload", row: await requireUpload(principal, id) }, "content");
+    },
+    /** The upload's segment tree under its profile's directory, with its findings on their segments. */
+    async getUploadSegments(principal: Principal, id: string) {
+      const row = await requireUpload(principal, id);
+      const revision = await findRevision(db, principal.tenant.id, row.connection_id, row.profile_revision);
+      const bytes = await readContent(principal, { kind: "upload", row }, "segments");
+      const directory = revision ? exchangeDirectory(revision.profile.directory) : directoryResolver();
+      return segmentsOf(bytes, directory, row.completed_at ? row.findings : undefined);
+    },
+    /** The outbound payload bytes; the delivery's state and the partner's reads are untouched. */
+    async getDeliveryContent(principal: Principal, id: string) {
+      return readContent(
+        principal,
+        { kind: "delivery", row: await requireDelivery(principal, id) },
+        "content",
+      );
+    },
+    /** The delivery's segment tree, each message under the directory its UNH names. */
+    async getDeliverySegments(principal: Principal, id: string) {
+      const row = await requireDelivery(principal, id);
+      const bytes = await readContent(principal, { kind: "delivery", row }, "segments");
+      return segmentsOf(bytes, directoryResolver());
     },
     async listDeliveries(principal: Principal, input: PageRequest & ListQuery) {
       return listInCreationOrder(principal.tenant.id, "deliveries", input, toDeliveryView);

@@ -2,5 +2,10 @@
 export { processUpload, processUploadJob, type ProcessUploadPayload } from "./process-upload.job.js";
 export { createProcessingRunner, type ProcessingRunner } from "./processing-runner.js";
 export { findUpload } from "./processing.repository.js";
-export { outboundIssues, outboundObserver, type OutboundType } from "./processing.rules.js";
+export {
+  exchangeDirectory,
+  outboundIssues,
+  outboundObserver,
+  type OutboundType,
+} from "./processing.rules.js";
 export { createProcessingService, type ProcessingService } from "./processing.service.js";

@@ -5,7 +5,7 @@ import {
   createProcessingRun,
   type AnalysisSummary,
   type Catalog,
-  type OutboundType,
+  type OutboundPlan,
 } from "./processing.rules.js";
 
 /**
@@ -24,7 +24,7 @@ export const threadHeapMb = 1024;
 /** One upload's EDIFACT work (`ProcessingRun`), wherever it runs. */
 export interface RunningAnalysis {
   summary: AnalysisSummary;
-  plan(catalog: Catalog): Promise<OutboundType[]>;
+  plan(catalog: Catalog): Promise<OutboundPlan>;
   build(envelopes: readonly OutboundEnvelope[]): Promise<Uint8Array[]>;
   /** Frees what the run holds; call it whatever happened. */
   end(): void;
@@ -96,7 +96,7 @@ export function createProcessingRunner(
         );
         return {
           summary,
-          plan: (catalog) => session.call<OutboundType[]>("plan", catalog),
+          plan: (catalog) => session.call<OutboundPlan>("plan", catalog),
           build: async (envelopes) =>
             unpackBuffers(await session.call<{ buffer: ArrayBuffer; ends: number[] }>("build", envelopes)),
           end: () => {

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
+import type { Finding } from "../../../edifact/index.js";
 import type { ExchangeTables, UploadStatus } from "../exchange.tables.js";
 
 type Db = Kysely<ExchangeTables>;
@@ -29,7 +30,7 @@ export async function setUploadStatus(
   id: string,
   status: UploadStatus,
   at: Date,
-  extra: { error?: string | null; from?: UploadStatus[] } = {},
+  extra: { error?: string | null; from?: UploadStatus[]; findings?: readonly Finding[] } = {},
 ) {
   let q = db
     .updateTable("exchange_uploads")
@@ -37,6 +38,7 @@ export async function setUploadStatus(
       status,
       updated_at: at,
       ...(extra.error !== undefined ? { error: extra.error } : {}),
+      ...(extra.findings !== undefined ? { findings: JSON.stringify(extra.findings) } : {}),
       ...(status === "processed" || status === "rejected" || status === "failed" ? { completed_at: at } : {}),
     })
     .where("tenant_id", "=", tenantId)

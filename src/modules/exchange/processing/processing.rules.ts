@@ -5,6 +5,7 @@ import {
   buildContrl,
   buildOrdrsp,
   getCompactDirectory,
+  issueFinding,
   loadDirectory,
   messageSegments,
   parseInterchange,
@@ -12,6 +13,7 @@ import {
   validateInterchange,
   type ApplicationError,
   type Directory,
+  type Finding,
   type Interchange,
   type OrderLineResponse,
   type OutboundEnvelope,
@@ -58,7 +60,17 @@ export interface OrderInfo {
   date?: string;
   buyer?: PartyRef;
   supplier?: PartyRef;
-  lines: { lineNumber: string; itemId: string; itemType: string; quantity: string; unit?: string }[];
+  lines: OrderLine[];
+}
+
+interface OrderLine {
+  lineNumber: string;
+  itemId: string;
+  itemType: string;
+  quantity: string;
+  unit?: string;
+  /** 1-based position of its LIN segment in the interchange. */
+  position: number;
 }
 
 export interface Analysis {
@@ -76,7 +88,32 @@ export type OutboundType = "CONTRL" | "APERAK" | "ORDRSP";
 
 export interface PlannedMessage {
   type: OutboundType;
+  /** UNH 0062 of the inbound message it answers; null for a CONTRL (it answers the interchange). */
+  answers: string | null;
   build(envelope: OutboundEnvelope): Interchange;
+}
+
+/**
+ * At most this many findings are stored with an upload (the validator lists up to 10,000
+ * issues); when there are more, one last finding says how many were left out.
+ */
+export const MAX_STORED_FINDINGS = 1000;
+
+function capFindings(findings: Finding[]): Finding[] {
+  if (findings.length <= MAX_STORED_FINDINGS) return findings;
+  const left = findings.length - (MAX_STORED_FINDINGS - 1);
+  return [
+    ...findings.slice(0, MAX_STORED_FINDINGS - 1),
+    {
+      level: "interchange",
+      code: "18",
+      message: `${String(left)} more findings are not listed`,
+      messageReference: null,
+      segment: null,
+      position: null,
+      element: null,
+    },
+  ];
 }
 
 const gtinTypes = new Set(["SRV", "EN"]);
@@ -84,10 +121,11 @@ const gtinTypes = new Set(["SRV", "EN"]);
 const el = (segment: Segment, element: number, component = 0): string =>
   segment.elements[element]?.[component] ?? "";
 
-function readOrder(messageRef: string, segments: readonly Segment[]): OrderInfo {
+/** `firstPosition`: the 1-based position of the first segment (the one after UNH) in the interchange. */
+function readOrder(messageRef: string, segments: readonly Segment[], firstPosition: number): OrderInfo {
   const order: OrderInfo = { messageRef, documentNumber: "", lines: [] };
-  let current: OrderInfo["lines"][number] | undefined;
-  for (const s of segments) {
+  let current: OrderLine | undefined;
+  for (const [index, s] of segments.entries()) {
     switch (s.tag) {
       case "BGM":
         if (!order.documentNumber) order.documentNumber = el(s, 1);
@@ -110,6 +148,7 @@ function readOrder(messageRef: string, segments: readonly Segment[]): OrderInfo 
           itemId: el(s, 2),
           itemType: el(s, 2, 1),
           quantity: "",
+          position: firstPosition + index,
         };
         order.lines.push(current);
         break;
@@ -139,7 +178,7 @@ export function analyseInterchange(bytes: Uint8Array, profile: Profile): Analysi
   for (const verdict of report.messages) {
     const envelope = ic.messages[verdict.index];
     if (!report.interchangeAccepted || !verdict.accepted || verdict.type !== "ORDERS" || !envelope) continue;
-    orders.push(readOrder(envelope.ref, messageSegments(ic, envelope)));
+    orders.push(readOrder(envelope.ref, messageSegments(ic, envelope), envelope.firstSegment + 2));
   }
   const allMessagesRejected = report.messages.length > 0 && report.messages.every((m) => !m.accepted);
   return {
@@ -165,8 +204,20 @@ export const orderedGtins = (analysis: Analysis): string[] => [
 /** Catalog facts per GTIN: the states of the tenant's `product` entities carrying it. */
 export type Catalog = ReadonlyMap<string, readonly string[]>;
 
+/** An application error of an order line as a finding on its LIN (element 3: the item number). */
+const applicationFinding = (order: OrderInfo, line: OrderLine, error: ApplicationError): Finding => ({
+  level: "application",
+  code: error.code,
+  message: error.text,
+  messageReference: order.messageRef,
+  segment: "LIN",
+  position: line.position,
+  element: "3",
+});
+
 function judgeLines(order: OrderInfo, profile: Profile, catalog: Catalog) {
   const errors: ApplicationError[] = [];
+  const findings: Finding[] = [];
   const lines: OrderLineResponse[] = order.lines.map((line) => {
     const quantity = { value: line.quantity || "0", ...(line.unit ? { unit: line.unit } : {}) };
     const item = { id: line.itemId, type: line.itemType };
@@ -175,18 +226,18 @@ function judgeLines(order: OrderInfo, profile: Profile, catalog: Catalog) {
     const isGtin = gtinTypes.has(line.itemType) && line.itemId !== "";
     const states = isGtin ? catalog.get(line.itemId) : undefined;
     const accepted = states?.includes("published") === true;
-    if (!isGtin) {
-      errors.push({
-        code: "GTIN",
-        text: `Line ${line.lineNumber} carries no GTIN (LIN item number SRV/EN)`,
-        lineNumber: line.lineNumber,
-      });
-    } else if (!states) {
-      errors.push({
-        code: "GTIN",
-        text: `GTIN ${line.itemId} is not in the catalogue`,
-        lineNumber: line.lineNumber,
-      });
+    const error: ApplicationError | undefined = !isGtin
+      ? {
+          code: "GTIN",
+          text: `Line ${line.lineNumber} carries no GTIN (LIN item number SRV/EN)`,
+          lineNumber: line.lineNumber,
+        }
+      : !states
+        ? { code: "GTIN", text: `GTIN ${line.itemId} is not in the catalogue`, lineNumber: line.lineNumber }
+        : undefined;
+    if (error) {
+      errors.push(error);
+      findings.push(applicationFinding(order, line, error));
     }
     return {
       lineNumber: line.lineNumber,
@@ -195,14 +246,20 @@ function judgeLines(order: OrderInfo, profile: Profile, catalog: Catalog) {
       quantity,
     };
   });
-  return { lines, errors };
+  return { lines, errors, findings };
 }
 
 /**
  * The outbound messages of one upload, in mailbox order: at most one CONTRL, then one APERAK per
  * message with application errors, then one ORDRSP per accepted ORDERS message (CONTRACT §4).
  */
-export function planOutbound(analysis: Analysis, profile: Profile, catalog: Catalog): PlannedMessage[] {
+export function planOutbound(
+  analysis: Analysis,
+  profile: Profile,
+  catalog: Catalog,
+  /** Receives the application findings of the order lines, when given. */
+  findings?: Finding[],
+): PlannedMessage[] {
   const plan: PlannedMessage[] = [];
   const ic = analysis.parsed.interchange;
   const contrl = profile.responses.contrl;
@@ -212,16 +269,22 @@ export function planOutbound(analysis: Analysis, profile: Profile, catalog: Cata
     (contrl === "on-request" && analysis.ackRequested);
   // CONTRL answers a received UNB; without a readable one there is nobody to answer.
   if (wantContrl && ic.header) {
-    plan.push({ type: "CONTRL", build: (envelope) => buildContrl(ic, analysis.report, envelope) });
+    plan.push({
+      type: "CONTRL",
+      answers: null,
+      build: (envelope) => buildContrl(ic, analysis.report, envelope),
+    });
   }
   if (analysis.rejected) return plan;
   const directory = exchangeDirectory(profile.directory);
   const judged = analysis.orders.map((order) => ({ order, ...judgeLines(order, profile, catalog) }));
+  if (findings) for (const j of judged) findings.push(...j.findings);
   if (profile.responses.aperak !== "never") {
     for (const { order, errors } of judged) {
       if (errors.length === 0) continue;
       plan.push({
         type: "APERAK",
+        answers: order.messageRef,
         build: (envelope) =>
           buildAperak({
             directory,
@@ -250,6 +313,7 @@ export function planOutbound(analysis: Analysis, profile: Profile, catalog: Cata
             : ResponseType.changed;
       plan.push({
         type: "ORDRSP",
+        answers: order.messageRef,
         build: (envelope) =>
           buildOrdrsp({
             directory,
@@ -276,6 +340,18 @@ export interface AnalysisSummary {
   rejected: boolean;
   /** The GTINs the catalog check needs (empty unless the profile validates against the catalog). */
   gtins: string[];
+  /** The interchange- and message-level findings of the validation (empty for a valid interchange). */
+  findings: Finding[];
+}
+
+/** The outbound messages planned for an upload and the application findings of the plan. */
+export interface OutboundPlan {
+  /** Message types in mailbox order. */
+  types: OutboundType[];
+  /** Per planned message: UNH 0062 of the inbound message it answers, null for a CONTRL. */
+  answers: (string | null)[];
+  /** Application errors of the order lines (what an APERAK reports). */
+  findings: Finding[];
 }
 
 /**
@@ -293,11 +369,19 @@ export function createProcessingRun(bytes: Uint8Array, profile: Profile) {
         interchangeId: analysis.interchangeId,
         rejected: analysis.rejected,
         gtins: profile.orderValidation === "catalog" && !analysis.rejected ? orderedGtins(analysis) : [],
+        findings: capFindings(
+          analysis.report.issues.map((issue) => issueFinding(analysis.parsed.interchange, issue)),
+        ),
       };
     },
-    plan(catalog: Catalog): OutboundType[] {
-      plan = planOutbound(analysis, profile, catalog);
-      return plan.map((message) => message.type);
+    plan(catalog: Catalog): OutboundPlan {
+      const findings: Finding[] = [];
+      plan = planOutbound(analysis, profile, catalog, findings);
+      return {
+        types: plan.map((message) => message.type),
+        answers: plan.map((message) => message.answers),
+        findings: capFindings(findings),
+      };
     },
     /** The serialized interchanges, one per planned message and envelope, in plan order. */
     build(envelopes: readonly OutboundEnvelope[]): Uint8Array[] {

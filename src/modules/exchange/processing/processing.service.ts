@@ -1,4 +1,4 @@
-import type { OutboundEnvelope } from "../../../edifact/index.js";
+import type { Finding, OutboundEnvelope } from "../../../edifact/index.js";
 import { recordAudit } from "../../../platform/audit/index.js";
 import { readBlobBytes, writeBlob } from "../../../platform/blobs/index.js";
 import { findRevision, reservePositions } from "../connections.repository.js";
@@ -10,7 +10,7 @@ import {
   outboundObserver,
   type AnalysisSummary,
   type Catalog,
-  type OutboundType,
+  type OutboundPlan,
 } from "./processing.rules.js";
 
 /** The worker's side of an upload: its EDIFACT work, its outbound messages, its final status. */
@@ -28,13 +28,14 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
     upload: { id: string; connection_id: string; interchange_id: string | null },
     outcome: {
       summary: AnalysisSummary;
-      types: readonly OutboundType[];
+      plan: OutboundPlan;
       envelopes: readonly OutboundEnvelope[];
       payloads: readonly Uint8Array[];
       now: Date;
     },
   ): Promise<void> {
-    const { summary, types, envelopes, payloads, now } = outcome;
+    const { summary, plan, envelopes, payloads, now } = outcome;
+    const { types } = plan;
     const uploadId = upload.id;
     await database.transaction(async (trx) => {
       const current = await repo.lockUpload(trx, tenantId, uploadId);
@@ -70,6 +71,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           interchange_id: envelope.controlRef,
           inbound_interchange_id: summary.interchangeId ?? upload.interchange_id,
           message_reference: envelope.messageRef,
+          answers_message_reference: plan.answers[index] ?? null,
           blob_id: blob.id,
           payload_size: blob.byteCount,
           payload_sha256: blob.sha256,
@@ -81,7 +83,16 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
         });
       }
       const status = summary.rejected ? "rejected" : "processed";
-      await repo.setUploadStatus(trx, tenantId, uploadId, status, now);
+      const findings: readonly Finding[] =
+        plan.findings.length === 0 ? summary.findings : [...summary.findings, ...plan.findings];
+      await repo.setUploadStatus(
+        trx,
+        tenantId,
+        uploadId,
+        status,
+        now,
+        findings.length > 0 ? { findings } : {},
+      );
       await recordAudit(trx, {
         tenantId,
         id: deps.newId(),
@@ -91,7 +102,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
         connectionId: upload.connection_id,
         uploadId,
         outcome: status,
-        data: { outboundCount: types.length },
+        data: { outboundCount: types.length, findingCount: findings.length },
       });
     });
   }
@@ -123,7 +134,8 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
         const { summary } = run;
         const catalog: Catalog =
           summary.gtins.length > 0 ? await deps.workflows.productStates(tenantId, summary.gtins) : new Map();
-        const types = await run.plan(catalog);
+        const plan = await run.plan(catalog);
+        const { types } = plan;
         const now = clock.now();
         const controlRefs = await repo.nextControlRefs(db, types.length);
         const envelopes = controlRefs.map((controlRef): OutboundEnvelope => ({
@@ -140,7 +152,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           const type = types[index];
           if (type) outboundObserver.check?.(type, payload, profile);
         }
-        await record(tenantId, upload, { summary, types, envelopes, payloads, now });
+        await record(tenantId, upload, { summary, plan, envelopes, payloads, now });
       } finally {
         run.end();
       }
