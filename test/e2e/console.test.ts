@@ -80,6 +80,18 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     return context;
   };
 
+  /** The customer administrator's API, as a test reads what the console changed. */
+  const adminApi = async <T>(url: string, method: "GET" | "POST" | "PUT" = "GET", payload?: object) => {
+    const response = await t.inject({
+      method,
+      url,
+      headers: bearer(customer.token),
+      ...(payload ? { payload } : {}),
+    });
+    expect(response.statusCode, response.body).toBeLessThan(300);
+    return response.json<T>();
+  };
+
   /** Opens a section's page and waits until it is drawn with its first table. */
   const openSection = async (p: Page, section: string) => {
     await p.goto(`${base}/console#/${section}`);
@@ -175,7 +187,56 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await page.getByRole("heading", { name: "Upload" }).waitFor();
     await eventually(() => page.locator("dl.fields").textContent()).toContain("ICBROKEN1");
     expect(await page.locator("dl.fields").textContent()).toContain("rejected");
+    // The rejection is marked in the segment tree at the segment (and element) the API names,
+    // with its 0085 code and reason, beside the CONTRL that answers the interchange.
+    const uploadId = page.url().split("/").pop() ?? "";
+    const { findings } = await adminApi<{
+      findings: {
+        code: string;
+        message: string;
+        segment: string | null;
+        position: number | null;
+        element: string | null;
+      }[];
+    }>(`/api/v1/admin/exchange-uploads/${uploadId}`);
+    expect(findings.length).toBeGreaterThan(0);
+    const finding = findings[0];
+    if (!finding) throw new Error("no finding");
+    expect(finding.segment).toBe("UNZ");
+    await eventually(() => page.getByRole("table", { name: "Findings" }).textContent()).toContain(
+      finding.message,
+    );
+    const marked = page.locator(`li.segment.has-findings[data-position="${finding.position}"]`);
+    expect(await marked.locator("code").first().textContent()).toMatch(/^UNZ\+3\+ICBROKEN1/);
+    expect(await marked.locator("li.finding").first().textContent()).toBe(
+      `Code ${finding.code}${finding.element ? ` at element ${finding.element}` : ""}: ${finding.message}`,
+    );
+    expect(await page.locator("li.segment.has-findings").count()).toBe(
+      new Set(findings.filter((f) => f.position !== null).map((f) => f.position)).size,
+    );
+    const envelope = page.getByRole("region", { name: "Interchange", exact: true });
+    expect(await envelope.textContent()).toContain("Outbound · CONTRL");
+    expect(
+      await envelope
+        .getByRole("list", { name: /^Outbound CONTRL/ })
+        .locator("li.segment")
+        .count(),
+    ).toBeGreaterThan(3);
     await shoot(page, "upload");
+
+    // The accepted order: its ORDRSP beside the message it answers.
+    await page.goto(`${base}/console#/uploads`);
+    await page.getByRole("row").filter({ hasText: "ICGOOD1" }).getByRole("link").click();
+    const message = page.getByRole("region", { name: "Message 1" });
+    await message.waitFor();
+    expect(await message.getByRole("list", { name: "Inbound Message 1" }).textContent()).toContain(
+      "UNH+1+ORDERS",
+    );
+    expect(await message.getByRole("list", { name: /^Outbound ORDRSP/ }).textContent()).toContain(
+      "ORDRSP:D:96A",
+    );
+    expect(await page.locator("li.segment.has-findings").count()).toBe(0);
+    await shoot(page, "upload-answered");
 
     await page.goto(`${base}/console#/deliveries`);
     await eventually(() => page.getByRole("row").filter({ hasText: "ORDRSP" }).count()).toBeGreaterThan(0);
@@ -211,18 +272,6 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await eventually(() => page.getByRole("button", { name: "Revoke console key" }).count()).toBe(0);
     expect((await mailbox(token)).statusCode).toBe(401);
   });
-
-  /** The customer administrator's API, as a test reads what the console changed. */
-  const adminApi = async <T>(url: string, method: "GET" | "POST" | "PUT" = "GET", payload?: object) => {
-    const response = await t.inject({
-      method,
-      url,
-      headers: bearer(customer.token),
-      ...(payload ? { payload } : {}),
-    });
-    expect(response.statusCode, response.body).toBeLessThan(300);
-    return response.json<T>();
-  };
 
   it("requests a workflow transition with an idempotency key made in the browser and follows it to succeeded", async () => {
     const entity = await adminApi<{ id: string }>("/api/v1/admin/entities", "POST", {
@@ -598,6 +647,11 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
       // Wide tables scroll inside their frame; the page itself never does.
       overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)).map((e) => `${section}: ${e}`));
     }
+    await small.goto(`${base}/console#/uploads`);
+    await small.getByRole("row").filter({ hasText: "ICBROKEN1" }).getByRole("link").click();
+    await small.getByRole("region", { name: "Interchange trailer" }).waitFor();
+    overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)).map((e) => `upload: ${e}`));
+    await shoot(small, "upload-phone");
     await small.goto(`${base}/console#/apps/crm/user-1`);
     await small.getByRole("heading", { name: "Entitlement of user-1" }).waitFor();
     overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)));
