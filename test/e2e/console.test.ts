@@ -181,6 +181,9 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await expect
       .poll(() => page.getByRole("row").filter({ hasText: "ICGOOD1" }).getByText("processed").count())
       .toBe(1);
+    // Each upload with what it produced.
+    expect(await row.textContent()).toContain("CONTRL 1");
+    expect(await page.getByRole("row").filter({ hasText: "ICGOOD1" }).textContent()).toContain("ORDRSP 1");
     await shoot(page, "uploads");
 
     await row.getByRole("link").click();
@@ -527,6 +530,12 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await page.getByRole("status").filter({ hasText: "in the mailbox again" }).waitFor();
     const again = (await listMailbox(t, partner)).items.filter((d) => d.inboundInterchangeId === "ICACK1");
     expect(again.map((d) => d.status)).toEqual(["ready"]);
+    // The copy answers the same message: the upload shows both ORDRSPs beside it.
+    await page.goto(`${base}/console#/uploads`);
+    await page.getByRole("row").filter({ hasText: "ICACK1" }).getByRole("link").click();
+    const message = page.getByRole("region", { name: "Message 1" });
+    await message.waitFor();
+    expect(await message.getByRole("list", { name: /^Outbound ORDRSP/ }).count()).toBe(2);
   });
 
   it("shows a customer administrator no tenants; the system administrator creates one and sees provisioning finish", async () => {

@@ -22,11 +22,19 @@ export function uploadsPage() {
         { label: "Interchange", cell: (u) => u.interchangeId ?? "—" },
         { label: "Connection", cell: (u) => shortId(u.connectionId) },
         { label: "Size", numeric: true, cell: (u) => formatBytes(u.byteCount) },
+        { label: "Findings", numeric: true, cell: (u) => u.findingCount ?? "—" },
+        { label: "Outbound", cell: (u) => outboundSummary(u.outboundCounts) },
         { label: "Error", cell: (u) => u.error ?? "" },
       ],
     }),
   );
 }
+
+/** `{"CONTRL":1,"ORDRSP":2}` as "CONTRL 1, ORDRSP 2". */
+const outboundSummary = (counts) =>
+  Object.entries(counts ?? {})
+    .map(([type, count]) => `${type} ${count}`)
+    .join(", ") || "none";
 
 /**
  * One upload: its fields, the findings processing recorded, and the inbound interchange as a
