@@ -338,12 +338,19 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await page.getByLabel("Actor id").fill("user-1");
     await page.getByLabel("Plan").fill("pro");
     await page.getByLabel("export").uncheck();
+    await page.getByLabel("Valid until (empty: no end)").fill("2030-01-01T12:00");
     await page.getByRole("button", { name: "Set entitlement" }).click();
     await page.getByRole("heading", { name: "Entitlement of user-1" }).waitFor();
     const fields = page.locator("dl.fields");
     await eventually(() => fields.textContent()).toContain("read, write");
     expect(await fields.textContent()).toMatch(/Change \(sequence\)1/);
 
+    const { validUntil } = await adminApi<{ validUntil: string }>(
+      "/api/v1/admin/apps/crm/entitlements/user-1",
+    );
+    expect(validUntil).toMatch(/^2030-01-01T/);
+
+    // Changing the status keeps the validity the form shows.
     await page.getByLabel("Status").selectOption("suspended");
     await page.getByRole("button", { name: "Save entitlement" }).click();
     await eventually(() => fields.textContent()).toMatch(/Change \(sequence\)2/);
@@ -356,7 +363,7 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
       await adminApi<{ status: string; sequence: number; capabilities: string[] }>(
         "/api/v1/admin/apps/crm/entitlements/user-1",
       ),
-    ).toMatchObject({ status: "suspended", sequence: 2, capabilities: ["read", "write"] });
+    ).toMatchObject({ status: "suspended", sequence: 2, capabilities: ["read", "write"], validUntil });
 
     // A second app with the same id: the API's problem, with its correlation id.
     await page.goto(`${base}/console#/apps`);

@@ -1,5 +1,5 @@
 import { api } from "../api.js";
-import { badge, formatTime, h, render } from "../dom.js";
+import { badge, formatTime, fromLocalInput, h, render, toLocalInput } from "../dom.js";
 import { can } from "../permissions.js";
 import {
   attempt,
@@ -135,17 +135,21 @@ function entitlementForm(app, current, done) {
       checkboxes("Capabilities", "capability", app.capabilities, (c) =>
         current ? current.capabilities.includes(c) : true,
       ),
-      field("Valid until (empty: no end)", { name: "validUntil", type: "datetime-local" }),
+      field("Valid until (empty: no end)", {
+        name: "validUntil",
+        type: "datetime-local",
+        value: toLocalInput(current?.validUntil),
+      }),
     ],
     current ? "Save entitlement" : "Set entitlement",
     async (data) => {
       const actorId = current?.actorId ?? String(data.get("actorId")).trim();
-      const until = String(data.get("validUntil") ?? "");
+      const until = fromLocalInput(String(data.get("validUntil") ?? ""));
       const entitlement = await api.put(actorHref(app.id, actorId), {
         status: String(data.get("status")),
         plan: String(data.get("plan")).trim(),
         capabilities: data.getAll("capability").map(String),
-        validUntil: until ? new Date(until).toISOString() : null,
+        validUntil: until ?? null,
       });
       done(entitlement);
     },

@@ -1,16 +1,8 @@
+import { fromLocalInput as toIso, toLocalInput as toLocal } from "../dom.js";
 import { field, filterForm, select } from "../ui.js";
 
 /** The page's filters as its hash carries them (`#/uploads?status=rejected&…`). */
 export const hashParams = () => new URLSearchParams(location.hash.split("?")[1] ?? "");
-
-/** A `datetime-local` value as the API's RFC 3339 time, and back. */
-const toIso = (local) => (local ? new Date(local).toISOString() : undefined);
-const toLocal = (iso) => {
-  if (!iso) return "";
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "";
-  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-};
 
 /**
  * The filters the API applies to the lists of uploads and deliveries: connection, status, created
