@@ -307,6 +307,31 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     const stored = await adminApi<{ state: string; version: number }>(`/api/v1/admin/entities/${entity.id}`);
     expect(stored).toMatchObject({ state: "in_review", version: 2 });
 
+    // The bridge passes X-Tenant-ID on, and the API holds it to the session's tenant.
+    const cookie = (await operator.cookies(`${base}/console`)).map((c) => `${c.name}=${c.value}`).join("; ");
+    const { csrfToken } = (await (
+      await fetch(`${base}/console/session`, { headers: { cookie } })
+    ).json()) as {
+      csrfToken: string;
+    };
+    const foreign = await fetch(`${base}/console/api/workflows/transition-requests`, {
+      method: "POST",
+      headers: {
+        cookie,
+        origin: base,
+        "x-console-csrf": csrfToken,
+        "content-type": "application/json",
+        "x-idempotency-key": "console-foreign-tenant",
+        "x-tenant-id": "01930000-0000-7000-8000-000000000001",
+      },
+      body: JSON.stringify({ entity: "product", entityId: entity.id, transition: "approve" }),
+    });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { code: string }).code).toBe("ERR_FORBIDDEN");
+    expect(await adminApi<{ state: string }>(`/api/v1/admin/entities/${entity.id}`)).toMatchObject({
+      state: "in_review",
+    });
+
     // The entities list shows the new state; the request stays listed while the tab lives.
     await page.getByRole("link", { name: "← All entities" }).click();
     const row = page.getByRole("row").filter({ hasText: "Console pen" });
