@@ -9,6 +9,8 @@ const forwardedRequestHeaders = [
   "content-type",
   headers.idempotencyKey,
   headers.workflowIdempotencyKey,
+  // The workflow routes name the credential's tenant (the API checks it is the session's).
+  headers.tenantId,
 ];
 /** Answer headers passed back to the browser. */
 const forwardedReplyHeaders = [

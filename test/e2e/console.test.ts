@@ -2,6 +2,10 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  acknowledge,
+  claim,
+  listMailbox,
+  readPayload,
   rejectedOrders,
   setupPartner,
   upload,
@@ -9,6 +13,8 @@ import {
   type PartnerSetup,
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { browserTestsSkipped, launchBrowser } from "../support/browser.js";
+import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver.js";
+import { signedHeaders } from "../support/service-signer.js";
 import { provisionTenant, uniqueSlug, type ProvisionedTenant } from "../support/fixtures.js";
 import { bearer, bootstrapToken, createTestApp, startWorker, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";
@@ -19,6 +25,33 @@ const screenshots = process.env.CONSOLE_SCREENSHOTS;
 const shoot = async (page: Page, name: string) => {
   if (screenshots) await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
 };
+
+/** The pages of the console's sections that a customer administrator sees, each opening with a table. */
+const mainSections = [
+  "uploads",
+  "deliveries",
+  "partners",
+  "connections",
+  "api-keys",
+  "audit",
+  "workflows",
+  "apps",
+  "service-bindings",
+  "webhooks",
+];
+
+/** Nothing when the page does not scroll sideways, else its elements that reach past the screen's edge. */
+const widerThanScreen = `(() => {
+  const width = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth <= width) return [];
+  return [...document.querySelectorAll("body *")]
+    .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest(".table-wrap > table"))
+    .map((e) => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right) + " px")
+    .slice(0, 5);
+})()`;
+
+/** A mailbox claim lease this short lets a delivery spend its budget (one claim) within the test. */
+const leaseSeconds = 4;
 
 /** A browser under a loaded machine: wait long for what must happen, never judge by time. */
 const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
@@ -32,6 +65,7 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
   let partner: PartnerSetup;
   let operator: BrowserContext;
   let page: Page;
+  let receiver: HttpsReceiver;
   /** Every URL the browser requested, of every context. */
   const requested: string[] = [];
   /** Uncaught errors of the console's scripts, of every page. */
@@ -44,6 +78,25 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     context.on("request", (request) => requested.push(request.url()));
     context.on("page", (opened) => opened.on("pageerror", (error) => pageErrors.push(error.message)));
     return context;
+  };
+
+  /** The customer administrator's API, as a test reads what the console changed. */
+  const adminApi = async <T>(url: string, method: "GET" | "POST" | "PUT" = "GET", payload?: object) => {
+    const response = await t.inject({
+      method,
+      url,
+      headers: bearer(customer.token),
+      ...(payload ? { payload } : {}),
+    });
+    expect(response.statusCode, response.body).toBeLessThan(300);
+    return response.json<T>();
+  };
+
+  /** Opens a section's page and waits until it is drawn with its first table. */
+  const openSection = async (p: Page, section: string) => {
+    await p.goto(`${base}/console#/${section}`);
+    await p.locator(`#nav a[aria-current="page"][href="#/${section}"]`).waitFor();
+    await p.locator("main table").first().waitFor();
   };
 
   const signIn = async (p: Page, tenant: ProvisionedTenant) => {
@@ -59,7 +112,15 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
   };
 
   beforeAll(async () => {
-    t = await createTestApp();
+    receiver = await startHttpsReceiver();
+    t = await createTestApp({
+      env: {
+        HANSE_MAILBOX_LEASE_SECONDS: String(leaseSeconds),
+        HANSE_MAILBOX_MAX_ATTEMPTS: "1",
+        HANSE_WEBHOOK_ALLOW_PRIVATE: "1",
+        HANSE_WEBHOOK_CA_FILE: receiver.caFile,
+      },
+    });
     base = (await t.app.listen({ port: 0, host: "127.0.0.1" })).replace("localhost", "127.0.0.1");
     customer = await provisionTenant(t);
     secrets.push(customer.password, customer.token);
@@ -75,6 +136,7 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await browser.close();
     await worker.stop(10_000);
     await t.close();
+    await receiver.close();
   });
 
   it("signs in with tenant, e-mail and password into an HttpOnly, SameSite=Strict cookie scoped to /console", async () => {
@@ -119,13 +181,65 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await expect
       .poll(() => page.getByRole("row").filter({ hasText: "ICGOOD1" }).getByText("processed").count())
       .toBe(1);
+    // Each upload with what it produced.
+    expect(await row.textContent()).toContain("CONTRL 1");
+    expect(await page.getByRole("row").filter({ hasText: "ICGOOD1" }).textContent()).toContain("ORDRSP 1");
     await shoot(page, "uploads");
 
     await row.getByRole("link").click();
     await page.getByRole("heading", { name: "Upload" }).waitFor();
     await eventually(() => page.locator("dl.fields").textContent()).toContain("ICBROKEN1");
     expect(await page.locator("dl.fields").textContent()).toContain("rejected");
+    // The rejection is marked in the segment tree at the segment (and element) the API names,
+    // with its 0085 code and reason, beside the CONTRL that answers the interchange.
+    const uploadId = page.url().split("/").pop() ?? "";
+    const { findings } = await adminApi<{
+      findings: {
+        code: string;
+        message: string;
+        segment: string | null;
+        position: number | null;
+        element: string | null;
+      }[];
+    }>(`/api/v1/admin/exchange-uploads/${uploadId}`);
+    expect(findings.length).toBeGreaterThan(0);
+    const finding = findings[0];
+    if (!finding) throw new Error("no finding");
+    expect(finding.segment).toBe("UNZ");
+    await eventually(() => page.getByRole("table", { name: "Findings" }).textContent()).toContain(
+      finding.message,
+    );
+    const marked = page.locator(`li.segment.has-findings[data-position="${finding.position}"]`);
+    expect(await marked.locator("code").first().textContent()).toMatch(/^UNZ\+3\+ICBROKEN1/);
+    expect(await marked.locator("li.finding").first().textContent()).toBe(
+      `Code ${finding.code}${finding.element ? ` at element ${finding.element}` : ""}: ${finding.message}`,
+    );
+    expect(await page.locator("li.segment.has-findings").count()).toBe(
+      new Set(findings.filter((f) => f.position !== null).map((f) => f.position)).size,
+    );
+    const envelope = page.getByRole("region", { name: "Interchange", exact: true });
+    expect(await envelope.textContent()).toContain("Outbound · CONTRL");
+    expect(
+      await envelope
+        .getByRole("list", { name: /^Outbound CONTRL/ })
+        .locator("li.segment")
+        .count(),
+    ).toBeGreaterThan(3);
     await shoot(page, "upload");
+
+    // The accepted order: its ORDRSP beside the message it answers.
+    await page.goto(`${base}/console#/uploads`);
+    await page.getByRole("row").filter({ hasText: "ICGOOD1" }).getByRole("link").click();
+    const message = page.getByRole("region", { name: "Message 1" });
+    await message.waitFor();
+    expect(await message.getByRole("list", { name: "Inbound Message 1" }).textContent()).toContain(
+      "UNH+1+ORDERS",
+    );
+    expect(await message.getByRole("list", { name: /^Outbound ORDRSP/ }).textContent()).toContain(
+      "ORDRSP:D:96A",
+    );
+    expect(await page.locator("li.segment.has-findings").count()).toBe(0);
+    await shoot(page, "upload-answered");
 
     await page.goto(`${base}/console#/deliveries`);
     await eventually(() => page.getByRole("row").filter({ hasText: "ORDRSP" }).count()).toBeGreaterThan(0);
@@ -160,6 +274,300 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await page.getByRole("button", { name: "Revoke console key" }).click();
     await eventually(() => page.getByRole("button", { name: "Revoke console key" }).count()).toBe(0);
     expect((await mailbox(token)).statusCode).toBe(401);
+  });
+
+  it("requests a workflow transition with an idempotency key made in the browser and follows it to succeeded", async () => {
+    const entity = await adminApi<{ id: string }>("/api/v1/admin/entities", "POST", {
+      kind: "product",
+      attributes: { gtin: "4006381333931", name: "Console pen" },
+    });
+    const posted: Record<string, string>[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST" && request.url().endsWith("/console/api/workflows/transition-requests"))
+        posted.push(request.headers());
+    });
+
+    await page.goto(`${base}/console#/workflows`);
+    await page.getByRole("link", { name: /Console pen/ }).click();
+    await page.getByRole("heading", { name: "Entity", exact: true }).waitFor();
+    await eventually(() => page.locator("dl.fields").textContent()).toContain("draft");
+    await page.getByLabel("Transition", { exact: true }).selectOption("submit");
+    await page.getByRole("button", { name: "Request transition" }).click();
+    const request = page.getByRole("row").filter({ hasText: "submit" });
+    await eventually(() => request.getByText("succeeded").count()).toBe(1);
+    expect(await request.textContent()).toContain("draft → in_review");
+    await eventually(() => page.locator("dl.fields").textContent()).toContain("in_review");
+    await shoot(page, "workflow-entity");
+
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.["x-idempotency-key"]).toMatch(
+      /^console-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    expect(posted[0]?.["x-tenant-id"]).toBe(customer.id);
+    const stored = await adminApi<{ state: string; version: number }>(`/api/v1/admin/entities/${entity.id}`);
+    expect(stored).toMatchObject({ state: "in_review", version: 2 });
+
+    // The bridge passes X-Tenant-ID on, and the API holds it to the session's tenant.
+    const cookie = (await operator.cookies(`${base}/console`)).map((c) => `${c.name}=${c.value}`).join("; ");
+    const { csrfToken } = (await (
+      await fetch(`${base}/console/session`, { headers: { cookie } })
+    ).json()) as {
+      csrfToken: string;
+    };
+    const foreign = await fetch(`${base}/console/api/workflows/transition-requests`, {
+      method: "POST",
+      headers: {
+        cookie,
+        origin: base,
+        "x-console-csrf": csrfToken,
+        "content-type": "application/json",
+        "x-idempotency-key": "console-foreign-tenant",
+        "x-tenant-id": "01930000-0000-7000-8000-000000000001",
+      },
+      body: JSON.stringify({ entity: "product", entityId: entity.id, transition: "approve" }),
+    });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { code: string }).code).toBe("ERR_FORBIDDEN");
+    expect(await adminApi<{ state: string }>(`/api/v1/admin/entities/${entity.id}`)).toMatchObject({
+      state: "in_review",
+    });
+
+    // The entities list shows the new state; the request stays listed while the tab lives.
+    await page.getByRole("link", { name: "← All entities" }).click();
+    const row = page.getByRole("row").filter({ hasText: "Console pen" });
+    await eventually(() => row.getByText("in_review").count()).toBe(1);
+    expect(await page.getByRole("table", { name: "Transition requests" }).textContent()).toContain(
+      "succeeded",
+    );
+    await shoot(page, "workflows");
+  });
+
+  it("shows an unknown transition request's problem with its detail and correlation id", async () => {
+    await page.goto(`${base}/console#/workflows`);
+    await page.getByLabel("Request id").fill("01930000-0000-7000-8000-000000000000");
+    await page.getByRole("button", { name: "Look up" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/Correlation id: \S+/);
+    expect(await alert.textContent()).not.toMatch(/HTTP 404$/);
+  });
+
+  it("defines an app, sets an actor's entitlement and changes it, each change with the next sequence", async () => {
+    await page.goto(`${base}/console#/apps`);
+    await page.getByLabel("App id").fill("crm");
+    await page.getByLabel("Name", { exact: true }).fill("CRM");
+    await page.getByLabel("Capabilities (comma-separated)").fill("read, write, export");
+    await page.getByRole("button", { name: "Create app" }).click();
+    await page.getByRole("link", { name: "crm", exact: true }).click();
+    await page.getByRole("heading", { name: "App crm" }).waitFor();
+    await page.getByLabel("Actor id").fill("user-1");
+    await page.getByLabel("Plan").fill("pro");
+    await page.getByLabel("export").uncheck();
+    await page.getByLabel("Valid until (empty: no end)").fill("2030-01-01T12:00");
+    await page.getByRole("button", { name: "Set entitlement" }).click();
+    await page.getByRole("heading", { name: "Entitlement of user-1" }).waitFor();
+    const fields = page.locator("dl.fields");
+    await eventually(() => fields.textContent()).toContain("read, write");
+    expect(await fields.textContent()).toMatch(/Change \(sequence\)1/);
+
+    const { validUntil } = await adminApi<{ validUntil: string }>(
+      "/api/v1/admin/apps/crm/entitlements/user-1",
+    );
+    expect(validUntil).toMatch(/^2030-01-01T/);
+
+    // Changing the status keeps the validity the form shows.
+    await page.getByLabel("Status").selectOption("suspended");
+    await page.getByRole("button", { name: "Save entitlement" }).click();
+    await eventually(() => fields.textContent()).toMatch(/Change \(sequence\)2/);
+    expect(await fields.textContent()).toContain("suspended");
+    await shoot(page, "entitlement");
+    await page.getByRole("link", { name: "← App crm" }).click();
+    await page.getByRole("row").filter({ hasText: "user-1" }).getByText("suspended").waitFor();
+    await shoot(page, "app");
+    expect(
+      await adminApi<{ status: string; sequence: number; capabilities: string[] }>(
+        "/api/v1/admin/apps/crm/entitlements/user-1",
+      ),
+    ).toMatchObject({ status: "suspended", sequence: 2, capabilities: ["read", "write"], validUntil });
+
+    // A second app with the same id: the API's problem, with its correlation id.
+    await page.goto(`${base}/console#/apps`);
+    await page.getByLabel("App id").fill("crm");
+    await page.getByLabel("Name", { exact: true }).fill("CRM again");
+    await page.getByRole("button", { name: "Create app" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/Correlation id: \S+/);
+    await shoot(page, "error");
+  });
+
+  it("creates and rotates a service binding, each secret shown once and working", async () => {
+    const introspect = async (credentialId: string, secret: string) => {
+      const target = "/api/v1/public/v1/app-entitlements/service/introspect/user-1";
+      return (
+        await t.inject({ url: target, headers: signedHeaders({ credentialId, secret }, "GET", target) })
+      ).statusCode;
+    };
+    await page.goto(`${base}/console#/service-bindings`);
+    await page.getByLabel("App", { exact: true }).selectOption("crm");
+    await page.getByLabel("Audience").fill("crm-sync");
+    await page.getByLabel("Required capabilities (comma-separated)").fill("read");
+    await page.getByRole("button", { name: "Create binding" }).click();
+    const secret = page.locator("[data-secret]");
+    await secret.waitFor();
+    const first = (await secret.textContent()) ?? "";
+    secrets.push(first);
+    const row = page.getByRole("row").filter({ hasText: "crm-sync" });
+    await row.waitFor();
+    const credentialId = (await row.locator("code").nth(1).textContent()) ?? "";
+    expect(credentialId).toMatch(/^hanse_sc_/);
+    expect(await introspect(credentialId, first)).toBe(200);
+    await page.getByRole("button", { name: "I have stored it — hide" }).click();
+    expect(await page.content()).not.toContain(first);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Rotate crm crm-sync" }).click();
+    await secret.waitFor();
+    const second = (await secret.textContent()) ?? "";
+    secrets.push(second);
+    expect(second).not.toBe(first);
+    await eventually(() => row.locator("code").nth(1).textContent()).not.toBe(credentialId);
+    const rotatedId = (await row.locator("code").nth(1).textContent()) ?? "";
+    expect(await introspect(rotatedId, second)).toBe(200);
+    await shoot(page, "service-bindings");
+    await page.getByRole("button", { name: "I have stored it — hide" }).click();
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(second);
+    expect(await page.evaluate<number>("localStorage.length + sessionStorage.length")).toBe(0);
+  });
+
+  it("subscribes a webhook receiver and lists its delivery attempts", async () => {
+    await page.goto(`${base}/console#/webhooks`);
+    await page.getByLabel("Service binding").selectOption({ label: "crm · crm-sync" });
+    await page.getByLabel("URL (HTTPS)").fill(receiver.url);
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    const secret = page.locator("[data-secret]");
+    await secret.waitFor();
+    const whsec = (await secret.textContent()) ?? "";
+    expect(whsec).toMatch(/^whsec_/);
+    secrets.push(whsec);
+    await page.getByRole("button", { name: "I have stored it — hide" }).click();
+
+    await adminApi("/api/v1/admin/apps/crm/entitlements/user-2", "PUT", {
+      status: "active",
+      plan: "basic",
+      capabilities: ["read"],
+    });
+    await waitUntil(async () => receiver.received.length > 0, {
+      what: "a webhook delivery",
+      timeoutMs: 30_000,
+    });
+    await page.getByRole("link", { name: receiver.url }).click();
+    await page.getByRole("heading", { name: "Webhook subscription" }).waitFor();
+    const attempts = page.getByRole("table", { name: "Delivery attempts" });
+    await eventually(async () => {
+      await page.reload();
+      await page.getByRole("heading", { name: "Delivery attempts" }).waitFor();
+      return attempts.getByRole("row").filter({ hasText: "204" }).count();
+    }).toBeGreaterThan(0);
+    expect(await page.content()).not.toContain(whsec);
+    await shoot(page, "webhook");
+  });
+
+  it("lets a delivery spend its attempt budget (short lease) and requeues it in the console", async () => {
+    expect((await upload(t, partner, validOrders("ICLEASE1"), "console-lease")).statusCode).toBe(202);
+    const ordrsp = async () => {
+      const mailbox = await listMailbox(t, partner);
+      return mailbox.items.find((d) => d.inboundInterchangeId === "ICLEASE1");
+    };
+    await waitUntil(async () => (await ordrsp()) !== undefined, { what: "the ORDRSP", timeoutMs: 30_000 });
+    const delivery = await ordrsp();
+    if (!delivery) throw new Error("no ORDRSP in the mailbox");
+    expect((await claim(t, partner, delivery.deliveryAttemptId)).statusCode).toBe(200);
+    // The partner never acknowledges: the lease ends and, with a budget of one claim, the delivery fails.
+    const status = async () =>
+      (await adminApi<{ status: string }>(`/api/v1/admin/exchange-deliveries/${delivery.deliveryAttemptId}`))
+        .status;
+    await waitUntil(async () => (await status()) === "failed", {
+      what: "the delivery failed",
+      timeoutMs: 60_000,
+    });
+
+    await page.goto(`${base}/console#/deliveries`);
+    const row = page.getByRole("row").filter({ hasText: "ICLEASE1" });
+    await eventually(() => row.getByText("failed").count()).toBe(1);
+    await row.getByRole("button", { name: /Requeue/ }).click();
+    await eventually(() => row.getByText("ready").count()).toBe(1);
+    expect(await status()).toBe("ready");
+    expect((await ordrsp())?.status).toBe("ready");
+  });
+
+  it("follows an accepted order to its ORDRSP and sees it acknowledged after the partner's acknowledgement", async () => {
+    expect((await upload(t, partner, validOrders("ICACK1"), "console-ack")).statusCode).toBe(202);
+    await page.goto(`${base}/console#/uploads`);
+    const uploadRow = page.getByRole("row").filter({ hasText: "ICACK1" });
+    await eventually(async () => {
+      await page.reload();
+      await uploadRow.first().waitFor();
+      return uploadRow.getByText("processed").count();
+    }).toBe(1);
+    await uploadRow.getByRole("link").click();
+    await page.getByRole("link", { name: "Deliveries of this upload" }).click();
+    await page.getByRole("heading", { name: "Deliveries of one upload" }).waitFor();
+    const row = page.getByRole("row").filter({ hasText: "ORDRSP" });
+    await eventually(() => row.getByText("ready").count()).toBe(1);
+
+    // The partner fetches and acknowledges it through the partner API.
+    const delivery = (await listMailbox(t, partner)).items.find((d) => d.inboundInterchangeId === "ICACK1");
+    if (!delivery) throw new Error("no ORDRSP of ICACK1 in the mailbox");
+    expect(delivery.messageType).toBe("ORDRSP");
+    const claimed = await claim(t, partner, delivery.deliveryAttemptId);
+    const { claimToken } = claimed.json<{ claimToken: string }>();
+    expect((await readPayload(t, partner, delivery.deliveryAttemptId, claimToken)).statusCode).toBe(200);
+    expect((await acknowledge(t, partner, delivery.deliveryAttemptId, claimToken)).statusCode).toBeLessThan(
+      300,
+    );
+
+    await page.reload();
+    await eventually(() => row.getByText("acknowledged").count()).toBe(1);
+    expect(await row.textContent()).toContain("ICACK1");
+    await shoot(page, "deliveries-acknowledged");
+  });
+
+  it("filters uploads and deliveries on the server and re-sends an acknowledged ORDRSP", async () => {
+    await page.goto(`${base}/console#/uploads`);
+    await page.getByLabel("Status").selectOption("rejected");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await eventually(() => page.evaluate<string>("location.hash")).toBe("#/uploads?status=rejected");
+    await page.getByRole("row").filter({ hasText: "ICBROKEN1" }).waitFor();
+    expect(await page.getByRole("row").filter({ hasText: "ICGOOD1" }).count()).toBe(0);
+    expect(await page.getByRole("row").filter({ hasText: "processed" }).count()).toBe(0);
+    // Reloaded, the filter is still applied: it lives in the page's address, not in the browser's storage.
+    await page.reload();
+    await page.getByRole("row").filter({ hasText: "ICBROKEN1" }).waitFor();
+    expect(await page.getByLabel("Status").inputValue()).toBe("rejected");
+    await shoot(page, "uploads-filtered");
+
+    await page.goto(`${base}/console#/deliveries`);
+    await page.getByLabel("Message type").selectOption("ORDRSP");
+    await page.getByLabel("Status").selectOption("acknowledged");
+    await page.getByRole("button", { name: "Apply" }).click();
+    const acknowledged = page.getByRole("row").filter({ hasText: "ICACK1" });
+    await acknowledged.waitFor();
+    expect(await page.locator("tbody tr").count()).toBe(1);
+
+    page.once("dialog", (dialog) => void dialog.accept());
+    await acknowledged.getByRole("button", { name: /^Resend/ }).click();
+    await page.getByRole("status").filter({ hasText: "in the mailbox again" }).waitFor();
+    const again = (await listMailbox(t, partner)).items.filter((d) => d.inboundInterchangeId === "ICACK1");
+    expect(again.map((d) => d.status)).toEqual(["ready"]);
+    // The copy answers the same message: the upload shows both ORDRSPs beside it.
+    await page.goto(`${base}/console#/uploads`);
+    await page.getByRole("row").filter({ hasText: "ICACK1" }).getByRole("link").click();
+    const message = page.getByRole("region", { name: "Message 1" });
+    await message.waitFor();
+    expect(await message.getByRole("list", { name: /^Outbound ORDRSP/ }).count()).toBe(2);
   });
 
   it("shows a customer administrator no tenants; the system administrator creates one and sees provisioning finish", async () => {
@@ -259,26 +667,92 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     page.on("console", (message) => {
       if (message.text().includes("Content Security Policy")) violations.push(message.text());
     });
-    for (const section of ["uploads", "deliveries", "partners", "connections", "api-keys", "audit"]) {
-      await page.goto(`${base}/console#/${section}`);
-      await page.getByRole("table").first().waitFor();
-      if (section !== "uploads" && section !== "deliveries" && section !== "api-keys")
-        await shoot(page, section);
+    for (const section of mainSections) {
+      await openSection(page, section);
+      if (["partners", "connections", "audit"].includes(section)) await shoot(page, section);
     }
     expect(violations).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
 
-  it("reads well on a 390 px phone screen", async () => {
+  it("reads well on a 390 px phone screen: no main page scrolls sideways", async () => {
     const phone = await newContext({ width: 390, height: 844 });
     const small = await phone.newPage();
     await signIn(small, customer);
     await small.goto(`${base}/console#/uploads`);
     await small.getByRole("row").filter({ hasText: "ICBROKEN1" }).waitFor();
-    // The page itself never scrolls sideways; wide tables scroll inside their frame.
-    expect(await small.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await shoot(small, "uploads-phone");
+    const overflowing: string[] = [];
+    for (const section of mainSections) {
+      await openSection(small, section);
+      // Wide tables scroll inside their frame; the page itself never does.
+      overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)).map((e) => `${section}: ${e}`));
+    }
+    await small.goto(`${base}/console#/uploads`);
+    await small.getByRole("row").filter({ hasText: "ICBROKEN1" }).getByRole("link").click();
+    await small.getByRole("region", { name: "Interchange trailer" }).waitFor();
+    overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)).map((e) => `upload: ${e}`));
+    await shoot(small, "upload-phone");
+    await small.goto(`${base}/console#/apps/crm/user-1`);
+    await small.getByRole("heading", { name: "Entitlement of user-1" }).waitFor();
+    overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)));
+    expect(overflowing).toEqual([]);
     await phone.close();
+  });
+
+  it("names every control for screen readers and works with the keyboard alone", async () => {
+    const unnamed: string[] = [];
+    for (const section of mainSections) {
+      await openSection(page, section);
+      unnamed.push(
+        ...(await page.evaluate<
+          string[]
+        >(`[...document.querySelectorAll("input, select, textarea, button, a[href]")]
+          .filter((e) => !(e.labels?.length || e.getAttribute("aria-label") || e.textContent.trim()))
+          .map((e) => "${section}: " + e.outerHTML.slice(0, 80))`)),
+      );
+    }
+    expect(unnamed).toEqual([]);
+
+    // Sign in and request a transition by keyboard only.
+    const keyboard = await newContext();
+    const tab = await keyboard.newPage();
+    await tab.goto(`${base}/console`);
+    await tab.getByLabel("Tenant").waitFor();
+    const focused = () =>
+      tab.evaluate<string>(
+        "document.activeElement?.labels?.[0]?.textContent ?? document.activeElement?.textContent ?? ''",
+      );
+    const tabTo = async (name: string) => {
+      for (let i = 0; i < 60 && (await focused()) !== name; i++) await tab.keyboard.press("Tab");
+      expect(await focused()).toBe(name);
+    };
+    await tabTo("Tenant");
+    await tab.keyboard.type(customer.slug);
+    await tab.keyboard.press("Tab");
+    await tab.keyboard.type(customer.email);
+    await tab.keyboard.press("Tab");
+    await tab.keyboard.type(customer.password);
+    await tab.keyboard.press("Enter");
+    await tab
+      .getByRole("navigation", { name: "Console sections" })
+      .getByRole("link", { name: "Workflows" })
+      .waitFor();
+    await tabTo("Workflows");
+    await tab.keyboard.press("Enter");
+    await tab.getByRole("heading", { name: "Workflows", level: 1 }).waitFor();
+    await tab.getByRole("link", { name: /Console pen/ }).waitFor();
+    await tabTo((await tab.getByRole("link", { name: /Console pen/ }).textContent()) ?? "");
+    await tab.keyboard.press("Enter");
+    await tab.getByRole("heading", { name: "Entity", exact: true }).waitFor();
+    await tab.getByLabel("Transition", { exact: true }).waitFor();
+    await tabTo("Transition");
+    await tab.keyboard.press("Tab");
+    await tab.keyboard.press("Tab");
+    await tab.keyboard.press("Enter");
+    const row = tab.getByRole("row").filter({ hasText: "approve" });
+    await eventually(() => row.getByText("succeeded").count()).toBe(1);
+    await keyboard.close();
   });
 
   it("never puts a credential into a URL the browser requests", () => {

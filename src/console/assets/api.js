@@ -71,5 +71,17 @@ export async function signOut() {
   csrfToken = null;
 }
 
-/** An idempotency key made in the browser for one intended change. */
-export const newIdempotencyKey = () => `console-${crypto.randomUUID()}`;
+/**
+ * An idempotency key made in the browser for one intended change: a random UUID. Browsers offer
+ * `crypto.randomUUID` only to secure contexts (HTTPS, localhost); over plain HTTP the same UUID is
+ * made from `crypto.getRandomValues`.
+ */
+export const newIdempotencyKey = () => `console-${crypto.randomUUID?.() ?? randomUuid()}`;
+
+function randomUuid() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -2,7 +2,7 @@
 import { api, currentSession, signOut } from "./api.js";
 import { h, render } from "./dom.js";
 import { errorBox } from "./ui.js";
-import { can, setEntrypoints } from "./permissions.js";
+import { can, setEntrypoints, setTenant } from "./permissions.js";
 import { signInPage } from "./pages/sign-in.js";
 import { uploadsPage, uploadPage } from "./pages/uploads.js";
 import { deliveriesPage } from "./pages/deliveries.js";
@@ -11,6 +11,10 @@ import { connectionsPage, connectionPage } from "./pages/connections.js";
 import { apiKeysPage } from "./pages/api-keys.js";
 import { auditPage } from "./pages/audit.js";
 import { tenantsPage } from "./pages/tenants.js";
+import { entityPage, workflowsPage } from "./pages/workflows.js";
+import { appPage, appsPage } from "./pages/apps.js";
+import { serviceBindingsPage } from "./pages/service-bindings.js";
+import { webhookPage, webhooksPage } from "./pages/webhooks.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -36,6 +40,27 @@ const sections = [
   },
   { path: "api-keys", label: "API keys", entrypoint: "admin.apiKeys", page: apiKeysPage },
   { path: "audit", label: "Audit", entrypoint: "admin.auditEvents", page: auditPage },
+  {
+    path: "workflows",
+    label: "Workflows",
+    entrypoint: "admin.entities",
+    page: workflowsPage,
+    detail: entityPage,
+  },
+  { path: "apps", label: "Apps", entrypoint: "admin.apps", page: appsPage, detail: appPage },
+  {
+    path: "service-bindings",
+    label: "Service bindings",
+    entrypoint: "admin.serviceBindings",
+    page: serviceBindingsPage,
+  },
+  {
+    path: "webhooks",
+    label: "Webhooks",
+    entrypoint: "admin.webhookSubscriptions",
+    page: webhooksPage,
+    detail: webhookPage,
+  },
   { path: "tenants", label: "Tenants", entrypoint: "system.tenants", page: tenantsPage },
 ];
 
@@ -58,6 +83,7 @@ async function start() {
     return render(main, errorBox(error));
   }
   const { principal, tenant } = session.whoami;
+  setTenant(tenant);
   render(
     who,
     h("span", {}, `${principal.name} · ${tenant.slug}`),
@@ -88,7 +114,12 @@ async function leave() {
 
 function route() {
   const visible = visibleSections();
-  const [path, id] = location.hash.replace(/^#\/?/, "").split("?")[0].split("/").map(decodeURIComponent);
+  const [path, ...ids] = location.hash
+    .replace(/^#\/?/, "")
+    .split("?")[0]
+    .split("/")
+    .filter(Boolean)
+    .map(decodeURIComponent);
   const section = visible.find((s) => s.path === path) ?? visible[0];
   render(
     nav,
@@ -101,7 +132,7 @@ function route() {
     ),
   );
   if (!section) return render(main, h("p", {}, "This credential may not use any part of the console."));
-  const view = id && section.detail ? section.detail(id) : section.page();
+  const view = ids.length > 0 && section.detail ? section.detail(...ids) : section.page();
   render(main, view);
   document.title = `${section.label} · Hanse console`;
   main.focus();

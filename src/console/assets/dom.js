@@ -42,6 +42,9 @@ const tones = {
   acknowledged: "good",
   active: "good",
   succeeded: "good",
+  enabled: "good",
+  disabled: "bad",
+  suspended: "warn",
   verified: "good",
   rejected: "bad",
   failed: "bad",
@@ -58,3 +61,12 @@ export const badge = (status) => h("span", { class: `badge ${tones[status] ?? ""
 
 /** A short id for tables; the full id is its title and in the detail page. */
 export const shortId = (id) => (id ? h("code", { title: id }, id.slice(0, 8)) : "—");
+
+/** A `datetime-local` input's value as an RFC 3339 time (undefined when empty), and back. */
+export const fromLocalInput = (local) => (local ? new Date(local).toISOString() : undefined);
+export const toLocalInput = (iso) => {
+  if (!iso) return "";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "";
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};

@@ -8,3 +8,11 @@ export function setEntrypoints(entrypoints) {
 }
 
 export const can = (entrypoint, action) => allowed.get(entrypoint)?.has(action) ?? false;
+
+let tenant = null;
+
+/** The signed-in credential's tenant (`whoami`), for routes that name it in `X-Tenant-ID`. */
+export const setTenant = (value) => {
+  tenant = value;
+};
+export const tenantId = () => tenant?.id ?? null;

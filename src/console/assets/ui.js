@@ -52,42 +52,31 @@ export function pagedTable({ caption, columns, load, keep = () => true, empty = 
     more.disabled = false;
     if (!page) return;
     for (const item of page.items.filter(keep)) {
-      body.append(
-        h(
-          "tr",
-          {},
-          columns.map((c) => h("td", { class: c.numeric ? "num" : null }, c.cell(item))),
-        ),
-      );
+      body.append(tableRow(columns, item));
       shown += 1;
     }
     cursor = page.meta.nextCursor;
     more.hidden = !page.meta.hasMore;
     count.textContent = shown === 0 ? empty : `${shown} shown${page.meta.hasMore ? ", more available" : ""}`;
   }
-  const table = h(
-    "div",
-    { class: "table-wrap" },
-    h(
-      "table",
-      {},
-      h("caption", {}, caption),
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          columns.map((c) => h("th", { scope: "col" }, c.label)),
-        ),
-      ),
-      body,
-    ),
+  const element = h(
+    "section",
+    {},
+    tableFrame(caption, columns, body),
+    h("div", { class: "row" }, count, more),
+    slot,
   );
-  const element = h("section", {}, table, h("div", { class: "row" }, count, more), slot);
   more.addEventListener("click", () => void next());
   void next();
   return element;
+}
+
+/** A `pagedTable` that `reload()` draws anew from its first page (after a change). */
+export function reloadableTable(options) {
+  const element = h("div");
+  const reload = () => render(element, pagedTable(options));
+  reload();
+  return { element, reload };
 }
 
 let controls = 0;
@@ -160,4 +149,92 @@ export function filterForm(controls, apply) {
     apply();
   });
   return form;
+}
+
+/**
+ * A secret the API shows only once (an API key's token, a service or webhook secret), in the page
+ * until dismissed: the console never stores it anywhere.
+ */
+export function showSecretOnce(target, title, instruction, secret) {
+  const dismiss = h("button", { type: "button", onclick: () => render(target) }, "I have stored it — hide");
+  render(
+    target,
+    h(
+      "div",
+      { class: "notice", role: "status" },
+      h("strong", {}, title),
+      ` ${instruction}; it is shown only once:`,
+      h("code", { class: "secret", "data-secret": "" }, secret),
+      dismiss,
+    ),
+  );
+  dismiss.focus();
+}
+
+/** A table of records already loaded (no paging): `columns` as for `pagedTable`. */
+export function staticTable(caption, columns, items, empty = "Nothing yet.") {
+  if (items.length === 0) return h("p", { class: "muted" }, empty);
+  return tableFrame(
+    caption,
+    columns,
+    h(
+      "tbody",
+      {},
+      items.map((item) => tableRow(columns, item)),
+    ),
+  );
+}
+
+const tableRow = (columns, item) =>
+  h(
+    "tr",
+    {},
+    columns.map((c) => h("td", { class: c.numeric ? "num" : null }, c.cell(item))),
+  );
+
+/** A captioned table with its column heads around `body`, scrolling sideways inside its frame. */
+function tableFrame(caption, columns, body) {
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      {},
+      h("caption", {}, caption),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          columns.map((c) => h("th", { scope: "col" }, c.label)),
+        ),
+      ),
+      body,
+    ),
+  );
+}
+
+/** A list of capabilities (or scopes) as the form's checkboxes, all checked unless `checked` says. */
+export function checkboxes(legend, name, values, checked = () => true) {
+  return h(
+    "fieldset",
+    { class: "checks" },
+    h("legend", {}, legend),
+    values.length === 0 ? h("span", { class: "muted" }, "none") : null,
+    values.map((value) =>
+      h(
+        "label",
+        { class: "check" },
+        h("input", {
+          type: "checkbox",
+          name,
+          value,
+          checked: checked(value),
+          defaultChecked: checked(value),
+        }),
+        value,
+      ),
+    ),
+  );
 }

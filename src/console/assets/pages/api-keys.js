@@ -1,7 +1,7 @@
 import { api } from "../api.js";
 import { formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
-import { attempt, field, formPanel, pagedTable, statusSlot } from "../ui.js";
+import { attempt, checkboxes, field, formPanel, pagedTable, showSecretOnce, statusSlot } from "../ui.js";
 import { partnerSelect } from "./partners.js";
 
 const partnerScopes = [
@@ -58,19 +58,7 @@ export function apiKeysPage() {
   const page = h("div", {}, h("h1", {}, "Partner API keys"), slot, issued);
   if (can("admin.apiKeys", "create")) {
     const partners = partnerSelect(slot);
-    const scopes = h(
-      "fieldset",
-      {},
-      h("legend", {}, "Scopes"),
-      partnerScopes.map((s) =>
-        h(
-          "label",
-          { class: "check" },
-          h("input", { type: "checkbox", name: "scope", value: s, checked: true, defaultChecked: true }),
-          s,
-        ),
-      ),
-    );
+    const scopes = checkboxes("Scopes", "scope", partnerScopes);
     page.append(
       formPanel(
         "Issue an API key",
@@ -84,7 +72,12 @@ export function apiKeysPage() {
             ...(name ? { name } : {}),
           });
           form.reset();
-          showSecretOnce(issued, key);
+          showSecretOnce(
+            issued,
+            `API key "${key.name}" issued.`,
+            "Give the partner this token now",
+            key.token,
+          );
           show();
         },
       ),
@@ -92,21 +85,4 @@ export function apiKeysPage() {
   }
   page.append(list);
   return page;
-}
-
-/** The key's token, in the page only until dismissed: the API never shows it again. */
-function showSecretOnce(target, key) {
-  const dismiss = h("button", { type: "button", onclick: () => render(target) }, "I have stored it — hide");
-  render(
-    target,
-    h(
-      "div",
-      { class: "notice", role: "status" },
-      h("strong", {}, `API key "${key.name}" issued.`),
-      " Give the partner this token now; it is shown only once:",
-      h("code", { class: "secret", "data-secret": "" }, key.token),
-      dismiss,
-    ),
-  );
-  dismiss.focus();
 }

@@ -95,7 +95,7 @@ export function connectionPage(id) {
           ["Status", badge(connection.status)],
           ["Partner", h("code", {}, connection.partnerId)],
           ["Active profile", profileSummary(connection.activeProfileRevision)],
-          ["Uploads", link(`#/uploads?connection=${connection.id}`, "Uploads of this connection")],
+          ["Uploads", link(`#/uploads?connectionId=${connection.id}`, "Uploads of this connection")],
         ]),
       );
     });

@@ -1,69 +1,63 @@
 import { api } from "../api.js";
 import { badge, formatBytes, formatTime, h, render, shortId } from "../dom.js";
-import { attempt, field, fieldsList, filterForm, link, pagedTable, select, statusSlot } from "../ui.js";
+import { can } from "../permissions.js";
+import { attempt, fieldsList, link, pagedTable, staticTable, statusSlot } from "../ui.js";
+import { exchangeFilters, filterQuery } from "./exchange-filters.js";
 
-const statuses = ["", "received", "processing", "processed", "rejected", "failed"];
+const statuses = ["received", "processing", "processed", "rejected", "failed"];
 
-/** Uploads, newest first, with filters by connection and status (applied to the pages loaded). */
+/** Uploads in the API's order, filtered by the API (connection, status, time), page by page. */
 export function uploadsPage() {
-  const params = new URLSearchParams(location.hash.split("?")[1] ?? "");
-  const filters = filterForm(
-    [
-      field("Connection id", { name: "connection", value: params.get("connection") ?? "" }),
-      select(
-        "Status",
-        "status",
-        statuses.map((s) => ({ value: s, label: s || "any" })),
-      ),
-    ],
-    () => show(),
+  return h(
+    "div",
+    {},
+    h("h1", {}, "Uploads"),
+    exchangeFilters("uploads", statuses),
+    pagedTable({
+      caption: "Uploads",
+      load: (cursor) => api.get("/admin/exchange-uploads", { ...filterQuery(), cursor }),
+      columns: [
+        { label: "Received", cell: (u) => link(`#/uploads/${u.id}`, formatTime(u.createdAt)) },
+        { label: "Status", cell: (u) => badge(u.status) },
+        { label: "Interchange", cell: (u) => u.interchangeId ?? "—" },
+        { label: "Connection", cell: (u) => shortId(u.connectionId) },
+        { label: "Size", numeric: true, cell: (u) => formatBytes(u.byteCount) },
+        { label: "Findings", numeric: true, cell: (u) => u.findingCount ?? "—" },
+        { label: "Outbound", cell: (u) => outboundSummary(u.outboundCounts) },
+        { label: "Error", cell: (u) => u.error ?? "" },
+      ],
+    }),
   );
-  filters.elements.status.value = params.get("status") ?? "";
-  const results = h("div");
-  const show = () => {
-    const connection = filters.elements.connection.value.trim();
-    const status = filters.elements.status.value;
-    render(
-      results,
-      pagedTable({
-        caption: "Uploads",
-        load: (cursor) => api.get("/admin/exchange-uploads", { cursor }),
-        keep: (u) => (!connection || u.connectionId === connection) && (!status || u.status === status),
-        columns: [
-          { label: "Received", cell: (u) => link(`#/uploads/${u.id}`, formatTime(u.createdAt)) },
-          { label: "Status", cell: (u) => badge(u.status) },
-          { label: "Interchange", cell: (u) => u.interchangeId ?? "—" },
-          { label: "Connection", cell: (u) => shortId(u.connectionId) },
-          { label: "Size", numeric: true, cell: (u) => formatBytes(u.byteCount) },
-          { label: "Error", cell: (u) => u.error ?? "" },
-        ],
-      }),
-    );
-  };
-  show();
-  return h("div", {}, h("h1", {}, "Uploads"), filters, results);
 }
 
-const known = new Set([
-  "id",
-  "uploadId",
-  "connectionId",
-  "interchangeId",
-  "status",
-  "byteCount",
-  "profileRevision",
-  "error",
-  "createdAt",
-  "updatedAt",
-  "completedAt",
-]);
+/** `{"CONTRL":1,"ORDRSP":2}` as "CONTRL 1, ORDRSP 2". */
+const outboundSummary = (counts) =>
+  Object.entries(counts ?? {})
+    .map(([type, count]) => `${type} ${count}`)
+    .join(", ") || "none";
 
-/** One upload: what GET /admin/exchange-uploads/{id} answers, with any findings and outbound messages. */
+/**
+ * One upload: its fields, the findings processing recorded, and the inbound interchange as a
+ * segment tree with each finding at its segment and element, beside the outbound messages that
+ * answer it (a CONTRL beside the interchange, an APERAK or ORDRSP beside the message it answers).
+ */
 export function uploadPage(id) {
+  const href = `/admin/exchange-uploads/${encodeURIComponent(id)}`;
   const body = h("div", {}, h("p", {}, "Loading…"));
   const slot = statusSlot();
   void attempt(slot, async () => {
-    const upload = await api.get(`/admin/exchange-uploads/${encodeURIComponent(id)}`);
+    const upload = await api.get(href);
+    const outbound = upload.outbound ?? [];
+    const [inbound, answers] = await Promise.all([
+      can("admin.exchangeUploads", "segments") ? api.get(`${href}/segments`) : null,
+      can("admin.exchangeDeliveries", "segments")
+        ? Promise.all(
+            outbound.map((o) =>
+              api.get(`/admin/exchange-deliveries/${encodeURIComponent(o.deliveryAttemptId)}/segments`),
+            ),
+          )
+        : [],
+    ]);
     render(
       body,
       fieldsList([
@@ -76,11 +70,25 @@ export function uploadPage(id) {
         ["Received", formatTime(upload.createdAt)],
         ["Completed", formatTime(upload.completedAt)],
         ["Error", upload.error],
+        [
+          "Outbound",
+          outbound.length === 0
+            ? "none"
+            : outbound.map((o) => `${o.messageType} ${o.messageReference}`).join(", "),
+        ],
       ]),
-      Object.entries(upload)
-        .filter(([name]) => !known.has(name))
-        .map(([name, value]) => extraSection(name, value)),
-      h("p", {}, link(`#/deliveries?upload=${upload.id}`, "Deliveries of this upload")),
+      h("p", {}, link(`#/deliveries?uploadId=${upload.id}`, "Deliveries of this upload")),
+      h("h2", {}, "Findings"),
+      findingsTable(upload.findings ?? []),
+      inbound
+        ? [
+            h("h2", {}, "Interchange and answers"),
+            exchangeView(
+              inbound,
+              outbound.map((o, i) => ({ ...o, tree: answers[i] })),
+            ),
+          ]
+        : null,
     );
   }).then((done) => {
     if (done === undefined && body.textContent === "Loading…") render(body);
@@ -88,63 +96,115 @@ export function uploadPage(id) {
   return h("div", {}, h("h1", {}, "Upload"), h("p", {}, link("#/uploads", "← All uploads")), slot, body);
 }
 
-const titles = {
-  findings: "Findings",
-  issues: "Findings",
-  outbound: "Outbound messages",
-  outboundMessages: "Outbound messages",
-  inbound: "Inbound interchange",
-};
+const where = (f) =>
+  [
+    f.segment ? `${f.segment}${f.position ? ` (segment ${f.position})` : ""}` : null,
+    f.element ? `element ${f.element}` : null,
+  ]
+    .filter(Boolean)
+    .join(", ") || "interchange";
 
-/** A field the route may add later: a list of records as a table, text as a block, anything else as JSON. */
-function extraSection(name, value) {
-  const title = titles[name] ?? name;
-  if (Array.isArray(value) && value.every((v) => v && typeof v === "object")) {
-    if (value.length === 0) return h("section", {}, h("h2", {}, title), h("p", { class: "muted" }, "None."));
-    const columns = [...new Set(value.flatMap((v) => Object.keys(v)))];
-    return h(
-      "section",
-      {},
-      h("h2", {}, title),
-      h(
-        "div",
-        { class: "table-wrap" },
-        h(
-          "table",
-          {},
-          h("caption", {}, title),
-          h(
-            "thead",
-            {},
-            h(
-              "tr",
-              {},
-              columns.map((c) => h("th", { scope: "col" }, c)),
-            ),
-          ),
-          h(
-            "tbody",
-            {},
-            value.map((v) =>
-              h(
-                "tr",
-                {},
-                columns.map((c) => h("td", {}, cellText(v[c]))),
-              ),
-            ),
-          ),
-        ),
-      ),
-    );
-  }
-  if (typeof value === "string")
-    return h("section", {}, h("h2", {}, title), h("pre", { class: "payload" }, value));
-  return h("section", {}, h("h2", {}, title), h("pre", { class: "payload" }, JSON.stringify(value, null, 2)));
+function findingsTable(findings) {
+  return staticTable(
+    "Findings",
+    [
+      { label: "Level", cell: (f) => f.level },
+      { label: "Code", cell: (f) => h("code", {}, f.code) },
+      { label: "Where", cell: where },
+      { label: "Message", cell: (f) => f.messageReference ?? "—" },
+      { label: "Reason", cell: (f) => f.message },
+    ],
+    findings,
+    "No findings: the interchange passed every check.",
+  );
 }
 
-const cellText = (value) =>
-  value === null || value === undefined
-    ? "—"
-    : typeof value === "object"
-      ? JSON.stringify(value)
-      : String(value);
+/** A finding as a line under its segment: code (0085, or the APERAK's), element, plain reason. */
+const findingLine = (f) =>
+  h(
+    "li",
+    { class: "finding" },
+    h("strong", {}, `Code ${f.code}`),
+    f.element ? ` at element ${f.element}` : "",
+    `: ${f.message}`,
+  );
+
+/** Segments as an indented tree (depth and segment group), findings under their segment. */
+function segmentTree(label, tree) {
+  return h(
+    "ol",
+    { class: "segments", "aria-label": label },
+    tree.map((s) =>
+      h(
+        "li",
+        {
+          class: `segment depth-${Math.min(s.depth, 8)}${s.findings.length ? " has-findings" : ""}`,
+          "data-position": s.position,
+        },
+        h("span", { class: "muted pos" }, String(s.position)),
+        s.group ? h("span", { class: "group" }, s.group) : null,
+        h("code", {}, s.text),
+        s.findings.length ? h("ul", { class: "findings" }, s.findings.map(findingLine)) : null,
+      ),
+    ),
+  );
+}
+
+/** The UNH reference (0062) of a UNH segment's text. */
+const unhReference = (text) => text.split("+")[1] ?? "";
+
+/**
+ * The inbound interchange cut into its envelope and its messages, each beside the outbound
+ * messages that answer it: `answersMessageReference` null (a CONTRL) answers the interchange.
+ */
+function exchangeView(inbound, outbound) {
+  const parts = [];
+  let current = { reference: null, segments: [] };
+  parts.push(current);
+  for (const segment of inbound.segments) {
+    if (segment.tag === "UNH") {
+      current = { reference: unhReference(segment.text), segments: [] };
+      parts.push(current);
+    }
+    current.segments.push(segment);
+    if (segment.tag === "UNT") {
+      current = { reference: null, segments: [], trailer: true };
+      parts.push(current);
+    }
+  }
+  const answering = (reference) => outbound.filter((o) => (o.answersMessageReference ?? null) === reference);
+  return h(
+    "div",
+    { class: "exchange" },
+    inbound.findings.length ? h("ul", { class: "findings" }, inbound.findings.map(findingLine)) : null,
+    inbound.notes.map((note) => h("p", { class: "muted" }, note)),
+    parts
+      .filter((part) => part.segments.length > 0)
+      .map((part) => {
+        const title =
+          part.reference !== null
+            ? `Message ${part.reference}`
+            : part.trailer
+              ? "Interchange trailer"
+              : "Interchange";
+        const answers = part.trailer ? [] : answering(part.reference);
+        return h(
+          "section",
+          { class: "pair", "aria-label": title },
+          h("div", {}, h("h3", {}, `Inbound · ${title}`), segmentTree(`Inbound ${title}`, part.segments)),
+          h(
+            "div",
+            {},
+            answers.length === 0
+              ? h("p", { class: "muted" }, part.trailer ? "" : "No answer to this part.")
+              : answers.map((o) => [
+                  h("h3", {}, `Outbound · ${o.messageType} ${o.messageReference} `, badge(o.status)),
+                  o.tree
+                    ? segmentTree(`Outbound ${o.messageType} ${o.messageReference}`, o.tree.segments)
+                    : null,
+                ]),
+          ),
+        );
+      }),
+  );
+}

@@ -1,0 +1,277 @@
+import { api, newIdempotencyKey } from "../api.js";
+import { badge, formatTime, h, render, shortId } from "../dom.js";
+import { can, tenantId } from "../permissions.js";
+import {
+  attempt,
+  field,
+  fieldsList,
+  filterForm,
+  formPanel,
+  link,
+  pagedTable,
+  select,
+  statusSlot,
+  staticTable,
+} from "../ui.js";
+
+const requestsHref = "/workflows/transition-requests";
+const isTerminal = (status) => status === "succeeded" || status === "failed";
+
+/**
+ * Transition requests this tab made or looked up, by id: kept in memory only (never in browser
+ * storage), followed until they are final. The API has no list of transition requests.
+ */
+const requests = new Map();
+const listeners = new Set();
+const changed = (request) => {
+  for (const listener of [...listeners]) listener(request);
+};
+
+function track(request) {
+  requests.set(request.requestId, { ...requests.get(request.requestId), ...request });
+  changed(requests.get(request.requestId));
+  if (!isTerminal(request.status)) void follow(request.requestId);
+}
+
+const following = new Set();
+/** Reads the status document once a second (its Retry-After) until it is final. */
+async function follow(requestId) {
+  if (following.has(requestId)) return;
+  following.add(requestId);
+  try {
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const status = await api.get(`${requestsHref}/${encodeURIComponent(requestId)}`);
+      requests.set(requestId, status);
+      changed(status);
+      if (isTerminal(status.status)) return;
+    }
+  } catch (error) {
+    const request = { ...requests.get(requestId), lookupError: error };
+    requests.set(requestId, request);
+    changed(request);
+  } finally {
+    following.delete(requestId);
+  }
+}
+
+const outcome = (r) =>
+  r.result
+    ? `${r.result.fromState} → ${r.result.toState}`
+    : r.error
+      ? `${r.error.code}: ${r.error.message}`
+      : r.lookupError
+        ? `status unreadable: ${r.lookupError.message}`
+        : "—";
+
+/** The tracked requests (of one entity, when given), re-drawn while the table is on the page. */
+function requestsTable(entityId) {
+  const target = h("div", { "aria-live": "polite" });
+  const draw = () => {
+    const items = [...requests.values()]
+      .filter((r) => !entityId || r.entityId === entityId)
+      .sort((a, b) => (a.requestId < b.requestId ? 1 : -1));
+    render(
+      target,
+      staticTable(
+        "Transition requests",
+        [
+          { label: "Requested", cell: (r) => formatTime(r.createdAt) },
+          { label: "Request", cell: (r) => shortId(r.requestId) },
+          {
+            label: "Entity",
+            cell: (r) =>
+              r.entityId ? link(`#/workflows/${r.entityId}`, `${r.entity} ${r.entityId.slice(0, 8)}`) : "—",
+          },
+          { label: "Transition", cell: (r) => r.transition },
+          { label: "Status", cell: (r) => badge(r.status) },
+          { label: "Outcome", cell: outcome },
+        ],
+        items,
+        "No transition requests in this browser tab yet.",
+      ),
+    );
+  };
+  const listener = () => {
+    if (!target.isConnected) return listeners.delete(listener);
+    draw();
+  };
+  listeners.add(listener);
+  draw();
+  return target;
+}
+
+/** Looks a transition request up by its id (e.g. one an integration made) and follows it. */
+function lookupForm() {
+  return formPanel(
+    "Look up a transition request",
+    field("Request id", { name: "requestId", required: true, maxlength: 64 }),
+    "Look up",
+    async (data, form) => {
+      const id = String(data.get("requestId")).trim();
+      track(await api.get(`${requestsHref}/${encodeURIComponent(id)}`));
+      form.reset();
+    },
+  );
+}
+
+/** Entities with their state, of one kind or all, and the transition requests of this tab. */
+export function workflowsPage() {
+  const results = h("div");
+  const kinds = select("Kind", "kind", [{ value: "", label: "any" }]);
+  const slot = statusSlot();
+  void attempt(slot, async () => {
+    const definitions = await api.get("/admin/workflow-definitions", { limit: 100 });
+    kinds
+      .querySelector("select")
+      .append(...definitions.items.map((d) => h("option", { value: d.kind }, d.kind)));
+  });
+  const show = () => {
+    const kind = kinds.querySelector("select").value;
+    render(
+      results,
+      pagedTable({
+        caption: kind ? `Entities of kind ${kind}` : "Entities",
+        load: (cursor) => api.get("/admin/entities", { cursor, kind }),
+        columns: [
+          { label: "Entity", cell: (e) => link(`#/workflows/${e.id}`, entityName(e)) },
+          { label: "Kind", cell: (e) => e.kind },
+          { label: "State", cell: (e) => badge(e.state) },
+          { label: "Version", numeric: true, cell: (e) => e.version },
+          { label: "Updated", cell: (e) => formatTime(e.updatedAt) },
+        ],
+      }),
+    );
+  };
+  show();
+  return h(
+    "div",
+    {},
+    h("h1", {}, "Workflows"),
+    slot,
+    filterForm(kinds, show),
+    results,
+    h("h2", {}, "Transition requests"),
+    h(
+      "p",
+      { class: "muted" },
+      "The requests made or looked up in this browser tab, followed until they succeed or fail.",
+    ),
+    can("workflows.transitionRequests", "read") ? lookupForm() : null,
+    requestsTable(),
+  );
+}
+
+const entityName = (e) => {
+  const name = e.attributes?.name;
+  return typeof name === "string" && name ? `${name} (${e.id.slice(0, 8)})` : e.id;
+};
+
+/** One entity: its state and attributes, the transitions its workflow allows now, and requesting one. */
+export function entityPage(id) {
+  const path = `/admin/entities/${encodeURIComponent(id)}`;
+  const slot = statusSlot();
+  const details = h("div", {}, h("p", {}, "Loading…"));
+  const actions = h("div");
+  /** One key per intended change: a retry after an error sends the same key (and is replayed). */
+  let key = newIdempotencyKey();
+  const show = () =>
+    attempt(slot, async () => {
+      const entity = await api.get(path);
+      const definition = await api.get(`/admin/workflow-definitions/${encodeURIComponent(entity.kind)}`);
+      const allowed = definition.transitions.filter((t) => t.from.includes(entity.state));
+      render(
+        details,
+        fieldsList([
+          ["Id", h("code", {}, entity.id)],
+          ["Kind", entity.kind],
+          ["State", badge(entity.state)],
+          ["Version", String(entity.version)],
+          ["Attributes", h("pre", { class: "payload" }, JSON.stringify(entity.attributes, null, 2))],
+          ["Created", formatTime(entity.createdAt)],
+          ["Updated", formatTime(entity.updatedAt)],
+        ]),
+      );
+      if (!can("workflows.transitionRequests", "create")) return render(actions);
+      if (allowed.length === 0)
+        return render(actions, h("p", { class: "muted" }, `No transition leaves ${entity.state}.`));
+      render(
+        actions,
+        formPanel(
+          "Request a transition",
+          [
+            select(
+              "Transition",
+              "transition",
+              allowed.map((t) => ({ value: t.name, label: `${t.name} (${entity.state} → ${t.to})` })),
+              { required: true },
+            ),
+            field("Payload (JSON object, optional)", {
+              tag: "textarea",
+              name: "payload",
+              rows: 2,
+              placeholder: '{"reason": "ready"}',
+            }),
+          ],
+          "Request transition",
+          async (data) => {
+            const text = String(data.get("payload") ?? "").trim();
+            const body = {
+              entity: entity.kind,
+              entityId: entity.id,
+              transition: String(data.get("transition")),
+              ...(text ? { payload: parsePayload(text) } : {}),
+            };
+            const accepted = await api.post(requestsHref, body, {
+              "x-idempotency-key": key,
+              "x-tenant-id": tenantId(),
+            });
+            key = newIdempotencyKey();
+            track({
+              ...body,
+              requestId: accepted.requestId,
+              status: accepted.status,
+              createdAt: new Date().toISOString(),
+            });
+          },
+        ),
+      );
+    });
+  const refresh = (request) => {
+    if (!page.isConnected) return listeners.delete(refresh);
+    if (request.entityId === id && isTerminal(request.status)) void show();
+  };
+  listeners.add(refresh);
+  void show();
+  const page = h(
+    "div",
+    {},
+    h("h1", {}, "Entity"),
+    h("p", {}, link("#/workflows", "← All entities")),
+    slot,
+    details,
+    actions,
+    h("h2", {}, "Transition requests of this entity"),
+    requestsTable(id),
+  );
+  return page;
+}
+
+/** The payload field's JSON object, or a validation problem shown like the API's. */
+function parsePayload(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const problem = {
+      title: "Bad Request",
+      detail: 'The payload must be a JSON object, e.g. {"reason": "ready"}.',
+      errors: [{ pointer: "/payload", message: "a JSON object" }],
+    };
+    throw Object.assign(new Error(problem.detail), { problem });
+  }
+  return value;
+}
