@@ -10,6 +10,7 @@ import type {
   Upload,
   UploadFinding,
 } from "../sdk/index.js";
+import type { TransitionRequestStatus } from "../sdk/workflows.js";
 import {
   jsonOption,
   type Filter,
@@ -311,6 +312,30 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     argument: "entity-id",
     fetch: (client, id) => client.admin.entities.get(id),
     render: renderEntity,
+  });
+  const requests = rt
+    .command(program, "transition-requests")
+    .description("Workflow transition requests with status and outcome (admin.transitionRequests)");
+  registerList<TransitionRequestStatus>(rt, requests, {
+    description: "List the tenant's transition requests, in creation order",
+    empty: "No transition requests.",
+    filters: [
+      { flags: "--entity <entity-id>", description: "only the requests for this entity", query: "entityId" },
+      {
+        flags: "--status <status>",
+        description: "only requests in this status: pending, processing, succeeded or failed",
+        query: "status",
+      },
+    ],
+    columns: [
+      ["CREATED", (r) => r.createdAt],
+      ["ID", (r) => r.requestId],
+      ["ENTITY", (r) => r.entityId],
+      ["TRANSITION", (r) => r.transition],
+      ["STATUS", (r) => r.status],
+      ["OUTCOME", (r) => (r.result ? `${r.result.fromState} -> ${r.result.toState}` : orDash(r.error?.code))],
+    ],
+    fetch: (client, query) => client.admin.transitionRequests.list(query),
   });
   jsonOption(rt.command(entities, "create"))
     .description("Create an entity in its kind's initial state")

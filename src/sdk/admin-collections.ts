@@ -8,6 +8,7 @@ import type { Entrypoint } from "../protocol/index.js";
 import type { Transport } from "./http.js";
 import { createPublishedCall, type ListQuery, type PublishedCall } from "./published-call.js";
 import type { Page } from "./types.js";
+import type { TransitionRequestStatus } from "./workflows.js";
 
 export const adminCollectionEntries = {
   partners: "admin.partners",
@@ -17,6 +18,7 @@ export const adminCollectionEntries = {
   uploads: "admin.exchangeUploads",
   deliveries: "admin.exchangeDeliveries",
   entities: "admin.entities",
+  transitionRequests: "admin.transitionRequests",
   accessTokens: "admin.accessTokens",
 } as const;
 
@@ -244,6 +246,8 @@ export interface AdminCollectionsApi {
       resend(id: string): Promise<Delivery>;
     };
   entities: Collection<Entity, { kind: string; attributes: Record<string, unknown> }>;
+  /** Every transition request of the tenant as its status document; filters `entityId`, `status`. */
+  transitionRequests: Pick<Collection<TransitionRequestStatus>, "list">;
   accessTokens: Collection<
     AccessToken,
     { name: string; scopes: string[]; expiresAt?: string },
@@ -304,6 +308,7 @@ export function createAdminCollectionsApi(
       resend: (id) => run(e.deliveries, "resend", { id }),
     },
     entities: collection(run, e.entities),
+    transitionRequests: { list: (query = {}) => run(e.transitionRequests, "list", {}, { query }) },
     accessTokens: {
       ...collection(run, e.accessTokens),
       revoke: (id) => run(e.accessTokens, "revoke", { id }),

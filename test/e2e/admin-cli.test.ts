@@ -309,6 +309,29 @@ describe(
       );
       expect(ok(await hanse(["entities", "list", "--kind", "product"]))).toContain(entity.id);
       expect(ok(await hanse(["entities", "get", entity.id]))).toContain('{"gtin":"4006381333931"}');
+      // The entity's transition requests with status and outcome; an unknown status is refused.
+      expect(ok(await hanse(["transition-requests", "list", "--entity", entity.id]))).toContain(
+        "No transition requests.",
+      );
+      ok(
+        await hanse([
+          "workflow",
+          "transition",
+          "--entity",
+          "product",
+          "--id",
+          entity.id,
+          "--transition",
+          "submit",
+        ]),
+      );
+      await t.drainJobs();
+      const requests = ok(await hanse(["transition-requests", "list", "--entity", entity.id]));
+      expect(requests).toMatch(/submit\s+succeeded\s+draft -> in_review/);
+      expect(ok(await hanse(["transition-requests", "list", "--status", "failed"]))).not.toContain(entity.id);
+      const badStatus = await hanse(["transition-requests", "list", "--status", "done"]);
+      expect(badStatus.exitCode).not.toBe(0);
+      expect(badStatus.err).toContain("pending, processing, succeeded, failed");
 
       const token = json<{ id: string; token: string }>(
         await hanse(["access-tokens", "create", "--name", "ci", "--scopes", "admin:read", "--json"]),

@@ -342,6 +342,56 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await shoot(page, "workflows");
   });
 
+  it("lists a transition request made through the API, not the console, with its status and outcome", async () => {
+    const entity = await adminApi<{ id: string }>("/api/v1/admin/entities", "POST", {
+      kind: "product",
+      attributes: { name: "Integration pen" },
+    });
+    const send = async (transition: string, key: string) => {
+      const response = await t.inject({
+        method: "POST",
+        url: "/api/v1/workflows/transition-requests",
+        headers: { ...bearer(customer.token), "x-tenant-id": customer.id, "x-idempotency-key": key },
+        payload: { entity: "product", entityId: entity.id, transition },
+      });
+      expect(response.statusCode, response.body).toBe(202);
+      const { requestId } = response.json<{ requestId: string }>();
+      await waitUntil(
+        async () => {
+          const status = await adminApi<{ status: string }>(
+            `/api/v1/workflows/transition-requests/${requestId}`,
+          );
+          return status.status === "succeeded" || status.status === "failed";
+        },
+        { what: `${transition} request final`, timeoutMs: 60_000 },
+      );
+      return requestId;
+    };
+    const submitted = await send("submit", uniqueSlug("api-submit"));
+    const refused = await send("publish", uniqueSlug("api-publish"));
+
+    // The entity's page lists both requests of this entity, with their outcomes.
+    await page.goto(`${base}/console#/workflows/${entity.id}`);
+    const requests = page.getByRole("table", { name: "Transition requests" });
+    const row = (id: string) =>
+      requests.getByRole("row").filter({ has: page.locator(`code[title="${id}"]`) });
+    await eventually(() => row(submitted).textContent()).toContain("draft → in_review");
+    expect(await row(submitted).textContent()).toContain("succeeded");
+    expect(await row(refused).textContent()).toContain("ERR_WORKFLOW_TRANSITION_NOT_ALLOWED");
+    expect(await requests.getByRole("row").count()).toBe(3);
+
+    // The workflows page lists the tenant's requests; the status filter narrows it to the failed one.
+    await page.goto(`${base}/console#/workflows`);
+    const all = page.getByRole("table", { name: "Transition requests" });
+    await eventually(() => all.textContent()).toContain("ERR_WORKFLOW_TRANSITION_NOT_ALLOWED");
+    expect(await all.textContent()).toContain("succeeded");
+    await page.getByLabel("Request status").selectOption("failed");
+    await page.getByRole("button", { name: "Apply" }).nth(1).click();
+    await eventually(() => all.getByText("succeeded", { exact: true }).count()).toBe(0);
+    expect(await all.locator(`code[title="${refused}"]`).count()).toBe(1);
+    expect(await all.locator(`code[title="${submitted}"]`).count()).toBe(0);
+  });
+
   it("shows an unknown transition request's problem with its detail and correlation id", async () => {
     await page.goto(`${base}/console#/workflows`);
     await page.getByLabel("Request id").fill("01930000-0000-7000-8000-000000000000");

@@ -102,6 +102,22 @@ export async function createEntitlementApp(
   };
 }
 
+/** A new product entity of `tenant` (201); its id. */
+export async function createProduct(
+  t: TestApp,
+  tenant: ProvisionedTenant,
+  attributes: Record<string, unknown> = { name: "Widget" },
+): Promise<string> {
+  const entity = await t.inject({
+    method: "POST",
+    url: "/api/v1/admin/entities",
+    headers: bearer(tenant.token),
+    payload: { kind: "product", attributes },
+  });
+  expect(entity.statusCode, entity.body).toBe(201);
+  return entity.json<{ id: string }>().id;
+}
+
 /**
  * A new product entity of `tenant` and a `submit` transition request for it, sent with `headers`
  * (202); then runs the request's job (which consults the tenant's lifecycle adapter, if any).
@@ -112,13 +128,7 @@ export async function submitNewProduct(
   idempotencyKey: string,
   headers: Record<string, string> = {},
 ): Promise<void> {
-  const entity = await t.inject({
-    method: "POST",
-    url: "/api/v1/admin/entities",
-    headers: bearer(tenant.token),
-    payload: { kind: "product", attributes: { name: "Submitted" } },
-  });
-  expect(entity.statusCode, entity.body).toBe(201);
+  const entityId = await createProduct(t, tenant, { name: "Submitted" });
   const response = await t.inject({
     method: "POST",
     url: "/api/v1/workflows/transition-requests",
@@ -128,7 +138,7 @@ export async function submitNewProduct(
       "x-tenant-id": tenant.id,
       "x-idempotency-key": idempotencyKey,
     },
-    payload: { entity: "product", entityId: entity.json<{ id: string }>().id, transition: "submit" },
+    payload: { entity: "product", entityId, transition: "submit" },
   });
   expect(response.statusCode, response.body).toBe(202);
   await t.drainJobs();

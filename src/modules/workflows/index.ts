@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { crudActions } from "../../platform/http/entrypoints.js";
 import type { HanseModule, ModuleDeps } from "../module.js";
@@ -17,7 +18,7 @@ import {
   TransitionRequestBody,
   TransitionRequestStatusSchema,
 } from "./workflows.schemas.js";
-import { transitionRequestsHref } from "./transition-requests.service.js";
+import { adminTransitionRequestsHref, transitionRequestsHref } from "./transition-requests.service.js";
 import { createWorkflowsService, type WorkflowsService } from "./workflows.service.js";
 
 export type { WorkflowsService } from "./workflows.service.js";
@@ -91,6 +92,21 @@ export function createWorkflowsModule(deps: ModuleDeps): HanseModule & { service
           },
         ],
         schemas: { create: TransitionRequestBody, update: null, item: TransitionRequestStatusSchema },
+      },
+      {
+        // The operator's read-only list of the requests (their status documents).
+        id: "admin.transitionRequests",
+        kind: "crud",
+        href: adminTransitionRequestsHref,
+        tenantTypes: ["system", "customer"],
+        actions: [
+          { id: "list", method: "GET", href: adminTransitionRequestsHref, anyScopes: ["admin:read"] },
+        ],
+        schemas: {
+          create: Type.Object({}, { additionalProperties: false }),
+          update: null,
+          item: TransitionRequestStatusSchema,
+        },
       },
       {
         id: "admin.entities",

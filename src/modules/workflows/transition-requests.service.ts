@@ -3,14 +3,19 @@ import type { DeferredCredential, Principal } from "../../platform/auth/index.js
 import { isUuid } from "../../platform/crypto/index.js";
 import { createStatementBatcher } from "../../platform/db/statement-batcher.js";
 import { AppError } from "../../platform/errors/app-error.js";
+import { readPage, toCreationPosition, type PageRequest } from "../../platform/http/cursor.js";
 import { canonicalJson, type IdempotentOutcome } from "../../platform/http/idempotency.js";
+import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { createJobNotifier } from "../../platform/jobs/index.js";
 import type { ModuleDeps } from "../module.js";
+import { transitionRequestStatuses, type TransitionRequestStatus } from "./workflow-rules.js";
 import * as repo from "./workflows.repository.js";
 import type { WorkflowTables, WorkflowTransitionRequestsTable } from "./workflows.tables.js";
 
 export const transitionJobName = "workflows.transition";
 export const transitionRequestsHref = "/api/v1/workflows/transition-requests";
+/** The operator's list of transition requests (admin:read). */
+export const adminTransitionRequestsHref = "/api/v1/admin/transition-requests";
 export const transitionEndpoint = `POST ${transitionRequestsHref}`;
 export const statusUrlFor = (requestId: string): string => `${transitionRequestsHref}/${requestId}`;
 /** Seconds a client should wait before reading a status that is not terminal yet. */
@@ -35,6 +40,25 @@ export const toStatusDocument = (row: Selectable<WorkflowTransitionRequestsTable
   result: row.result,
   error: row.error,
 });
+
+/** The filters of the operator's list: one entity, one status. */
+export interface TransitionRequestFilter {
+  entityId?: string | undefined;
+  status?: string | undefined;
+}
+
+/** A status the list may filter by, else 400 naming the allowed ones. */
+function wantedStatus(status: string | undefined): TransitionRequestStatus | undefined {
+  if (status === undefined) return undefined;
+  const known = transitionRequestStatuses.find((s) => s === status);
+  if (!known) {
+    const message = `status must be one of ${transitionRequestStatuses.join(", ")}`;
+    throw new AppError("ERR_VALIDATION", `The request query is invalid: ${message}.`, {
+      errors: [{ pointer: "/query/status", message }],
+    });
+  }
+  return known;
+}
 
 /** The tenant a request names (`X-Tenant-ID`) must be the credential's: else 403. */
 export function requireTenant(principal: Principal, tenantId: string): void {
@@ -146,6 +170,28 @@ export function createTransitionRequestsService(deps: Omit<ModuleDeps, "config">
         replay: false,
         reference,
       };
+    },
+
+    /**
+     * The tenant's transition requests in creation order, each as its status document; a cursor
+     * is bound to the tenant and the filter (another filter's cursor is 400).
+     */
+    async listTransitionRequests(principal: Principal, page: PageRequest, filter: TransitionRequestFilter) {
+      const tenantId = principal.tenant.id;
+      const status = wantedStatus(filter.status);
+      const entityId = filter.entityId?.toLowerCase();
+      const binding = `admin.transitionRequests:${tenantId}:${entityId ?? ""}:${status ?? ""}`;
+      return readPage(deps.cursors, binding, page, {
+        fetch: (after?: CreationPosition) =>
+          repo.listRequests(db, tenantId, {
+            limit: page.limit,
+            entityId,
+            statuses: status ? [status] : undefined,
+            after,
+          }),
+        position: toCreationPosition,
+        view: toStatusDocument,
+      });
     },
 
     /** The status document; another tenant's request is indistinguishable from none. */

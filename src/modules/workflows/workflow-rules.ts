@@ -89,6 +89,14 @@ export const defaultDefinitions: readonly WorkflowDefinition[] = [productWorkflo
 /** Request states of CONTRACT §6; succeeded and failed are terminal. */
 export type TransitionRequestStatus = "pending" | "processing" | "succeeded" | "failed";
 
+/** Every request state, in lifecycle order. */
+export const transitionRequestStatuses: readonly TransitionRequestStatus[] = [
+  "pending",
+  "processing",
+  "succeeded",
+  "failed",
+];
+
 export const isTerminal = (status: TransitionRequestStatus): boolean =>
   status === "succeeded" || status === "failed";
 

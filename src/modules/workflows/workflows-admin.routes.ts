@@ -10,7 +10,10 @@ import {
   EntitySchema,
   IdParams,
   KindParams,
+  TransitionRequestList,
+  TransitionRequestListQuery,
 } from "./workflows.schemas.js";
+import { adminTransitionRequestsHref } from "./transition-requests.service.js";
 import type { WorkflowsService } from "./workflows.service.js";
 
 export const entitiesHref = "/api/v1/admin/entities";
@@ -85,6 +88,24 @@ export const workflowsAdminRoutes =
         params: IdParams,
         response: EntitySchema,
         run: (principal, { id }) => service.getEntity(principal, id),
+      },
+    });
+
+    registerCollectionRoutes(app, {
+      ...workflowsAdminCollection,
+      path: adminTransitionRequestsHref,
+      list: {
+        operationId: "listTransitionRequests",
+        summary: "List transition requests with their status and outcome (admin:read)",
+        description:
+          "The tenant's workflow transition requests in creation order, each as its status document " +
+          "(getTransitionRequest). `entityId` narrows to one entity's requests, `status` to one of " +
+          "`pending`, `processing`, `succeeded`, `failed` (another value is 400). A cursor is valid only " +
+          `with the filter it was issued for (else 400). ${pagedDescription}`,
+        query: TransitionRequestListQuery,
+        response: TransitionRequestList,
+        run: (principal, page, query) =>
+          service.listTransitionRequests(principal, page, { entityId: query.entityId, status: query.status }),
       },
     });
   };

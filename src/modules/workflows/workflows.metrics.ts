@@ -2,9 +2,7 @@ import { sql } from "kysely";
 import type { Clock } from "../../platform/clock/clock.js";
 import type { Executor } from "../../platform/jobs/index.js";
 import { setCounts, type MetricsRegistry } from "../../platform/metrics/index.js";
-import type { TransitionRequestStatus } from "./workflow-rules.js";
-
-const statuses: readonly TransitionRequestStatus[] = ["pending", "processing", "succeeded", "failed"];
+import { transitionRequestStatuses as statuses } from "./workflow-rules.js";
 
 /**
  * Transition requests by status (read at scrape time) and the time from accept to a terminal

@@ -317,6 +317,25 @@ export function findRequest(db: Db, tenantId: string, id: string) {
     .executeTakeFirst();
 }
 
+/** The tenant's transition requests in creation order, optionally of one entity and of some statuses. */
+export function listRequests(
+  db: Db,
+  tenantId: string,
+  options: {
+    limit: number;
+    entityId?: string | undefined;
+    statuses?: readonly string[] | undefined;
+    after?: CreationPosition | undefined;
+  },
+) {
+  let query = db.selectFrom("workflow_transition_requests").selectAll().where("tenant_id", "=", tenantId);
+  if (options.entityId !== undefined) query = query.where("entity_id", "=", options.entityId);
+  if (options.statuses !== undefined) {
+    query = query.where("status", "in", options.statuses as WorkflowTransitionRequestsTable["status"][]);
+  }
+  return creationPage(query, options.limit, options.after).execute();
+}
+
 /** Locks the request: whoever holds it is the only one deciding its outcome. */
 export function lockRequest(trx: Trx, tenantId: string, id: string) {
   return trx

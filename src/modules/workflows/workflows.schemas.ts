@@ -193,6 +193,26 @@ export const TransitionRequestStatusSchema = Type.Object(
   },
 );
 
+export const TransitionRequestList = listOf(TransitionRequestStatusSchema);
+
+export const TransitionRequestListQuery = Type.Object(
+  {
+    entityId: Type.Optional(
+      Type.String({ format: "uuid", description: "Only the requests for this entity" }),
+    ),
+    status: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 32,
+        description: "Only the requests in this status: `pending`, `processing`, `succeeded` or `failed`",
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  },
+  { additionalProperties: false },
+);
+
 export const RequestIdParams = Type.Object({ requestId: Type.String({ maxLength: 64 }) });
 
 export const TransitionHeaders = Type.Object({

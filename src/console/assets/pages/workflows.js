@@ -9,29 +9,25 @@ import {
   formPanel,
   link,
   pagedTable,
+  reloadableTable,
   select,
   statusSlot,
-  staticTable,
 } from "../ui.js";
 
 const requestsHref = "/workflows/transition-requests";
+const listHref = "/admin/transition-requests";
+const statuses = ["pending", "processing", "succeeded", "failed"];
 const isTerminal = (status) => status === "succeeded" || status === "failed";
 
-/**
- * Transition requests this tab made or looked up, by id: kept in memory only (never in browser
- * storage), followed until they are final. The API has no list of transition requests.
+/*
+ * The lists of transition requests come from the API (listTransitionRequests), whoever made the
+ * requests. A request this tab made is followed (in memory only, never in browser storage) until
+ * it is final, and the lists on the page are drawn anew at each of its changes.
  */
-const requests = new Map();
 const listeners = new Set();
 const changed = (request) => {
   for (const listener of [...listeners]) listener(request);
 };
-
-function track(request) {
-  requests.set(request.requestId, { ...requests.get(request.requestId), ...request });
-  changed(requests.get(request.requestId));
-  if (!isTerminal(request.status)) void follow(request.requestId);
-}
 
 const following = new Set();
 /** Reads the status document once a second (its Retry-After) until it is final. */
@@ -42,14 +38,11 @@ async function follow(requestId) {
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const status = await api.get(`${requestsHref}/${encodeURIComponent(requestId)}`);
-      requests.set(requestId, status);
       changed(status);
       if (isTerminal(status.status)) return;
     }
-  } catch (error) {
-    const request = { ...requests.get(requestId), lookupError: error };
-    requests.set(requestId, request);
-    changed(request);
+  } catch {
+    // The lists show what the API has; a status that cannot be read is not followed further.
   } finally {
     following.delete(requestId);
   }
@@ -60,59 +53,66 @@ const outcome = (r) =>
     ? `${r.result.fromState} → ${r.result.toState}`
     : r.error
       ? `${r.error.code}: ${r.error.message}`
-      : r.lookupError
-        ? `status unreadable: ${r.lookupError.message}`
-        : "—";
+      : "—";
 
-/** The tracked requests (of one entity, when given), re-drawn while the table is on the page. */
-function requestsTable(entityId) {
-  const target = h("div", { "aria-live": "polite" });
-  const draw = () => {
-    const items = [...requests.values()]
-      .filter((r) => !entityId || r.entityId === entityId)
-      .sort((a, b) => (a.requestId < b.requestId ? 1 : -1));
-    render(
-      target,
-      staticTable(
-        "Transition requests",
-        [
-          { label: "Requested", cell: (r) => formatTime(r.createdAt) },
-          { label: "Request", cell: (r) => shortId(r.requestId) },
-          {
-            label: "Entity",
-            cell: (r) =>
-              r.entityId ? link(`#/workflows/${r.entityId}`, `${r.entity} ${r.entityId.slice(0, 8)}`) : "—",
-          },
-          { label: "Transition", cell: (r) => r.transition },
-          { label: "Status", cell: (r) => badge(r.status) },
-          { label: "Outcome", cell: outcome },
-        ],
-        items,
-        "No transition requests in this browser tab yet.",
-      ),
-    );
-  };
-  const listener = () => {
-    if (!target.isConnected) return listeners.delete(listener);
-    draw();
+/**
+ * The tenant's transition requests from the API, paged by its cursor: of one entity when
+ * `entityId` is given, of one status when `status` is; drawn anew when a followed request changes.
+ */
+function requestsTable({ entityId, status } = {}) {
+  if (!can("admin.transitionRequests", "list"))
+    return h("p", { class: "muted" }, "Not allowed to list requests.");
+  const table = reloadableTable({
+    caption: "Transition requests",
+    load: (cursor) => api.get(listHref, { cursor, entityId, status }),
+    empty: "No transition requests.",
+    columns: [
+      { label: "Requested", cell: (r) => formatTime(r.createdAt) },
+      { label: "Request", cell: (r) => shortId(r.requestId) },
+      {
+        label: "Entity",
+        cell: (r) => link(`#/workflows/${r.entityId}`, `${r.entity} ${r.entityId.slice(0, 8)}`),
+      },
+      { label: "Transition", cell: (r) => r.transition },
+      { label: "Status", cell: (r) => badge(r.status) },
+      { label: "Outcome", cell: outcome },
+      { label: "Completed", cell: (r) => formatTime(r.completedAt) },
+    ],
+  });
+  const listener = (request) => {
+    if (!table.element.isConnected) return listeners.delete(listener);
+    if (!entityId || request.entityId === entityId) table.reload();
   };
   listeners.add(listener);
-  draw();
-  return target;
+  return table.element;
 }
 
-/** Looks a transition request up by its id (e.g. one an integration made) and follows it. */
+/** Looks a transition request up by its id (e.g. one an integration made) and shows it. */
 function lookupForm() {
-  return formPanel(
+  const found = h("div", { "aria-live": "polite" });
+  const panel = formPanel(
     "Look up a transition request",
     field("Request id", { name: "requestId", required: true, maxlength: 64 }),
     "Look up",
     async (data, form) => {
       const id = String(data.get("requestId")).trim();
-      track(await api.get(`${requestsHref}/${encodeURIComponent(id)}`));
+      const r = await api.get(`${requestsHref}/${encodeURIComponent(id)}`);
+      render(
+        found,
+        fieldsList([
+          ["Request", h("code", {}, r.requestId)],
+          ["Entity", link(`#/workflows/${r.entityId}`, `${r.entity} ${r.entityId}`)],
+          ["Transition", r.transition],
+          ["Status", badge(r.status)],
+          ["Outcome", outcome(r)],
+          ["Requested", formatTime(r.createdAt)],
+          ["Completed", formatTime(r.completedAt)],
+        ]),
+      );
       form.reset();
     },
   );
+  return h("div", {}, panel, found);
 }
 
 /** Entities with their state, of one kind or all, and the transition requests of this tab. */
@@ -144,6 +144,14 @@ export function workflowsPage() {
     );
   };
   show();
+  const requests = h("div");
+  const requestStatus = select("Request status", "status", [
+    { value: "", label: "any" },
+    ...statuses.map((s) => ({ value: s, label: s })),
+  ]);
+  const showRequests = () =>
+    render(requests, requestsTable({ status: requestStatus.querySelector("select").value || undefined }));
+  showRequests();
   return h(
     "div",
     {},
@@ -155,10 +163,11 @@ export function workflowsPage() {
     h(
       "p",
       { class: "muted" },
-      "The requests made or looked up in this browser tab, followed until they succeed or fail.",
+      "Every transition request of the tenant, whoever made it, with its status and outcome.",
     ),
+    filterForm(requestStatus, showRequests),
+    requests,
     can("workflows.transitionRequests", "read") ? lookupForm() : null,
-    requestsTable(),
   );
 }
 
@@ -227,12 +236,8 @@ export function entityPage(id) {
               "x-tenant-id": tenantId(),
             });
             key = newIdempotencyKey();
-            track({
-              ...body,
-              requestId: accepted.requestId,
-              status: accepted.status,
-              createdAt: new Date().toISOString(),
-            });
+            changed({ entityId: entity.id, requestId: accepted.requestId, status: accepted.status });
+            void follow(accepted.requestId);
           },
         ),
       );
@@ -252,7 +257,7 @@ export function entityPage(id) {
     details,
     actions,
     h("h2", {}, "Transition requests of this entity"),
-    requestsTable(id),
+    requestsTable({ entityId: id }),
   );
   return page;
 }

@@ -11,6 +11,7 @@ import * as webhookBatchDelivery from "./2026-11-27T1000-webhook-batch-delivery.
 import * as jobTraceContext from "./2026-11-27T1100-job-trace-context.js";
 import * as uploadFindings from "./2026-11-27T1200-upload-findings.js";
 import * as exchangeOperatorFilters from "./2026-11-27T1210-exchange-operator-filters.js";
+import * as transitionRequestLists from "./2026-11-27T1300-transition-request-lists.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-27T1100-job-trace-context": jobTraceContext,
   "2026-11-27T1200-upload-findings": uploadFindings,
   "2026-11-27T1210-exchange-operator-filters": exchangeOperatorFilters,
+  "2026-11-27T1300-transition-request-lists": transitionRequestLists,
 };
