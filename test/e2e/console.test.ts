@@ -436,6 +436,23 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     expect(await page.content()).not.toContain("not available");
   });
 
+  it("pages an actor's history: 50 changes, then the rest with Load more", async () => {
+    for (let i = 1; i <= 51; i++)
+      await adminApi("/api/v1/admin/apps/crm/entitlements/history-2", "PUT", {
+        status: "active",
+        plan: `plan-${i}`,
+        capabilities: ["read"],
+      });
+    await page.goto(`${base}/console#/apps/crm/history-2`);
+    const rows = page.getByRole("table", { name: "Changes of history-2" }).locator("tbody tr");
+    await eventually(() => rows.count()).toBe(50);
+    expect(await rows.nth(0).textContent()).toContain("plan-51");
+    await page.getByRole("button", { name: "Load more" }).click();
+    await eventually(() => rows.count()).toBe(51);
+    expect(await rows.nth(50).textContent()).toContain("plan-1");
+    expect(await page.getByRole("button", { name: "Load more" }).isHidden()).toBe(true);
+  });
+
   it("creates and rotates a service binding, each secret shown once and working", async () => {
     const introspect = async (credentialId: string, secret: string) => {
       const target = "/api/v1/public/v1/app-entitlements/service/introspect/user-1";
