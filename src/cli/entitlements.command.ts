@@ -226,6 +226,46 @@ export function registerEntitlementsCommands(program: Command, rt: Runtime): voi
       }),
     );
 
+  rt.command(entitlements, "history")
+    .description("List an actor's changes to an app, newest first (as long as the change feed keeps them)")
+    .argument("<app>", "app id")
+    .argument("<actor>", "actor id")
+    .option("--limit <n>", "page size, 1–100", parseWhole("--limit", 1, 100))
+    .option("--cursor <cursor>", "continue after a previous page")
+    .option("--json", "machine-readable output")
+    .action(
+      rt.action(
+        async (app: string, actor: string, options: { limit?: number; cursor?: string; json?: boolean }) => {
+          const page = await (
+            await rt.client()
+          ).entitlements.listEntitlementHistory(app, actor, { limit: options.limit, cursor: options.cursor });
+          if (options.json) {
+            rt.printJson(page);
+            return;
+          }
+          rt.print(
+            page.items.length === 0
+              ? "No changes kept."
+              : renderColumns([
+                  ["SEQ", "OCCURRED", "STATUS", "PLAN", "VALID UNTIL", "CAPABILITIES"],
+                  ...page.items.map((c) => [
+                    String(c.sequence),
+                    c.occurredAt,
+                    c.entitlement?.status ?? "-",
+                    c.entitlement?.plan ?? "-",
+                    c.entitlement?.validUntil ?? "-",
+                    c.entitlement?.capabilities.join(",") || "-",
+                  ]),
+                ]),
+          );
+          if (page.meta.prunedThrough > 0)
+            rt.print(`Changes of ${app} up to sequence ${page.meta.prunedThrough} are no longer kept.`);
+          if (page.meta.hasMore && page.meta.nextCursor !== null)
+            rt.print(`More: hanse entitlements history ${app} ${actor} --cursor '${page.meta.nextCursor}'`);
+        },
+      ),
+    );
+
   const bindings = rt
     .command(program, "bindings")
     .description("Service bindings: an app, an audience, required capabilities and a credential");

@@ -46,6 +46,23 @@ export interface RotatedCredential {
   previousValidUntil: string | null;
 }
 
+/** One change of an actor's entitlement, as its history lists it (newest first). */
+export interface EntitlementHistoryEntry {
+  sequence: number;
+  eventId: string;
+  /** The entitlement after the change. */
+  entitlement: Entitlement | null;
+  occurredAt: string;
+  /** The principal that made the change (null: not recorded). */
+  changedBy: string | null;
+}
+
+/** A page of an actor's history; changes up to `meta.prunedThrough` are no longer kept. */
+export interface EntitlementHistoryPage {
+  items: EntitlementHistoryEntry[];
+  meta: Page<EntitlementHistoryEntry>["meta"] & { prunedThrough: number };
+}
+
 export interface EntitlementsAdminApi {
   createApp(input: { id: string; name: string; capabilities: string[] }): Promise<App>;
   listApps(query?: PageQuery): Promise<Page<App>>;
@@ -53,6 +70,7 @@ export interface EntitlementsAdminApi {
   setEntitlement(appId: string, actorId: string, input: SetEntitlementInput): Promise<Entitlement>;
   getEntitlement(appId: string, actorId: string): Promise<Entitlement>;
   listEntitlements(appId: string, query?: PageQuery): Promise<Page<Entitlement>>;
+  listEntitlementHistory(appId: string, actorId: string, query?: PageQuery): Promise<EntitlementHistoryPage>;
   createBinding(input: {
     appId: string;
     audience: string;
@@ -76,6 +94,8 @@ export function createEntitlementsAdminApi(
       run(e.entitlements, "update", { appId, actorId }, { body: input }),
     getEntitlement: (appId, actorId) => run(e.entitlements, "read", { appId, actorId }),
     listEntitlements: (appId, query = {}) => run(e.entitlements, "list", { appId }, { query }),
+    listEntitlementHistory: (appId, actorId, query = {}) =>
+      run(e.entitlements, "history", { appId, actorId }, { query }),
     createBinding: (input) => run(e.bindings, "create", {}, { body: input }),
     rotateBinding: (bindingId) => run(e.bindings, "rotate", { id: bindingId }),
   };

@@ -451,6 +451,58 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await shoot(page, "error");
   });
 
+  it("shows an actor's history from the API, newest first: changes made through the API and the console appear", async () => {
+    await page.goto(`${base}/console#/apps/crm/history-1`);
+    await page.getByRole("heading", { name: "Entitlement of history-1" }).waitFor();
+    const history = page.getByRole("table", { name: "Changes of history-1" });
+    await history.waitFor();
+    await page.getByText("No changes kept.").waitFor();
+
+    const url = "/api/v1/admin/apps/crm/entitlements/history-1";
+    const first = await adminApi<{ sequence: number }>(url, "PUT", {
+      status: "active",
+      plan: "api-basic",
+      capabilities: ["read"],
+    });
+    const second = await adminApi<{ sequence: number }>(url, "PUT", {
+      status: "suspended",
+      plan: "api-pro",
+      capabilities: ["read", "write"],
+    });
+    await page.reload();
+    const rows = history.locator("tbody tr");
+    await eventually(() => rows.count()).toBe(2);
+    expect(await rows.nth(0).textContent()).toMatch(new RegExp(`^${second.sequence}.*suspended.*api-pro`));
+    expect(await rows.nth(1).textContent()).toMatch(new RegExp(`^${first.sequence}.*active.*api-basic`));
+    // Who changed it: the administrator's principal, as the API names it.
+    const { items } = await adminApi<{ items: { changedBy: string }[] }>(`${url}/changes`);
+    expect(await rows.nth(0).locator("code").getAttribute("title")).toBe(items[0]?.changedBy);
+
+    // A change made in the console is the newest entry at once.
+    await page.getByLabel("Plan").fill("console-plan");
+    await page.getByRole("button", { name: "Save entitlement" }).click();
+    await eventually(() => rows.count()).toBe(3);
+    expect(await rows.nth(0).textContent()).toMatch(new RegExp(`^${second.sequence + 1}.*console-plan`));
+    expect(await page.content()).not.toContain("not available");
+  });
+
+  it("pages an actor's history: 50 changes, then the rest with Load more", async () => {
+    for (let i = 1; i <= 51; i++)
+      await adminApi("/api/v1/admin/apps/crm/entitlements/history-2", "PUT", {
+        status: "active",
+        plan: `plan-${i}`,
+        capabilities: ["read"],
+      });
+    await page.goto(`${base}/console#/apps/crm/history-2`);
+    const rows = page.getByRole("table", { name: "Changes of history-2" }).locator("tbody tr");
+    await eventually(() => rows.count()).toBe(50);
+    expect(await rows.nth(0).textContent()).toContain("plan-51");
+    await page.getByRole("button", { name: "Load more" }).click();
+    await eventually(() => rows.count()).toBe(51);
+    expect(await rows.nth(50).textContent()).toContain("plan-1");
+    expect(await page.getByRole("button", { name: "Load more" }).isHidden()).toBe(true);
+  });
+
   it("creates and rotates a service binding, each secret shown once and working", async () => {
     const introspect = async (credentialId: string, secret: string) => {
       const target = "/api/v1/public/v1/app-entitlements/service/introspect/user-1";

@@ -109,6 +109,18 @@ describe("hanse entitlements / bindings administration", () => {
     expect((await hanse(["entitlements", "get", app, "alice", "--json"])).out).toContain('"plan": "team"');
     const list = await hanse(["entitlements", "list", app]);
     expect(list.out).toMatch(/alice\s+active\s+team\s+1/);
+    const history = await hanse(["entitlements", "history", app, "alice"]);
+    expect(history.exitCode, history.err).toBe(0);
+    expect(history.out).toMatch(/^SEQ\s+OCCURRED\s+STATUS\s+PLAN/);
+    expect(history.out).toMatch(/\n1\s+\S+Z\s+active\s+team\s+2099-01-01T00:00:00.000Z\s+read/);
+    const historyJson = JSON.parse(
+      (await hanse(["entitlements", "history", app, "alice", "--json"])).out,
+    ) as {
+      items: { sequence: number }[];
+      meta: { prunedThrough: number };
+    };
+    expect(historyJson.items.map((c) => c.sequence)).toEqual([1]);
+    expect(historyJson.meta.prunedThrough).toBe(0);
     const bad = await hanse([
       "entitlements",
       "set",

@@ -143,6 +143,7 @@ describe("discovery and provisioning (CONTRACT §3)", () => {
       "list GET",
       "read GET",
       "update PUT",
+      "history GET",
     ]);
   });
 });

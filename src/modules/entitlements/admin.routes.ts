@@ -13,6 +13,7 @@ import {
   CreateAppBody,
   CreateBindingBody,
   CreatedBinding,
+  EntitlementHistory,
   EntitlementList,
   EntitlementParams,
   EntitlementSchema,
@@ -103,6 +104,33 @@ export const entitlementAdminRoutes =
       },
       async (request) =>
         entitlements.getEntitlement(requirePrincipal(request), request.params.appId, request.params.actorId),
+    );
+    app.get(
+      `${entitlementsPath}/:actorId/changes`,
+      {
+        config: read,
+        schema: {
+          tags,
+          operationId: "listEntitlementHistory",
+          summary: "List an actor's entitlement changes, newest first (admin:read)",
+          description:
+            "The actor's changes from the app's change feed, newest first: each with its `sequence`, " +
+            "the entitlement after the change and when it occurred (who made it: the audit event " +
+            "`entitlement.changed`). Changes are kept HANSE_FEED_RETENTION_SECONDS like the feed's; " +
+            "`meta.prunedThrough` is the highest sequence no longer kept. An actor without changes " +
+            `has an empty list; an unknown app is 404. ${pagedDescription}`,
+          params: EntitlementParams,
+          querystring: PageQuery,
+          response: { 200: EntitlementHistory, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (request) =>
+        entitlements.listEntitlementHistory(
+          requirePrincipal(request),
+          request.params.appId,
+          request.params.actorId,
+          { limit: request.query.limit ?? 50, cursor: request.query.cursor },
+        ),
     );
     app.put(
       `${entitlementsPath}/:actorId`,

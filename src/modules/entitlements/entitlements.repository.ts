@@ -144,6 +144,7 @@ export async function insertChange(
     entitlement: Entitlement | null;
     previous: Entitlement | null;
     occurredAt: Date;
+    changedBy: string;
   },
 ): Promise<void> {
   await trx
@@ -158,6 +159,7 @@ export async function insertChange(
       entitlement: change.entitlement === null ? null : JSON.stringify(change.entitlement),
       previous: change.previous === null ? null : JSON.stringify(change.previous),
       occurred_at: change.occurredAt,
+      changed_by: change.changedBy,
     })
     .execute();
 }
@@ -316,4 +318,39 @@ export async function pruneChanges(db: Db, before: Date, batch = 1000): Promise<
     SELECT ((SELECT count(*) FROM gone) + (SELECT count(*) FROM stragglers))::integer AS n,
       (SELECT count(*) FROM raised)::integer AS streams`.execute(db);
   return rows[0]?.n ?? 0;
+}
+
+export interface ActorChangeRow {
+  sequence: number;
+  event_id: string;
+  entitlement: Entitlement | null;
+  occurred_at: Date;
+  changed_by: string | null;
+}
+
+/**
+ * One actor's kept changes of an app's stream, newest first, before sequence `before` (one more
+ * than `limit`, to tell whether more follow); read from the feed's own records
+ * (index `entitlement_changes_by_actor`).
+ */
+export async function actorChanges(
+  db: Db,
+  tenantId: string,
+  appId: string,
+  actorId: string,
+  before: number | undefined,
+  limit: number,
+): Promise<ActorChangeRow[]> {
+  let query = db
+    .selectFrom("entitlement_changes")
+    .select(["sequence", "event_id", "entitlement", "occurred_at", "changed_by"])
+    .where("tenant_id", "=", tenantId)
+    .where("app_id", "=", appId)
+    .where("actor_id", "=", actorId);
+  if (before !== undefined) query = query.where("sequence", "<", before);
+  const rows = await query
+    .orderBy("sequence", "desc")
+    .limit(limit + 1)
+    .execute();
+  return rows.map((r) => ({ ...r, entitlement: r.entitlement as Entitlement | null }));
 }

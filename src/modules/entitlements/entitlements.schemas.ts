@@ -120,6 +120,50 @@ export const EntitlementSchema = Type.Object(
   { examples: [entitlementExample] },
 );
 export const EntitlementList = listOf(EntitlementSchema);
+export const EntitlementHistoryEntry = Type.Object({
+  sequence: Type.Integer({ description: "The change's sequence in the app's stream (as in the feed)" }),
+  eventId: Uuid,
+  entitlement: nullable(EntitlementSchema),
+  occurredAt: Timestamp,
+  changedBy: nullable(
+    Type.String({
+      format: "uuid",
+      description:
+        "The principal (user, access token) that made the change, as audit events name it; " +
+        "null for changes recorded before principals were",
+    }),
+  ),
+});
+export const EntitlementHistory = Type.Object(
+  {
+    items: Type.Array(EntitlementHistoryEntry, { description: "Newest first" }),
+    meta: Type.Object({
+      hasMore: Type.Boolean(),
+      nextCursor: Type.Union([Type.String(), Type.Null()]),
+      prunedThrough: Type.Integer({
+        description:
+          "Changes of the app's stream up to this sequence are no longer kept (feed retention): " +
+          "an actor's earlier changes are missing from its history (0: none pruned)",
+      }),
+    }),
+  },
+  {
+    examples: [
+      {
+        items: [
+          {
+            sequence: 17,
+            eventId: "1f2a3b4c-5d6e-4f7a-8b9c-0d1e2f3a4b5c",
+            entitlement: entitlementExample,
+            occurredAt: at,
+            changedBy: "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f",
+          },
+        ],
+        meta: { hasMore: false, nextCursor: null, prunedThrough: 0 },
+      },
+    ],
+  },
+);
 export const EntitlementParams = Type.Object({ appId: AppId, actorId: ActorId });
 export const AppEntitlementsParams = Type.Object({ appId: AppId });
 

@@ -5,7 +5,7 @@ import { recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
+import { pageOf, readPage, toCreationPosition, type PageRequest } from "../../platform/http/cursor.js";
 import type { ModuleDeps } from "../module.js";
 import * as repo from "./entitlements.repository.js";
 import type { PutEntitlementBody } from "./entitlements.schemas.js";
@@ -154,6 +154,7 @@ export function createEntitlementsService(deps: Deps) {
           entitlement,
           previous: before ? repo.toEntitlement(before) : null,
           occurredAt: now,
+          changedBy: principal.id,
         });
         await deps.onChange?.(trx, { tenantId, appId, sequence, eventId, actorId, occurredAt: now });
         await recordAudit(trx, {
@@ -189,6 +190,31 @@ export function createEntitlementsService(deps: Deps) {
       const rows = await repo.listEntitlements(db, tenantId, appId, page.limit, after);
       const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, (last) => last.actor_id);
       return { items: items.map(repo.toEntitlement), meta };
+    },
+
+    /**
+     * One actor's history: its changes still kept in the app's change feed, newest first. Changes
+     * up to the stream's `prunedThrough` are gone (the feed's retention) from the history too.
+     */
+    async listEntitlementHistory(principal: Principal, appId: string, actorId: string, page: PageRequest) {
+      checkActorId(actorId);
+      const tenantId = principal.tenant.id;
+      const stream = await repo.streamState(db, tenantId, appId);
+      if (!stream) throw noSuchApp();
+      const binding = `admin.entitlementHistory:${tenantId}:${appId}:${actorId}`;
+      const { items, meta } = await readPage(deps.cursors, binding, page, {
+        fetch: (before: number | undefined) =>
+          repo.actorChanges(db, tenantId, appId, actorId, before, page.limit),
+        position: (last) => last.sequence,
+        view: (row) => ({
+          sequence: row.sequence,
+          eventId: row.event_id,
+          entitlement: row.entitlement,
+          occurredAt: row.occurred_at.toISOString(),
+          changedBy: row.changed_by,
+        }),
+      });
+      return { items, meta: { ...meta, prunedThrough: stream.prunedThrough } };
     },
   };
 }

@@ -51,6 +51,8 @@ export interface EntitlementChangesTable {
   /** The entitlement before the change (null: none), to serve snapshots pinned before it. */
   previous: unknown;
   occurred_at: Date;
+  /** The principal that made the change (null: recorded before principals were). */
+  changed_by: string | null;
 }
 
 /** A committed entitlement change, as its webhook deliveries need it (spec C rule 5: no rights). */

@@ -198,6 +198,12 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
           { id: "list", method: "GET", href: p.entitlements, anyScopes: ["admin:read"] },
           { id: "read", method: "GET", href: `${p.entitlements}/{actorId}`, anyScopes: ["admin:read"] },
           { id: "update", method: "PUT", href: `${p.entitlements}/{actorId}`, anyScopes: ["admin:write"] },
+          {
+            id: "history",
+            method: "GET",
+            href: `${p.entitlements}/{actorId}/changes`,
+            anyScopes: ["admin:read"],
+          },
         ],
       ),
       admin(

@@ -1,5 +1,5 @@
 import { api } from "../api.js";
-import { badge, formatTime, fromLocalInput, h, render, toLocalInput } from "../dom.js";
+import { badge, formatTime, fromLocalInput, h, render, shortId, toLocalInput } from "../dom.js";
 import { can } from "../permissions.js";
 import {
   attempt,
@@ -159,16 +159,17 @@ function entitlementForm(app, current, done) {
 }
 
 /**
- * One actor's entitlement: its state, the change of the app's stream that set it, and a form to
- * change it. Its earlier changes are in the app's change feed, which only a service binding reads
- * (signed requests): the admin API has no route for an actor's history yet.
+ * One actor's entitlement: its state, the change of the app's stream that set it, a form to
+ * change it, and its history (its changes still kept in the app's change feed, newest first).
  */
 function actorPage(appId, actorId) {
   const slot = statusSlot();
   const details = h("div", {}, h("p", {}, "Loading…"));
   const setter = h("div");
-  const show = () =>
-    attempt(slot, async () => {
+  const history = h("div");
+  const show = () => {
+    render(history, historyTable(appId, actorId));
+    return attempt(slot, async () => {
       const [app, entitlement] = await Promise.all([
         api.get(appHref(appId)),
         api.get(actorHref(appId, actorId)).catch((error) => {
@@ -201,6 +202,7 @@ function actorPage(appId, actorId) {
           ),
         );
     });
+  };
   void show();
   return h(
     "div",
@@ -211,11 +213,38 @@ function actorPage(appId, actorId) {
     details,
     setter,
     h("h2", {}, "History"),
-    h(
-      "p",
-      { class: "muted" },
-      "Each change has the next sequence of the app's change feed. The feed is read by service " +
-        "bindings (signed requests); the admin API does not list an actor's earlier changes yet.",
-    ),
+    history,
   );
+}
+
+/**
+ * The actor's changes, newest first, page by page. They are kept as long as the app's change
+ * feed keeps them: when earlier changes of the app were pruned, a note says so.
+ */
+function historyTable(appId, actorId) {
+  const pruned = h("p", { class: "muted", hidden: true });
+  const table = pagedTable({
+    caption: `Changes of ${actorId}`,
+    empty: "No changes kept.",
+    load: async (cursor) => {
+      const page = await api.get(`${actorHref(appId, actorId)}/changes`, { cursor });
+      if (page.meta.prunedThrough > 0) {
+        pruned.textContent =
+          `Changes of ${appId} up to sequence ${page.meta.prunedThrough} are no longer kept ` +
+          "(the change feed's retention): earlier changes of this actor are not shown.";
+        pruned.hidden = false;
+      }
+      return page;
+    },
+    columns: [
+      { label: "Change", numeric: true, cell: (c) => c.sequence },
+      { label: "When", cell: (c) => formatTime(c.occurredAt) },
+      { label: "Status", cell: (c) => (c.entitlement ? badge(c.entitlement.status) : "removed") },
+      { label: "Plan", cell: (c) => c.entitlement?.plan ?? "—" },
+      { label: "Capabilities", cell: (c) => c.entitlement?.capabilities.join(", ") || "—" },
+      { label: "Valid", cell: (c) => (c.entitlement ? validity(c.entitlement) : "—") },
+      { label: "Changed by", cell: (c) => shortId(c.changedBy) },
+    ],
+  });
+  return h("div", {}, pruned, table);
 }

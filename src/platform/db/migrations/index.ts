@@ -10,6 +10,7 @@ import * as webhookDeliveries from "./2026-11-26T1100-webhook-deliveries.js";
 import * as webhookBatchDelivery from "./2026-11-27T1000-webhook-batch-delivery.js";
 import * as jobTraceContext from "./2026-11-27T1100-job-trace-context.js";
 import * as uploadFindings from "./2026-11-27T1200-upload-findings.js";
+import * as entitlementChangePrincipal from "./2026-11-27T1300-entitlement-change-principal.js";
 import * as exchangeOperatorFilters from "./2026-11-27T1210-exchange-operator-filters.js";
 import * as transitionRequestLists from "./2026-11-27T1300-transition-request-lists.js";
 
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-27T1200-upload-findings": uploadFindings,
   "2026-11-27T1210-exchange-operator-filters": exchangeOperatorFilters,
   "2026-11-27T1300-transition-request-lists": transitionRequestLists,
+  "2026-11-27T1300-entitlement-change-principal": entitlementChangePrincipal,
 };
