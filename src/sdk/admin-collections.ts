@@ -7,8 +7,7 @@
 import type { Entrypoint } from "../protocol/index.js";
 import type { Transport } from "./http.js";
 import { createPublishedCall, type ListQuery, type PublishedCall } from "./published-call.js";
-import type { Page } from "./types.js";
-import type { TransitionRequestStatus } from "./workflows.js";
+import type { Page, TransitionRequestStatus } from "./types.js";
 
 export const adminCollectionEntries = {
   partners: "admin.partners",

@@ -58,3 +58,19 @@ export interface LoginInput {
   email: string;
   password: string;
 }
+
+export type TransitionRequestState = "pending" | "processing" | "succeeded" | "failed";
+
+/** The status document at `statusUrl`. */
+export interface TransitionRequestStatus {
+  requestId: string;
+  status: TransitionRequestState;
+  entity: string;
+  entityId: string;
+  transition: string;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  result: { fromState: string; toState: string } | null;
+  error: { code: string; message: string } | null;
+}

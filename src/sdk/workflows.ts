@@ -10,6 +10,7 @@ import { createClient, type ClientOptions, type HanseClient } from "./client.js"
 import { expandAction, requiresHeader, selectAction } from "./entrypoints.js";
 import { HanseApiError, HanseNetworkError, HanseProtocolError, WaitTimeoutError } from "./errors.js";
 import { createTransport, retryAfterMs, type Transport } from "./http.js";
+import type { TransitionRequestState, TransitionRequestStatus } from "./types.js";
 
 /**
  * Spec D limits: a key is 1–255 characters of any kind. A header carries bytes, so the key goes
@@ -38,21 +39,7 @@ export interface TransitionRequestInput {
   payload?: Record<string, unknown>;
 }
 
-export type TransitionRequestState = "pending" | "processing" | "succeeded" | "failed";
-
-/** The status document at `statusUrl`. */
-export interface TransitionRequestStatus {
-  requestId: string;
-  status: TransitionRequestState;
-  entity: string;
-  entityId: string;
-  transition: string;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-  result: { fromState: string; toState: string } | null;
-  error: { code: string; message: string } | null;
-}
+export type { TransitionRequestState, TransitionRequestStatus } from "./types.js";
 
 export interface TransitionAccepted {
   requestId: string;
