@@ -226,13 +226,15 @@ describe("interrupted upload", () => {
     socket.write(body.subarray(0, 1024 * 1024));
     await new Promise((resolve) => setTimeout(resolve, 300));
     socket.destroy();
-    for (let i = 0; i < 50; i++) {
-      if ((await stored()).chunks === before.chunks) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntil(async () => JSON.stringify(await stored()) === JSON.stringify(before), {
+      what: "the cut upload's chunks to be deleted",
+      timeoutMs: 20_000,
+    }).catch(() => undefined);
     expect(await stored()).toEqual(before);
-    const ended = () => t.logs.slice(logsBefore).some((l) => l.includes("request body ended"));
-    for (let i = 0; i < 50 && !ended(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil(async () => t.logs.slice(logsBefore).some((l) => l.includes("request body ended")), {
+      what: "the cut upload's log line",
+      timeoutMs: 20_000,
+    }).catch(() => undefined);
     const lines = t.logs.slice(logsBefore).map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
     expect(lines.map((l) => l.msg)).toContain(
@@ -285,7 +287,7 @@ describe("interrupted upload", () => {
     // Chunks and blob rows are deleted by separate statements: wait for both.
     await waitUntil(async () => JSON.stringify(await stored()) === JSON.stringify(before), {
       what: "the cut uploads' blobs and chunks to be deleted",
-      timeoutMs: 5000,
+      timeoutMs: 20_000,
     }).catch(() => undefined);
     expect(await stored()).toEqual(before);
     for (const { key } of sockets) {
@@ -380,14 +382,15 @@ describe("concurrent retries", () => {
   it("CONTRACT §4: a retry arriving while the first upload with its key is still streaming waits for it", async () => {
     for (const [label, retryBytes, retryStatus] of [
       ["same bytes", undefined, 200],
-      ["other bytes", Buffer.from(validOrders("OTHER")), 409],
+      ["other bytes", interchangeOfSize(2 * MiB, "OTHER"), 409],
     ] as const) {
       const key = `in-flight-${label.replace(" ", "-")}`;
-      const first = Buffer.from(validOrders("SLOW"));
+      const first = interchangeOfSize(2 * MiB, "SLOW");
       const before = await count("exchange_uploads");
+      const chunksBefore = await count("blob_chunks");
       // The first upload sends part of its body, then pauses while the retry is sent whole.
       const slow = new Readable({ read() {} });
-      slow.push(first.subarray(0, 100));
+      slow.push(first.subarray(0, MiB + 100));
       const send = (body: Buffer | Readable) => sendUpload(body, key);
       const finished: string[] = [];
       const original = send(slow).then(async (r) => {
@@ -397,13 +400,17 @@ describe("concurrent retries", () => {
           body: (await r.body.json()) as { uploadId: string; replay?: boolean },
         };
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Its first chunk stored, the first upload holds its key while it streams.
+      await waitUntil(async () => (await count("blob_chunks")) > chunksBefore, {
+        what: "the first upload streaming",
+        timeoutMs: 20_000,
+      });
       const retry = send(retryBytes ?? first).then(async (r) => {
         finished.push("retry");
         return { status: r.statusCode, body: (await r.body.json()) as { uploadId?: string; code?: string } };
       });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      slow.push(first.subarray(100));
+      slow.push(first.subarray(MiB + 100));
       slow.push(null);
       const [a, b] = await Promise.all([original, retry]);
       expect(finished, label).toEqual(["original", "retry"]);

@@ -20,6 +20,7 @@ import { LocalStorageError, createPartnerClient, type RequestFn } from "../../sr
 import { syncMailbox, type SyncEvent } from "../../src/sdk/partner-sync.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
+import { waitUntil } from "../support/wait-until.js";
 import {
   ordersMessage,
   setupPartner,
@@ -80,6 +81,14 @@ const client = (p: PartnerSetup, request?: RequestFn) =>
     apiKey: p.token,
     connectionId: p.connectionId,
     ...(request ? { request } : {}),
+  });
+
+/** Waits until the mailbox lists an entry again: its lease (2 s) has ended and its backoff (1 s) passed. */
+const listedAgain = (p: PartnerSetup) =>
+  waitUntil(async () => (await client(p).list()).items.length > 0, {
+    what: "the entry listed again after its lease",
+    timeoutMs: 20_000,
+    intervalMs: 200,
   });
 
 /** One `--once` run of the worker against `p`'s mailbox (through `request`), with the events it reported. */
@@ -222,7 +231,7 @@ describe("reference partner worker (spec A rule 6)", () => {
     expect(first).toEqual({ acknowledged: 0, failed: 1 });
     expect(readdirSync(dir)).toEqual([]);
     expect(await statuses(p)).toEqual(["claimed"]);
-    await new Promise((r) => setTimeout(r, 3200)); // lease 2 s + backoff 1 s
+    await listedAgain(p);
     const second = await syncMailbox({ client: client(p), outDir: dir, once: true });
     expect(second).toEqual({ acknowledged: 1, failed: 0 });
     expect(stored(dir)).toHaveLength(1);
@@ -246,7 +255,7 @@ describe("reference partner worker (spec A rule 6)", () => {
     expect(await statuses(p)).toEqual(["claimed"]);
     expect(readdirSync(dir).filter((f) => f.endsWith(".partial"))).toEqual([]);
     rmSync(target, { recursive: true });
-    await new Promise((r) => setTimeout(r, 3200)); // lease 2 s + backoff 1 s
+    await listedAgain(p);
     const second = await syncMailbox({ client: client(p), outDir: dir, once: true });
     expect(second).toEqual({ acknowledged: 1, failed: 0 });
     expect(stored(dir)).toHaveLength(1);
@@ -278,7 +287,7 @@ describe("reference partner worker (spec A rule 6)", () => {
     expect(first).toEqual({ acknowledged: 0, failed: 1 });
     expect(await statuses(p)).toEqual(["claimed"]);
     expect(stored(dir)).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 3200)); // lease 2 s + backoff 1 s
+    await listedAgain(p);
     const second = await syncMailbox({
       client: client(p),
       outDir: dir,

@@ -56,7 +56,7 @@ function spawnServe(env: Record<string, string | undefined>): HanseProcess {
  */
 export async function startWorkerProcess(env: Record<string, string | undefined>): Promise<HanseProcess> {
   const worker = spawnServe({ ...env, HANSE_ROLES: "worker" });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (!worker.output().includes("hanse worker is running")) {
     if (worker.child.exitCode !== null) throw new Error(`worker exited early:\n${worker.output()}`);
     if (Date.now() > deadline) throw new Error(`worker did not start:\n${worker.output()}`);
@@ -71,7 +71,7 @@ export async function startServerProcess(env: Record<string, string | undefined>
   const server = spawnServe({ ...env, PORT: String(port) });
   const { child, output } = server;
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output()}`);
     try {

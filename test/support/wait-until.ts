@@ -6,7 +6,7 @@ export async function waitUntil(
   condition: () => Promise<boolean>,
   options: { what: string; timeoutMs?: number; intervalMs?: number },
 ): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out: ${options.what}`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));

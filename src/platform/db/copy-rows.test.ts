@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCuttableProxy } from "../../../test/support/cuttable-proxy.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "../../../test/support/test-database.js";
+import { waitUntil } from "../../../test/support/wait-until.js";
 import { sqlLiteral } from "./sql-literal.js";
 
 /** `Database.copyRows` (binary COPY), on the database the suite runs against. */
@@ -69,15 +70,17 @@ describe("Database.copyRows reads raw tuples through binary COPY", () => {
     expect(await collect("SELECT id FROM copy_rows_test WHERE id = 1")).toHaveLength(1);
     if (onPostgres) {
       // No COPY is left running on the server.
-      for (let attempt = 0; ; attempt++) {
-        const running = await sql<{ n: number }>`SELECT count(*)::integer AS n FROM pg_stat_activity
+      const running = async () =>
+        (
+          await sql<{ n: number }>`SELECT count(*)::integer AS n FROM pg_stat_activity
           WHERE query LIKE 'COPY (SELECT id, data FROM copy_rows_test%' AND pid <> pg_backend_pid()`.execute(
-          test.database.db,
-        );
-        if (running.rows[0]?.n === 0) break;
-        expect(attempt).toBeLessThan(50);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+            test.database.db,
+          )
+        ).rows[0]?.n;
+      await waitUntil(async () => (await running()) === 0, {
+        what: "no COPY left running",
+        timeoutMs: 20_000,
+      });
     }
   });
 });

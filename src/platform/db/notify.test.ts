@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
+import { waitUntil } from "../../../test/support/wait-until.js";
 
 /** `Database.notify` and `listen`, on the database the suite runs against (PGlite or PostgreSQL). */
 describe("Database.notify reaches the channel's listeners", () => {
@@ -39,8 +40,10 @@ describe("Database.notify reaches the channel's listeners", () => {
     await Promise.all([a.arrived, b.arrived]);
     expect(a.received).toEqual(["wake"]);
     expect(b.received).toEqual(["wake"]);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(other.received).toEqual([]);
+    // A marker sent afterwards on the other channel arrives alone: "wake" never reached it.
+    await test.database.notify("hanse_test_other", "marker");
+    await other.arrived;
+    expect(other.received).toEqual(["marker"]);
     for (const stop of stops) await stop();
   });
 
@@ -53,7 +56,7 @@ describe("Database.notify reaches the channel's listeners", () => {
     await test.database.notify("hanse_test_b", "first");
     await staying.arrived;
     await sql`SELECT pg_notify('hanse_test_b', 'from sql')`.execute(test.database.db);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil(async () => staying.received.length === 2, { what: "the NOTIFY written in SQL" });
     expect(staying.received).toEqual(["first", "from sql"]);
     expect(gone.received).toEqual([]);
     await stopStaying();

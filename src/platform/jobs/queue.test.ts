@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
+import { waitUntil } from "../../../test/support/wait-until.js";
 import { createManualClock } from "../clock/clock.js";
 import { uuidv7 } from "../crypto/ids.js";
 import { createLogger } from "../logging/logger.js";
@@ -228,7 +229,7 @@ describe("job queue", () => {
     const w = worker();
     await w.start();
     await t.database.transaction((trx) => queue.enqueue(trx, record, { label: "woken" }));
-    for (let i = 0; i < 100 && runs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(async () => runs.length > 0, { what: "the woken job ran" });
     await w.stop(1000);
     expect(runs).toEqual(["woken"]);
   });
