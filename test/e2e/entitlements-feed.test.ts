@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Change, EntitlementSchema } from "../../src/modules/entitlements/entitlements.schemas.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { signedHeaders, type ServiceCredential } from "../support/service-signer.js";
@@ -111,6 +112,38 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t.close();
+});
+
+describe("the change feed's JSON (issue 38)", () => {
+  it("is serialised like every other response: its bytes are JSON.stringify of its value in the documented key order", async () => {
+    const { appId, credential, set } = await setup();
+    await set("a", "p1");
+    await set("b", "p2");
+    const response = await get(credential, `${base}/service/changes?afterSequence=0`);
+    expect(response.statusCode).toBe(200);
+    const page = response.json<{
+      items: ({ entitlement: Record<string, unknown> } & Record<string, unknown>)[];
+      meta: Record<string, unknown>;
+    }>();
+    const inOrder = (value: Record<string, unknown>, keys: string[]) =>
+      Object.fromEntries(keys.map((key) => [key, value[key]]));
+    const documented = {
+      items: page.items.map((item) => ({
+        ...inOrder(item, Object.keys(Change.properties)),
+        entitlement: inOrder(item.entitlement, Object.keys(EntitlementSchema.properties)),
+      })),
+      meta: inOrder(page.meta, ["hasMore", "lastSequence", "latestSequence"]),
+    };
+    expect(page.items).toHaveLength(2);
+    expect(response.body).toBe(JSON.stringify(documented));
+    // The same entitlement reads the same in the feed and in the admin API.
+    const admin = await t.inject({
+      method: "GET",
+      url: `/api/v1/admin/apps/${appId}/entitlements/b`,
+      headers: bearer(tenant.token),
+    });
+    expect(response.body).toContain(admin.body);
+  });
 });
 
 describe("change feed retention (CONTRACT §5, spec C rule 2)", () => {

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Entitlement } from "../../protocol/entitlement-decision.js";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
+import { Change, EntitlementSchema } from "./entitlements.schemas.js";
 import type { EntitlementAppsTable, EntitlementsTable, EntitlementTables } from "./entitlements.tables.js";
 
 type Db = Kysely<EntitlementTables>;
@@ -247,10 +248,26 @@ export interface ChangesPageJson {
   items: string;
 }
 
+/** Keys in the documented order: the response schemas' (jsonb sorts a stored object's keys). */
+const inSchemaOrder = <T extends object>(keys: string[], value: T): T =>
+  Object.fromEntries(keys.map((key) => [key, (value as Record<string, unknown>)[key]])) as T;
+const entitlementKeys = Object.keys(EntitlementSchema.properties);
+const changeKeys = Object.keys(Change.properties);
+
+interface StoredChange {
+  sequence: number;
+  eventId: string;
+  type: string;
+  actorId: string;
+  entitlement: Entitlement | null;
+  occurredAt: string;
+}
+
 /**
- * One feed page with the stream's state, in one statement (so both come from one snapshot), the
- * changes as JSON text made by the database: the stored entitlement JSON is not parsed and
- * written again per request (docs/decisions.md). Undefined when the stream does not exist.
+ * One feed page with the stream's state, in one statement (so both come from one snapshot). The
+ * database aggregates the changes; they are written out again here with JSON.stringify in their
+ * documented key order, like every other response (PostgreSQL's JSON text has spaces and jsonb's
+ * own key order; issue 38, docs/decisions.md). Undefined when the stream does not exist.
  */
 export async function changesPageJson(
   database: Database<EntitlementTables>,
@@ -288,7 +305,14 @@ export async function changesPageJson(
       prunedThrough: row.pruned_through,
       first: row.first,
       last: row.last,
-      items: row.items ?? "[]",
+      items: JSON.stringify(
+        (JSON.parse(row.items ?? "[]") as StoredChange[]).map((c) =>
+          inSchemaOrder(changeKeys, {
+            ...c,
+            entitlement: c.entitlement && inSchemaOrder(entitlementKeys, c.entitlement),
+          }),
+        ),
+      ),
     }
   );
 }

@@ -105,7 +105,7 @@ export function createServiceApi(deps: Deps) {
 
     /**
      * Changes after `afterSequence` in ascending order; 410 exactly when one of them was pruned.
-     * The page is JSON text already (its changes as the database wrote them, see
+     * The page is JSON text already (its changes written in their documented key order, see
      * `changesPageJson`): the route sends it as it is.
      */
     async changes(

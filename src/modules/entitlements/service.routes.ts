@@ -89,7 +89,7 @@ export const serviceRoutes =
           response: { 200: Changes, ...signedErrors, ...problemResponses(410) },
         },
       },
-      // The page is JSON text made by the database (see ServiceApi.changes); a refusal is a
+      // The page is JSON text already (see ServiceApi.changes); a refusal is a
       // problem the error handler serializes, so the raw serializer is set only for a page.
       async (request, reply) => {
         const page = await api.changes(requireService(request), request.query);

@@ -2,12 +2,12 @@ import { api } from "../api.js";
 import { formatBytes, formatTime, h, render, shortId } from "../dom.js";
 import { field, filterForm, pagedTable } from "../ui.js";
 
-/** Audit events, newest first, filtered by type on the server. */
+/** Audit events, oldest first (the API's order), filtered by type on the server. */
 export function auditPage() {
   const results = h("div");
   const type = field("Event type", {
     name: "type",
-    placeholder: "e.g. exchange.upload.accepted",
+    placeholder: "e.g. upload.received",
     maxlength: 64,
   });
   const input = type.querySelector("input");
