@@ -57,6 +57,19 @@ const statusOf = async (uploadId: string) =>
     )
   ).rows[0]?.status;
 
+/**
+ * Wall time over CPU time of a 100 ms busy loop in this process now (1 on
+ * an idle machine): the share of a core the machine leaves it.
+ */
+function cpuStarvation(): number {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  while (performance.now() - started < 100) Math.sqrt(Math.random());
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
+  return Math.max(1, (performance.now() - started) / Math.max(cpuMs, 1));
+}
+
 describe("issue 20 defect 1: processing a large interchange does not hold the event loop", () => {
   it("while 8 MiB of ORDERS and 512 KiB of the pathological input are processed, the event loop is never held for a second and /healthz answers", async () => {
     const uploads: string[] = [];
@@ -69,6 +82,7 @@ describe("issue 20 defect 1: processing a large interchange does not hold the ev
       uploads.push(((await response.body.json()) as { uploadId: string }).uploadId);
     }
 
+    const starvedBefore = cpuStarvation();
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     let probes = 0;
@@ -101,9 +115,12 @@ describe("issue 20 defect 1: processing a large interchange does not hold the ev
       WHERE upload_id = ${uploads[0] ?? ""} AND message_type = 'ORDRSP'`.execute(t.container.database.db);
     expect(outbound.rows[0]?.n).toBeGreaterThan(10);
     // A behavioural bound (the issue's server was unresponsive for 12 s), not a performance figure:
-    // alone this run holds the loop 50–130 ms at most, inline processing held it 1,835 ms; the
-    // margin is for a machine busy with the rest of the suite (once 523 ms).
-    expect(delay.max / 1e6).toBeLessThan(1000);
+    // alone this run holds the loop 50–130 ms at most, inline processing held it 1,835 ms. On a
+    // machine busy with the rest of the suite the process gets a fraction of a core and every
+    // block stretches (1,867 ms at load 9 on 2 cores): the second is scaled by how much longer
+    // than its CPU time a fixed piece of work took, measured before and after.
+    const starved = Math.max(starvedBefore, cpuStarvation());
+    expect(delay.max / 1e6).toBeLessThan(1000 * starved);
   }, 180_000);
 });
 
