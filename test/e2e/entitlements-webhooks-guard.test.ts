@@ -89,3 +89,36 @@ describe("issue 22: the address guard at delivery (CONTRACT §5, DNS rebinding)"
     expect(refused.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "/url" }] });
   });
 });
+
+describe("issue 38 defect 3: port 0 and the 6to4 relay range", () => {
+  /** Registers `url` for a new app while its host resolves to `resolvesTo`. */
+  async function register(url: string, resolvesTo: LookupAddress[] = [publicAddress]) {
+    const { appId } = await subscribeAt("hooks.first.test");
+    answer = resolvesTo;
+    const binding = await t.inject({
+      method: "POST",
+      url: "/api/v1/admin/service-bindings",
+      headers: { authorization: `Bearer ${tenant.token}` },
+      payload: { appId, audience: `aud-${appId}-2`, requiredCapabilities: [] },
+    });
+    return t.inject({
+      method: "POST",
+      url: "/api/v1/admin/webhook-subscriptions",
+      headers: { authorization: `Bearer ${tenant.token}` },
+      payload: { bindingId: binding.json<{ id: string }>().id, url },
+    });
+  }
+
+  it("registration refuses a URL on port 0 (400, pointer /url)", async () => {
+    const refused = await register("https://hooks.port.test:0/hooks");
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "/url" }] });
+  });
+
+  it("registration refuses a host that resolves into 192.88.99.0/24 (400, pointer /url)", async () => {
+    expect((await register("https://hooks.public.test/hooks")).statusCode).toBe(201);
+    const refused = await register("https://hooks.relay.test/hooks", [{ address: "192.88.99.1", family: 4 }]);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "/url" }] });
+  });
+});
