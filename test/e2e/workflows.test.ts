@@ -690,7 +690,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(accepted.some((line) => /"idempotencyRef":"idem_[0-9a-f]{16}"/.test(line))).toBe(true);
   });
 
-  it("X-Tenant-ID: missing or malformed → 400 ERR_VALIDATION, another tenant → 403 ERR_FORBIDDEN", async () => {
+  it("X-Tenant-ID: missing or malformed → 400 ERR_VALIDATION, another tenant or empty → 403 ERR_FORBIDDEN", async () => {
     const entity = await createEntity();
     const body = { entity: "product", entityId: entity.id, transition: "submit" };
     const before = await requestRows();
@@ -703,6 +703,12 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     const foreign = await requestTransition(body, undefined, { ...withoutTenant, "x-tenant-id": other.id });
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    // Issue 38 defect 5: an empty header is sent, and names no tenant of the credential's.
+    for (const empty of ["", "   "]) {
+      const blank = await requestTransition(body, undefined, { ...withoutTenant, "x-tenant-id": empty });
+      expect(blank.statusCode, JSON.stringify(empty)).toBe(403);
+      expect(blank.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    }
     const upper = await requestTransition(body, undefined, {
       ...withoutTenant,
       "x-tenant-id": tenant.id.toUpperCase(),
@@ -1043,6 +1049,12 @@ describe("processing and status", () => {
     const mismatch = await readStatus(statusUrl, { ...bearer(tenant.token), "x-tenant-id": other.id });
     expect(mismatch.statusCode).toBe(403);
     expect(mismatch.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    // Issue 38 defect 5: an empty header is a mismatch too (it was read as no header: 200).
+    for (const empty of ["", "   "]) {
+      const blank = await readStatus(statusUrl, { ...bearer(tenant.token), "x-tenant-id": empty });
+      expect(blank.statusCode, JSON.stringify(empty)).toBe(403);
+      expect(blank.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    }
     expect((await readStatus(`${href}/01900000-0000-7000-8000-000000000000`)).statusCode).toBe(404);
     expect((await readStatus(`${href}/nonsense`)).statusCode).toBe(404);
     await expectSessionRouteDenials(t, {
