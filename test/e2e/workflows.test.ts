@@ -395,6 +395,18 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(response.headers["content-type"]).toContain("application/json");
   });
 
+  it("issue 38 defect 6: the queued transition job carries the definition's 12 attempts, not the queue's default", async () => {
+    const entity = await createEntity();
+    const response = await requestTransition(
+      { entity: "product", entityId: entity.id, transition: "submit" },
+      newKey(),
+    );
+    const { requestId } = response.json<{ requestId: string }>();
+    const { rows } = await sql<{ max_attempts: number }>`SELECT max_attempts FROM jobs
+      WHERE name = 'workflows.transition' AND payload ->> 'requestId' = ${requestId}`.execute(db);
+    expect(rows.map((row) => Number(row.max_attempts))).toEqual([12]);
+  });
+
   it("spec D rule 1: the key is required, non-empty and at most 255 characters", async () => {
     const entity = await createEntity();
     const body = { entity: "product", entityId: entity.id, transition: "submit" };
