@@ -402,7 +402,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
       newKey(),
     );
     const { requestId } = response.json<{ requestId: string }>();
-    const { rows } = await sql<{ max_attempts: number }>`SELECT max_attempts FROM jobs
+    const { rows } = await sql<{ max_attempts: number | string }>`SELECT max_attempts FROM jobs
       WHERE name = 'workflows.transition' AND payload ->> 'requestId' = ${requestId}`.execute(db);
     expect(rows.map((row) => Number(row.max_attempts))).toEqual([12]);
   });

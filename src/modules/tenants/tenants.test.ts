@@ -57,7 +57,7 @@ describe("POST /api/v1/system/tenants", () => {
     const slug = uniqueSlug();
     const response = await createTenant(`key-${slug}`, { name: "Budget", slug });
     const { tenantId } = response.json<{ tenantId: string }>();
-    const { rows } = await sql<{ max_attempts: number }>`SELECT max_attempts FROM jobs
+    const { rows } = await sql<{ max_attempts: number | string }>`SELECT max_attempts FROM jobs
       WHERE name = 'tenants.provision' AND tenant_id = ${tenantId}::uuid`.execute(t.container.database.db);
     expect(rows.map((row) => Number(row.max_attempts))).toEqual([8]);
   });
