@@ -122,3 +122,29 @@ describe("issue 38 defect 3: port 0 and the 6to4 relay range", () => {
     expect(refused.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "/url" }] });
   });
 });
+
+describe("issue 38: HANSE_WEBHOOK_ALLOW_PRIVATE=1 is said, not silent", () => {
+  const warnings = (logs: string[]) =>
+    logs
+      .map((line) => JSON.parse(line) as { level: number; msg: string; setting?: string })
+      .filter((line) => line.level === 40 && line.setting === "HANSE_WEBHOOK_ALLOW_PRIVATE");
+  const gauge = async (app: TestApp) =>
+    /^hanse_outbound_guard_disabled (\d+)$/m.exec(await app.container.metrics.scrape())?.[1];
+
+  it("logs one warning naming the setting at start and sets hanse_outbound_guard_disabled to 1", async () => {
+    const open = await createTestApp({ env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1" } });
+    try {
+      const [warning, ...more] = warnings(open.logs);
+      expect(more).toEqual([]);
+      expect(warning?.msg).toMatch(/HANSE_WEBHOOK_ALLOW_PRIVATE=1.*private, loopback/);
+      expect(await gauge(open)).toBe("1");
+    } finally {
+      await open.close();
+    }
+  });
+
+  it("says nothing with the guard on, and the gauge is 0", async () => {
+    expect(warnings(t.logs)).toEqual([]);
+    expect(await gauge(t)).toBe("0");
+  });
+});
