@@ -14,6 +14,7 @@ import { holdsNulEscape, nulTextError } from "./platform/http/json-text.js";
 import { createClientErrorHandler } from "./platform/http/client-errors.js";
 import { httpServerFactory, serverLimits } from "./platform/http/http-server.js";
 import { closeAfterAnswer, handleError, sendProblem, toAppError } from "./platform/http/problem.js";
+import { repeatedHeaderError, repeatedSingleHeader } from "./platform/http/single-headers.js";
 import { createValidatorCompiler } from "./platform/http/validators.js";
 import { httpMetrics } from "./platform/metrics/index.js";
 import { enterRequestTraces, traceChildLogger } from "./platform/tracing/index.js";
@@ -92,6 +93,12 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       // A request on a kept-alive connection while the server drains: retry elsewhere.
       reply.header("connection", "close");
       sendProblem(reply, new AppError("ERR_UNAVAILABLE", "The server is shutting down; retry."));
+      return;
+    }
+    // Before any credential is read: the request is refused whichever copy a proxy would use.
+    const repeated = repeatedSingleHeader(request.raw.rawHeaders);
+    if (repeated) {
+      sendProblem(reply, repeatedHeaderError(repeated));
       return;
     }
     done();

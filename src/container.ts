@@ -33,7 +33,7 @@ import {
   type JobDefinition,
 } from "./platform/jobs/index.js";
 import { createMetricsRegistry, type MetricsRegistry } from "./platform/metrics/index.js";
-import { createOutboundClient, type HostLookup } from "./platform/outbound/index.js";
+import { createOutboundClient, reportOutboundGuard, type HostLookup } from "./platform/outbound/index.js";
 import { makeDirectory } from "./sdk/local-files.js";
 import { serverVersion } from "./version.js";
 
@@ -100,6 +100,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   // The cache of values read from the database runs on the injected clock (tests advance it).
   const metrics = createMetricsRegistry({ now: () => clock.now().getTime() });
   registerDatabaseMetrics(metrics, database);
+  reportOutboundGuard(config.HANSE_WEBHOOK_ALLOW_PRIVATE === "1", { logger: options.logger, metrics });
   const deps: ModuleDeps = {
     config,
     metrics,

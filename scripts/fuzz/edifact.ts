@@ -124,7 +124,9 @@ function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-function repeated(unit: Uint8Array, times: number): Uint8Array {
+/** `wanted` copies of `unit`, at most as many as `room` bytes hold (none when none fits). */
+function repeated(unit: Uint8Array, wanted: number, room: number): Uint8Array {
+  const times = Math.max(0, Math.min(wanted, Math.floor(room / Math.max(1, unit.length))));
   const out = new Uint8Array(unit.length * times);
   for (let t = 0; t < times; t++) out.set(unit, t * unit.length);
   return out;
@@ -138,6 +140,16 @@ function segmentBounds(b: Uint8Array): number[] {
 }
 
 type Mutation = (rng: Prng, b: Uint8Array) => Uint8Array;
+
+/**
+ * The largest input made: just above the largest upload (16 MiB), so the size limit is exercised.
+ * Repetitions are bounded by what is left of it in bytes: mutations compound (a huge segment, then
+ * that segment repeated 20,000 times), and counting repetitions alone made inputs of 2 GB and
+ * more (issue 38).
+ */
+export const maxInputBytes = 17 * 1024 * 1024;
+/** Bytes a mutation may add to `b` without passing maxInputBytes. */
+const roomIn = (b: Uint8Array): number => Math.max(0, maxInputBytes - b.length);
 
 /**
  * Upper bound of a "huge" repetition: `full`, or a tenth of it in a short run (`npm test`),
@@ -195,7 +207,7 @@ const MUTATIONS: [string, Mutation][] = [
       const k = rng.int(bounds.length - 1);
       const seg = b.subarray(bounds[k], bounds[k + 1]);
       const times = 1 + rng.int(rng.chance(0.1) ? huge(rng, 20_000) : 5);
-      return concat(b.subarray(0, bounds[k + 1]), repeated(seg, times), b.subarray(bounds[k + 1]));
+      return concat(b.subarray(0, bounds[k + 1]), repeated(seg, times, roomIn(b)), b.subarray(bounds[k + 1]));
     },
   ],
   [
@@ -204,18 +216,25 @@ const MUTATIONS: [string, Mutation][] = [
       const i = rng.int(b.length + 1);
       const n = 1 + rng.int(rng.chance(0.1) ? huge(rng, 300_000) : 200);
       const c = rng.pick([0x41, 0x39, 0x3f, 0xc3, 0xe2, 0x20, 0x0a, 0x78]);
-      const run = new Uint8Array(n).fill(c);
+      const run = new Uint8Array(Math.min(n, roomIn(b))).fill(c);
       return concat(b.subarray(0, i), run, b.subarray(i));
     },
   ],
   [
     "huge segment",
     (rng, b) => {
+      if (roomIn(b) < 4) return b;
       const bounds = segmentBounds(b);
       const at = rng.pick(bounds);
       const unit = enc(rng.pick(["?x$", "+A", ":1", "??", "x", "+:+:", "€"]));
       const times = 1 + rng.int(rng.chance(0.1) ? huge(rng, 100_000) : 300);
-      return concat(b.subarray(0, at), enc("FTX"), repeated(unit, times), enc("'"), b.subarray(at));
+      return concat(
+        b.subarray(0, at),
+        enc("FTX"),
+        repeated(unit, times, roomIn(b) - 4),
+        enc("'"),
+        b.subarray(at),
+      );
     },
   ],
   [

@@ -29,7 +29,8 @@ export interface HttpFuzzOptions {
 }
 
 export interface HttpFuzzFinding {
-  kind: "5xx" | "not-problem" | "echo" | "no-answer";
+  /** `repeat-accepted`: a request repeating a single-valued header was not refused. */
+  kind: "5xx" | "not-problem" | "echo" | "no-answer" | "repeat-accepted";
   request: string;
   status?: number;
   detail: string;
@@ -45,6 +46,9 @@ export interface HttpFuzzReport {
   counts: Record<HttpFuzzFinding["kind"], number>;
   /** Log lines at level error or above. */
   errorLogs: number;
+  /** Requests that repeated a single-valued header, and integer-boundary values sent. */
+  repeatedHeaders: number;
+  integerEdges: number;
   /** The first findings of each kind. */
   samples: HttpFuzzFinding[];
 }
@@ -53,6 +57,8 @@ interface Operation {
   method: string;
   path: string;
   pathParams: string[];
+  /** The path parameters declared as integers. */
+  integerPathParams: string[];
   queryParams: { name: string; schema: Schema }[];
   body?: Schema;
 }
@@ -114,6 +120,9 @@ function operationsOf(document: {
         method: method.toUpperCase(),
         path,
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? ""),
+        integerPathParams: parameters
+          .filter((p) => p.in === "path" && p.schema?.type === "integer")
+          .map((p) => p.name),
         queryParams: parameters
           .filter((p) => p.in === "query")
           .map((p) => ({ name: p.name, schema: p.schema ?? {} })),
@@ -241,14 +250,47 @@ function bodyFor(operation: Operation, schemas: Record<string, Schema>, random: 
   }
 }
 
+/**
+ * Integers no parameter may take, or not in this spelling (issue 38): below and at zero, past
+ * int4, past what a JavaScript number holds exactly, past int8 and uint64, infinite, fractional,
+ * hexadecimal, with a leading space.
+ */
+const integerEdges = [
+  "-1",
+  "0",
+  "2147483648",
+  "9007199254740992",
+  "9223372036854775808",
+  "18446744073709551616",
+  "1e309",
+  "1.5",
+  "0x10",
+  "%201",
+];
+
+/** Headers that take one value: sent twice, they must be refused without echoing a value. */
+const singleHeaders = [
+  "authorization",
+  "x-platform-service-credential",
+  "x-platform-service-timestamp",
+  "x-platform-service-nonce",
+  "x-platform-service-signature",
+  "x-b2b-claim-token",
+  "idempotency-key",
+  "x-idempotency-key",
+  "x-tenant-id",
+];
+
 /** A path parameter: a real id, or a malformed one carrying the marker. */
 function pathValue(
   name: string,
   target: Target,
   random: Random,
   marker: string,
+  integer: boolean,
 ): { kind: string; value: string } {
   const kinds = ["uuid", "marker", "long", "bad-percent", "encoded", "nul", "dots", "real"] as const;
+  if (integer && random.chance(0.5)) return { kind: "integer-edge", value: random.pick(integerEdges) };
   const kind = random.pick(kinds);
   switch (kind) {
     case "uuid":
@@ -276,27 +318,33 @@ function pathValue(
   }
 }
 
-function queryFor(operation: Operation, random: Random, marker: string): string {
+/** The query string, and how many integer-boundary values it carries. */
+function queryFor(operation: Operation, random: Random, marker: string): { query: string; edges: number } {
   const parts: string[] = [];
-  for (const { name } of operation.queryParams) {
+  let edges = 0;
+  for (const { name, schema } of operation.queryParams) {
     if (random.chance(0.5)) continue;
-    const value = random.pick([
-      marker,
-      "-1",
-      "0",
-      "1000000",
-      "1.5",
-      `%FF${marker}`,
-      `${marker}${"q".repeat(3000)}`,
-      "",
-      encodeURIComponent(`${marker}ä`),
-    ]);
+    const edge = schema.type === "integer" && random.chance(0.5);
+    if (edge) edges++;
+    const value = edge
+      ? random.pick(integerEdges)
+      : random.pick([
+          marker,
+          "-1",
+          "0",
+          "1000000",
+          "1.5",
+          `%FF${marker}`,
+          `${marker}${"q".repeat(3000)}`,
+          "",
+          encodeURIComponent(`${marker}ä`),
+        ]);
     parts.push(`${name}=${value}`);
     if (random.chance(0.2)) parts.push(`${name}=${marker}`);
   }
   if (random.chance(0.2)) parts.push(`${marker}=${marker}`);
   if (random.chance(0.05)) parts.push(`%E0%A4%A=${marker}`);
-  return parts.length ? `?${parts.join("&")}` : "";
+  return { query: parts.length ? `?${parts.join("&")}` : "", edges };
 }
 
 function headersFor(
@@ -544,7 +592,13 @@ export async function fuzzHttp(options: HttpFuzzOptions): Promise<HttpFuzzReport
     >[0];
     const { operations, schemas } = operationsOf(document);
 
-    const counts: HttpFuzzReport["counts"] = { "5xx": 0, "not-problem": 0, echo: 0, "no-answer": 0 };
+    const counts: HttpFuzzReport["counts"] = {
+      "5xx": 0,
+      "not-problem": 0,
+      echo: 0,
+      "no-answer": 0,
+      "repeat-accepted": 0,
+    };
     const byStatus: Record<string, number> = {};
     const samples: HttpFuzzFinding[] = [];
     const record = (findings: HttpFuzzFinding[]) => {
@@ -554,6 +608,8 @@ export async function fuzzHttp(options: HttpFuzzOptions): Promise<HttpFuzzReport
       }
     };
     let requests = 0;
+    let repeatedHeaders = 0;
+    let integerEdges = 0;
     let rawRequests = 0;
     const started = Date.now();
     const deadline = started + options.seconds * 1000;
@@ -585,11 +641,18 @@ export async function fuzzHttp(options: HttpFuzzOptions): Promise<HttpFuzzReport
       let path = operation.path;
       const kinds: string[] = [];
       for (const name of operation.pathParams) {
-        const { kind, value } = pathValue(name, target, random, marker);
+        const { kind, value } = pathValue(
+          name,
+          target,
+          random,
+          marker,
+          operation.integerPathParams.includes(name),
+        );
         kinds.push(`${name}:${kind}`);
         path = path.replace(`{${name}}`, value);
       }
-      const query = queryFor(operation, random, marker);
+      const { query, edges } = queryFor(operation, random, marker);
+      integerEdges += edges + kinds.filter((kind) => kind.endsWith(":integer-edge")).length;
       const { kind: auth, headers } = headersFor(target, random, marker);
       let body: Buffer | undefined;
       let bodyKind = "none";
@@ -602,11 +665,14 @@ export async function fuzzHttp(options: HttpFuzzOptions): Promise<HttpFuzzReport
         const type = random.pick(contentTypes);
         if (type) headers["content-type"] = type;
       }
-      const described = `${operation.method} ${operation.path} [${kinds.join(",")}] auth:${auth} body:${bodyKind} ${headers["content-type"] ?? ""}`;
+      // One in ten requests repeats a header that takes one value (two more copies of it).
+      const repeated = random.chance(0.1) ? random.pick(singleHeaders) : undefined;
+      const copies = repeated ? [repeated, `${marker}-1`, repeated, `${marker}-2`] : [];
+      const described = `${operation.method} ${operation.path} [${kinds.join(",")}] auth:${auth} body:${bodyKind} ${headers["content-type"] ?? ""}${repeated ? ` twice:${repeated}` : ""}`;
       try {
         const response = await request(`${base}${path}${query}`, {
           method: operation.method as "GET",
-          headers,
+          headers: [...Object.entries(headers).flat(), ...copies],
           ...(body ? { body } : {}),
           dispatcher,
         });
@@ -617,6 +683,10 @@ export async function fuzzHttp(options: HttpFuzzOptions): Promise<HttpFuzzReport
         };
         byStatus[answer.status] = (byStatus[answer.status] ?? 0) + 1;
         record(judge(answer, marker, described));
+        if (repeated) repeatedHeaders++;
+        if (repeated && answer.status < 400) {
+          record([{ kind: "repeat-accepted", request: described, status: answer.status, detail: repeated }]);
+        }
       } catch (error) {
         const code = (error as { code?: string }).code ?? "";
         // The client refused to send it (an invalid header value): nothing reached the server.
@@ -649,6 +719,8 @@ export async function fuzzHttp(options: HttpFuzzOptions): Promise<HttpFuzzReport
       byStatus,
       counts,
       errorLogs,
+      repeatedHeaders,
+      integerEdges,
       samples,
     };
   } finally {
@@ -682,7 +754,9 @@ export async function runHttpFuzz(args: string[]): Promise<number> {
     `${String(report.requests)} requests (${String(report.rawRequests)} raw) against ${String(report.operations)} operations in ` +
       `${String(report.seconds)} s, seed ${String(report.seed)}: ${String(report.counts["5xx"])} 5xx, ` +
       `${String(report.counts["not-problem"])} not problem+json, ${String(report.counts.echo)} echoes, ` +
-      `${String(report.counts["no-answer"])} without an answer, ${String(report.errorLogs)} error log lines`,
+      `${String(report.counts["no-answer"])} without an answer, ` +
+      `${String(report.counts["repeat-accepted"])} repeated headers accepted (of ${String(report.repeatedHeaders)}), ` +
+      `${String(report.integerEdges)} integer-boundary values, ${String(report.errorLogs)} error log lines`,
   );
   return found === 0 ? 0 : 1;
 }

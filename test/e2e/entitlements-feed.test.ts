@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Change, EntitlementSchema } from "../../src/modules/entitlements/entitlements.schemas.js";
@@ -191,6 +192,47 @@ describe("change feed retention (CONTRACT §5, spec C rule 2)", () => {
       "y:p3",
       "z:p1",
     ]);
+  });
+});
+
+describe("sequence numbers that are no sequence (issue 38 defect 1)", () => {
+  // Sequences are bigint columns read as JavaScript numbers: a valid one is at most 2^53 − 1.
+  const invalid = ["9223372036854775807", "9223372036854775808", "18446744073709551616", "9007199254740992"];
+
+  it("afterSequence and asOfSequence of 2^53 and beyond are 400 ERR_VALIDATION pointing at the parameter", async () => {
+    const { credential, set } = await setup();
+    await set("a", "p1");
+    for (const [path, name] of [
+      ["changes", "afterSequence"],
+      ["snapshot", "asOfSequence"],
+    ] as const) {
+      for (const value of invalid) {
+        const response = await get(credential, `${base}/service/${path}?${name}=${value}`);
+        expect(response.statusCode, `${name}=${value}`).toBe(400);
+        expect(response.json()).toMatchObject({
+          code: "ERR_VALIDATION",
+          errors: [{ pointer: `/query/${name}` }],
+        });
+      }
+    }
+    const largest = await get(credential, `${base}/service/changes?afterSequence=${Number.MAX_SAFE_INTEGER}`);
+    expect(largest.json()).toMatchObject({
+      code: "ERR_VALIDATION",
+      errors: [{ pointer: "/query/afterSequence" }],
+    });
+  });
+
+  it("a webhook recovery from sequence 2^63 is 400 ERR_VALIDATION pointing at fromSequence", async () => {
+    // The body is validated before the subscription is looked up: any id will do.
+    const id = randomUUID();
+    const response = await t.inject({
+      method: "POST",
+      url: `/api/v1/admin/webhook-subscriptions/${id}/recover`,
+      headers: { ...bearer(tenant.token), "content-type": "application/json" },
+      payload: '{"fromSequence":9223372036854775808}',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "/fromSequence" }] });
   });
 });
 

@@ -89,3 +89,62 @@ describe("issue 22: the address guard at delivery (CONTRACT §5, DNS rebinding)"
     expect(refused.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "/url" }] });
   });
 });
+
+describe("issue 38 defect 3: port 0 and the 6to4 relay range", () => {
+  /** Registers `url` for a new app while its host resolves to `resolvesTo`. */
+  async function register(url: string, resolvesTo: LookupAddress[] = [publicAddress]) {
+    const { appId } = await subscribeAt("hooks.first.test");
+    answer = resolvesTo;
+    const binding = await t.inject({
+      method: "POST",
+      url: "/api/v1/admin/service-bindings",
+      headers: { authorization: `Bearer ${tenant.token}` },
+      payload: { appId, audience: `aud-${appId}-2`, requiredCapabilities: [] },
+    });
+    return t.inject({
+      method: "POST",
+      url: "/api/v1/admin/webhook-subscriptions",
+      headers: { authorization: `Bearer ${tenant.token}` },
+      payload: { bindingId: binding.json<{ id: string }>().id, url },
+    });
+  }
+
+  it("registration refuses a URL on port 0 (400, pointer /url)", async () => {
+    const refused = await register("https://hooks.port.test:0/hooks");
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "/url" }] });
+  });
+
+  it("registration refuses a host that resolves into 192.88.99.0/24 (400, pointer /url)", async () => {
+    expect((await register("https://hooks.public.test/hooks")).statusCode).toBe(201);
+    const refused = await register("https://hooks.relay.test/hooks", [{ address: "192.88.99.1", family: 4 }]);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "/url" }] });
+  });
+});
+
+describe("issue 38: HANSE_WEBHOOK_ALLOW_PRIVATE=1 is said, not silent", () => {
+  const warnings = (logs: string[]) =>
+    logs
+      .map((line) => JSON.parse(line) as { level: number; msg: string; setting?: string })
+      .filter((line) => line.level === 40 && line.setting === "HANSE_WEBHOOK_ALLOW_PRIVATE");
+  const gauge = async (app: TestApp) =>
+    /^hanse_outbound_guard_disabled (\d+)$/m.exec(await app.container.metrics.scrape())?.[1];
+
+  it("logs one warning naming the setting at start and sets hanse_outbound_guard_disabled to 1", async () => {
+    const open = await createTestApp({ env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1" } });
+    try {
+      const [warning, ...more] = warnings(open.logs);
+      expect(more).toEqual([]);
+      expect(warning?.msg).toMatch(/HANSE_WEBHOOK_ALLOW_PRIVATE=1.*private, loopback/);
+      expect(await gauge(open)).toBe("1");
+    } finally {
+      await open.close();
+    }
+  });
+
+  it("says nothing with the guard on, and the gauge is 0", async () => {
+    expect(warnings(t.logs)).toEqual([]);
+    expect(await gauge(t)).toBe("0");
+  });
+});

@@ -17,6 +17,7 @@ import {
   writeBlobStream,
 } from "../../src/platform/blobs/index.js";
 import { uuidv7 } from "../../src/platform/crypto/index.js";
+import { serverLimits } from "../../src/platform/http/http-server.js";
 import {
   createWorker,
   defineJob,
@@ -228,6 +229,22 @@ describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
     expect(await chunkCount(fresh)).toBe(0);
     expect(await blobState(completeId)).toBe("complete");
     expect(await sweepRows()).toHaveLength(1);
+  });
+
+  it("issue 38 defect 4: a cut upload's bytes are gone within 8 minutes of its start; a request that may still be writing keeps its own", async () => {
+    await (await startWorker(t, "hk-cut")).stop(1000);
+    const cut = await stalledUpload();
+    // A request may last requestTimeoutMs (Node notices up to a check interval later): its upload
+    // is still being written, whatever the sweeps run meanwhile.
+    for (let waited = 0; waited < serverLimits.requestTimeoutMs; waited += 30_000) {
+      clock.advance(30_000);
+      await drainSweeps();
+      expect(await blobState(cut), `after ${waited + 30_000} ms`).toBe("pending");
+    }
+    clock.advance(8 * 60_000 - serverLimits.requestTimeoutMs);
+    await drainSweeps();
+    expect(await blobState(cut)).toBe("gone");
+    expect(await chunkCount(cut)).toBe(0);
   });
 
   it("a sweep row left finished (written before the job was recurring) is queued again on start", async () => {

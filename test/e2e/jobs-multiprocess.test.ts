@@ -68,7 +68,7 @@ describe.skipIf(!onPostgres)("job queue across processes (PostgreSQL)", () => {
     for (let batch = 0; batch < 10; batch++) {
       await t.database.transaction(async (trx) => {
         for (let i = 0; i < 100; i++)
-          await queue.enqueue(trx, "test.mp", { label: `job-${batch * 100 + i}` });
+          await queue.enqueue(trx, { name: "test.mp" }, { label: `job-${batch * 100 + i}` });
       });
     }
     await waitFor(async () => (await runs()).filter((r) => r.phase === "finished").length >= 1000);
@@ -84,7 +84,8 @@ describe.skipIf(!onPostgres)("job queue across processes (PostgreSQL)", () => {
   it("two worker processes never run the same job at the same time (slow jobs, high concurrency)", async () => {
     await Promise.all([startWorker("A"), startWorker("B")]);
     await t.database.transaction(async (trx) => {
-      for (let i = 0; i < 40; i++) await queue.enqueue(trx, "test.mp", { label: `slow-${i}`, sleepMs: 100 });
+      for (let i = 0; i < 40; i++)
+        await queue.enqueue(trx, { name: "test.mp" }, { label: `slow-${i}`, sleepMs: 100 });
     });
     await waitFor(async () => (await runs()).filter((r) => r.phase === "finished").length >= 40);
     const started = (await runs()).filter((r) => r.phase === "started");
@@ -96,7 +97,7 @@ describe.skipIf(!onPostgres)("job queue across processes (PostgreSQL)", () => {
     const env = { TEST_LEASE_MS: "1000" };
     const a = await startWorker("A", env);
     await t.database.transaction((trx) =>
-      queue.enqueue(trx, "test.mp", { label: "victim", sleepMs: 60_000 }),
+      queue.enqueue(trx, { name: "test.mp" }, { label: "victim", sleepMs: 60_000 }),
     );
     await waitFor(async () => (await runs()).some((r) => r.worker === "A" && r.phase === "started"));
     a.kill("SIGKILL");

@@ -8,8 +8,14 @@ interface Media {
   example?: unknown;
   examples?: unknown;
 }
+interface Parameter {
+  name: string;
+  in: string;
+  schema?: { type?: string; minimum?: number; maximum?: number };
+}
 interface Operation {
   operationId?: string;
+  parameters?: Parameter[];
   summary?: string;
   description?: string;
   tags?: string[];
@@ -101,6 +107,26 @@ describe("/openapi.json", () => {
     expect(document.paths["/api/v1/admin/access-tokens"]?.post?.security).toEqual([
       { bearerAuth: ["admin:write"] },
     ]);
+  });
+
+  it("bounds every integer query and path parameter within what its column and a JavaScript number hold (issue 38)", () => {
+    const unbounded: string[] = [];
+    for (const [route, operation] of operations) {
+      for (const parameter of operation.parameters ?? []) {
+        const schema = parameter.schema ?? {};
+        if (parameter.in === "header" || (schema.type !== "integer" && schema.type !== "number")) continue;
+        expect(schema.type, `${route} ${parameter.name}`).toBe("integer");
+        const { minimum, maximum } = schema;
+        if (
+          minimum === undefined ||
+          maximum === undefined ||
+          maximum > Number.MAX_SAFE_INTEGER ||
+          minimum < 0
+        )
+          unbounded.push(`${route} ${parameter.in} ${parameter.name}`);
+      }
+    }
+    expect(unbounded).toEqual([]);
   });
 
   it("has an example for every request body and success response, and a problem example for every error", () => {

@@ -395,6 +395,18 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(response.headers["content-type"]).toContain("application/json");
   });
 
+  it("issue 38 defect 6: the queued transition job carries the definition's 12 attempts, not the queue's default", async () => {
+    const entity = await createEntity();
+    const response = await requestTransition(
+      { entity: "product", entityId: entity.id, transition: "submit" },
+      newKey(),
+    );
+    const { requestId } = response.json<{ requestId: string }>();
+    const { rows } = await sql<{ max_attempts: number | string }>`SELECT max_attempts FROM jobs
+      WHERE name = 'workflows.transition' AND payload ->> 'requestId' = ${requestId}`.execute(db);
+    expect(rows.map((row) => Number(row.max_attempts))).toEqual([12]);
+  });
+
   it("spec D rule 1: the key is required, non-empty and at most 255 characters", async () => {
     const entity = await createEntity();
     const body = { entity: "product", entityId: entity.id, transition: "submit" };
@@ -690,7 +702,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(accepted.some((line) => /"idempotencyRef":"idem_[0-9a-f]{16}"/.test(line))).toBe(true);
   });
 
-  it("X-Tenant-ID: missing or malformed → 400 ERR_VALIDATION, another tenant → 403 ERR_FORBIDDEN", async () => {
+  it("X-Tenant-ID: missing or malformed → 400 ERR_VALIDATION, another tenant or empty → 403 ERR_FORBIDDEN", async () => {
     const entity = await createEntity();
     const body = { entity: "product", entityId: entity.id, transition: "submit" };
     const before = await requestRows();
@@ -703,6 +715,12 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     const foreign = await requestTransition(body, undefined, { ...withoutTenant, "x-tenant-id": other.id });
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    // Issue 38 defect 5: an empty header is sent, and names no tenant of the credential's.
+    for (const empty of ["", "   "]) {
+      const blank = await requestTransition(body, undefined, { ...withoutTenant, "x-tenant-id": empty });
+      expect(blank.statusCode, JSON.stringify(empty)).toBe(403);
+      expect(blank.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    }
     const upper = await requestTransition(body, undefined, {
       ...withoutTenant,
       "x-tenant-id": tenant.id.toUpperCase(),
@@ -1043,6 +1061,12 @@ describe("processing and status", () => {
     const mismatch = await readStatus(statusUrl, { ...bearer(tenant.token), "x-tenant-id": other.id });
     expect(mismatch.statusCode).toBe(403);
     expect(mismatch.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    // Issue 38 defect 5: an empty header is a mismatch too (it was read as no header: 200).
+    for (const empty of ["", "   "]) {
+      const blank = await readStatus(statusUrl, { ...bearer(tenant.token), "x-tenant-id": empty });
+      expect(blank.statusCode, JSON.stringify(empty)).toBe(403);
+      expect(blank.json<{ code: string }>().code).toBe("ERR_FORBIDDEN");
+    }
     expect((await readStatus(`${href}/01900000-0000-7000-8000-000000000000`)).statusCode).toBe(404);
     expect((await readStatus(`${href}/nonsense`)).statusCode).toBe(404);
     await expectSessionRouteDenials(t, {

@@ -278,8 +278,15 @@ export const WebhookAttempt = Type.Object(
   },
 );
 export const WebhookAttemptList = listOf(WebhookAttempt);
+/**
+ * A sequence sent by a client. The columns are bigint, but sequences travel as JavaScript
+ * numbers: above 2^53 − 1 a number is rounded (and from 2^63 on PostgreSQL refuses it), so the
+ * schema bounds it and a larger one is a 400, not a 500 (issue 38).
+ */
+const sequenceInput = (minimum: number) => Type.Integer({ minimum, maximum: Number.MAX_SAFE_INTEGER });
+
 export const RecoverBody = Type.Object(
-  { fromSequence: Type.Integer({ minimum: 1 }) },
+  { fromSequence: sequenceInput(1) },
   { additionalProperties: false, examples: [{ fromSequence: 12 }] },
 );
 export const RecoverResult = Type.Object(
@@ -381,7 +388,7 @@ export const SnapshotQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-    asOfSequence: Type.Optional(Type.Integer({ minimum: 0 })),
+    asOfSequence: Type.Optional(sequenceInput(0)),
   },
   { additionalProperties: false },
 );
@@ -398,7 +405,7 @@ export const Snapshot = Type.Object(
 
 export const ChangesQuery = Type.Object(
   {
-    afterSequence: Type.Integer({ minimum: 0 }),
+    afterSequence: sequenceInput(0),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   },
   { additionalProperties: false },

@@ -2,13 +2,15 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../platform/clock/clock.js";
 import { openSealedSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
-import { defineJob, type JobDefinition, type JobQueue } from "../../platform/jobs/index.js";
+import { defineJob, type JobDefinition, type JobQueue, type JobSpec } from "../../platform/jobs/index.js";
 import { OutboundError, signWebhook, type OutboundClient } from "../../platform/outbound/index.js";
 import type { EntitlementTables, WebhookSubscriptionsTable } from "./entitlements.tables.js";
 import { judgeBatch, type SentAttempt } from "./webhook-outcomes.js";
 import * as repo from "./webhooks.repository.js";
 
 export const webhookDeliveryJobName = "entitlements.deliver-webhooks";
+/** The delivery job's name and budget (the queue's default), enqueued and defined through this. */
+export const webhookDeliveryJobSpec: JobSpec<WebhookDeliveryPayload> = { name: webhookDeliveryJobName };
 /** Deliveries of one subscription leased and sent at once. */
 export const webhookBatchSize = 50;
 
@@ -167,7 +169,7 @@ export function webhookDeliveryJob(deps: {
   }
 
   const job: JobDefinition<WebhookDeliveryPayload> = defineJob<WebhookDeliveryPayload>({
-    name: webhookDeliveryJobName,
+    ...webhookDeliveryJobSpec,
     /**
      * Leases a batch of due deliveries, sends it, records it — no transaction is held open while
      * receivers answer — until none is due; then runs again when the next one is due.

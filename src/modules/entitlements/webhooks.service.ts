@@ -15,7 +15,7 @@ import type {
   WebhookAttemptsTable,
   WebhookSubscriptionsTable,
 } from "./entitlements.tables.js";
-import { webhookCoalesceKey, webhookDeliveryJobName } from "./webhook-delivery.job.js";
+import { webhookCoalesceKey, webhookDeliveryJobSpec } from "./webhook-delivery.job.js";
 import * as repo from "./webhooks.repository.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors" | "jobs" | "outbound"> & {
@@ -63,7 +63,7 @@ export function createWebhooksService(deps: Deps) {
     for (const subscriptionId of new Set(subscriptionIds)) {
       await deps.jobs.enqueue(
         trx,
-        webhookDeliveryJobName,
+        webhookDeliveryJobSpec,
         { tenantId, subscriptionId },
         { tenantId, coalesceKey: webhookCoalesceKey(tenantId, subscriptionId) },
       );

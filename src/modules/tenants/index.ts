@@ -3,7 +3,7 @@ import type { IdentityService } from "../identity/index.js";
 import type { HanseModule, ModuleDeps, ProvisioningStep } from "../module.js";
 import { registerTenantMetrics } from "./tenants.metrics.js";
 import { tenantsRoutes } from "./tenants.routes.js";
-import { createTenantsService, provisionTenantJobName, type TenantsService } from "./tenants.service.js";
+import { createTenantsService, provisionTenantJobSpec, type TenantsService } from "./tenants.service.js";
 
 export function createTenantsModule(
   deps: ModuleDeps & { identity: IdentityService; steps: () => ProvisioningStep[] },
@@ -11,8 +11,7 @@ export function createTenantsModule(
   const service = createTenantsService(deps);
   registerTenantMetrics(deps.metrics, deps.database.db);
   const provision = defineJob<{ tenantId: string }>({
-    name: provisionTenantJobName,
-    maxAttempts: 8,
+    ...provisionTenantJobSpec,
     run: (payload, context) => service.runProvisioning(payload.tenantId, context),
     onDead: (payload) => service.failProvisioning(payload.tenantId),
   });

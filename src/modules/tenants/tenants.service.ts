@@ -9,7 +9,7 @@ import { isUniqueViolation } from "../../platform/db/errors.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import { readPage, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency } from "../../platform/http/idempotency.js";
-import type { JobContext, JobQueue } from "../../platform/jobs/index.js";
+import type { JobContext, JobQueue, JobSpec } from "../../platform/jobs/index.js";
 import type { TenantsTable } from "../identity/index.js";
 import type { IdentityService } from "../identity/index.js";
 import type { ProvisioningStep } from "../module.js";
@@ -17,6 +17,11 @@ import * as repo from "./tenants.repository.js";
 import type { TenantProvisioningTable, TenantTables } from "./tenants.tables.js";
 
 export const provisionTenantJobName = "tenants.provision";
+/** The provisioning job's name and budget, enqueued here and defined in index.ts. */
+export const provisionTenantJobSpec: JobSpec<{ tenantId: string }> = {
+  name: provisionTenantJobName,
+  maxAttempts: 8,
+};
 export const provisioningRetryAfterSeconds = 1;
 
 export interface CreateTenantInput {
@@ -148,7 +153,7 @@ export function createTenantsService(deps: TenantsDeps) {
             });
             await deps.jobs.enqueue(
               t,
-              provisionTenantJobName,
+              provisionTenantJobSpec,
               { tenantId },
               { key: `tenants.provision:${tenantId}`, tenantId },
             );

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectSessionRouteDenials } from "../../../test/support/auth-cases.js";
 import { provisionTenant, systemToken, uniqueSlug } from "../../../test/support/fixtures.js";
@@ -50,6 +51,15 @@ describe("POST /api/v1/system/tenants", () => {
       type: "customer",
       status: "provisioning",
     });
+  });
+
+  it("issue 38 defect 6: the queued provisioning job carries the definition's 8 attempts, not the queue's default", async () => {
+    const slug = uniqueSlug();
+    const response = await createTenant(`key-${slug}`, { name: "Budget", slug });
+    const { tenantId } = response.json<{ tenantId: string }>();
+    const { rows } = await sql<{ max_attempts: number | string }>`SELECT max_attempts FROM jobs
+      WHERE name = 'tenants.provision' AND tenant_id = ${tenantId}::uuid`.execute(t.container.database.db);
+    expect(rows.map((row) => Number(row.max_attempts))).toEqual([8]);
   });
 
   it("provisioning runs as a job with named steps and ends succeeded; the tenant becomes active", async () => {

@@ -31,12 +31,17 @@ const tenantHeaderName = "X-Tenant-ID";
 
 /**
  * `X-Tenant-ID` names the credential's tenant: missing (where required) or malformed → 400
- * ERR_VALIDATION, another tenant → 403 ERR_FORBIDDEN (`requireTenant`). Returns the tenant id.
+ * ERR_VALIDATION, another tenant → 403 ERR_FORBIDDEN (`requireTenant`). An empty header was sent
+ * and names no tenant, so it is another tenant than the credential's: 403 on both routes
+ * (docs/decisions.md, issue 38). Returns the tenant id.
  */
 function tenantHeader(request: FastifyRequest, required: boolean): string | undefined {
   const value = request.headers[headers.tenantId];
   const pointer = `/headers/${headers.tenantId}`;
-  if (value === undefined || value === "") {
+  // Node's parser trims a header's spaces; a value of spaces only is empty too.
+  if (typeof value === "string" && value.trim() === "")
+    throw new AppError("ERR_FORBIDDEN", `The ${tenantHeaderName} header is not the credential's tenant.`);
+  if (value === undefined) {
     if (!required) return undefined;
     throw new AppError("ERR_VALIDATION", `The ${tenantHeaderName} header is required.`, {
       errors: [{ pointer, message: "required header is missing" }],

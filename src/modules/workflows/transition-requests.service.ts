@@ -6,13 +6,18 @@ import { AppError } from "../../platform/errors/app-error.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../platform/http/cursor.js";
 import { canonicalJson, type IdempotentOutcome } from "../../platform/http/idempotency.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
-import { createJobNotifier } from "../../platform/jobs/index.js";
+import { createJobNotifier, type JobSpec } from "../../platform/jobs/index.js";
 import type { ModuleDeps } from "../module.js";
 import { transitionRequestStatuses, type TransitionRequestStatus } from "./workflow-rules.js";
 import * as repo from "./workflows.repository.js";
 import type { WorkflowTables, WorkflowTransitionRequestsTable } from "./workflows.tables.js";
 
 export const transitionJobName = "workflows.transition";
+/** The transition job's name and budget, enqueued by this and defined by transition.job.ts. */
+export const transitionJobSpec: JobSpec<{ tenantId: string; requestId: string }> = {
+  name: transitionJobName,
+  maxAttempts: 12,
+};
 export const transitionRequestsHref = "/api/v1/workflows/transition-requests";
 /** The operator's list of transition requests (admin:read). */
 export const adminTransitionRequestsHref = "/api/v1/admin/transition-requests";
@@ -132,7 +137,7 @@ export function createTransitionRequestsService(deps: Omit<ModuleDeps, "config">
       }
       // No unique job key: the accept statement inserts the job only with the new request row,
       // whose primary key already makes it one per request (and spares an index entry per accept).
-      const job = deps.jobs.newJobRow(transitionJobName, { tenantId, requestId }, { tenantId });
+      const job = deps.jobs.newJobRow(transitionJobSpec, { tenantId, requestId }, { tenantId });
       // The statement checks the credential too: it writes only for a valid credential of this
       // tenant holding the scope, and returns the credential's row for the same decision here.
       // Requests arriving together share one statement (see createStatementBatcher).

@@ -5,7 +5,7 @@ import type { Database } from "../../platform/db/database.js";
 import { defineJob, type JobContext, type JobDefinition } from "../../platform/jobs/index.js";
 import { isTerminal, nextState, transitionErrorCodes, type TransitionErrorCode } from "./workflow-rules.js";
 import * as repo from "./workflows.repository.js";
-import { transitionJobName } from "./transition-requests.service.js";
+import { transitionJobSpec } from "./transition-requests.service.js";
 import { toDefinition } from "./workflows.service.js";
 import type {
   TransitionError,
@@ -259,8 +259,7 @@ export function transitionJob(
   processor: ReturnType<typeof createTransitionProcessor>,
 ): JobDefinition<TransitionJobPayload> {
   return defineJob<TransitionJobPayload>({
-    name: transitionJobName,
-    maxAttempts: 12,
+    ...transitionJobSpec,
     backoffMs: (attempts) => Math.min(1000 * 2 ** (attempts - 1), 60_000),
     run: (payload, context) => processor.process(payload, context),
     onDead: (payload, error) => processor.giveUp(payload, error),

@@ -1,14 +1,19 @@
 import type { Kysely } from "kysely";
+import { serverLimits } from "../http/http-server.js";
 import { defineHousekeepingJob, type HousekeepingDeps, type JobDefinition } from "../jobs/index.js";
 import { deleteStalePendingBlobs } from "./blob-store.js";
 
 export const sweepPendingBlobsJobName = "blobs.sweep-pending";
 /**
- * A pending blob this old belongs to an upload that will never finish: a 16 MiB upload takes
- * seconds, and the API closes a request after 5 minutes (`requestTimeout`).
+ * A pending blob is written by the request that uploads it, which Node ends after
+ * `requestTimeout` (noticed up to one connection check later; the blob row is stamped when its
+ * first chunk is stored, after the request began). A pending blob older than that, plus a minute
+ * for clocks of processes that differ, belongs to an upload no live request is still writing.
  */
-export const pendingBlobMaxAgeMs = 60 * 60 * 1000;
-export const sweepPendingBlobsEveryMs = 10 * 60 * 1000;
+export const pendingBlobMaxAgeMs =
+  serverLimits.requestTimeoutMs + serverLimits.connectionsCheckingIntervalMs + 60_000;
+/** A cut upload's bytes stay at most pendingBlobMaxAgeMs plus this (7.5 minutes). */
+export const sweepPendingBlobsEveryMs = 60_000;
 
 /** Blobs removed per statement round (bounded work per round, whatever the backlog). */
 const batch = 100;
@@ -32,8 +37,8 @@ export async function sweepPendingBlobs(
 }
 
 /**
- * Every 10 minutes (worker role): delete the blobs a crashed upload left `pending` for more than
- * an hour. The log line holds the count only.
+ * Every minute (worker role): delete the blobs a crashed upload left `pending` for longer than
+ * any request lasts (pendingBlobMaxAgeMs). The log line holds the count only.
  */
 export function createSweepPendingBlobsJob(deps: HousekeepingDeps): JobDefinition<Record<string, never>> {
   return defineHousekeepingJob(deps, {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import Fastify from "fastify";
 import { request } from "undici";
@@ -101,6 +102,87 @@ describe("problem details (CONTRACT §1)", () => {
     });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toMatchObject({ code: "ERR_VALIDATION", errors: [{ pointer: "" }] });
+  });
+});
+
+describe("headers that take one value (issue 38 defect 2)", () => {
+  const once = [
+    "Authorization",
+    "X-Platform-Service-Credential",
+    "X-Platform-Service-Timestamp",
+    "X-Platform-Service-Nonce",
+    "X-Platform-Service-Signature",
+    "X-B2B-Claim-Token",
+    "Idempotency-Key",
+    "X-Idempotency-Key",
+    "X-Tenant-ID",
+  ];
+  const send = (path: string, pairs: [string, string][]) =>
+    request(`${baseUrl}${path}`, { method: "GET", headers: pairs.flat() });
+  const admin = ["Authorization", adminHeaders.authorization] as [string, string];
+
+  it("refuses every one of them sent twice with 400 ERR_VALIDATION naming the header, never its values", async () => {
+    for (const name of once) {
+      // Twice the same value, and two values: Node keeps the first of some and joins others.
+      for (const values of [
+        ["same-value-1", "same-value-1"],
+        ["first-value-2", "second-value-3"],
+      ]) {
+        const pairs: [string, string][] = values.map((value) => [name, value]);
+        const response = await send(
+          "/api/v1/profile/whoami",
+          name === "Authorization" ? pairs : [admin, ...pairs],
+        );
+        const text = await response.body.text();
+        expect(response.statusCode, name).toBe(400);
+        expect(response.headers["content-type"]).toContain("application/problem+json");
+        expect(JSON.parse(text)).toMatchObject({
+          code: "ERR_VALIDATION",
+          errors: [{ pointer: `/headers/${name.toLowerCase()}`, message: "must be sent once" }],
+        });
+        for (const value of values) {
+          expect(text).not.toContain(value);
+          expect(JSON.stringify(response.headers)).not.toContain(value);
+        }
+      }
+    }
+  });
+
+  it("counts names case-insensitively, on every route (public, unknown, partner), with the route's own code", async () => {
+    const pairs: [string, string][] = [
+      ["authorization", "Bearer one"],
+      ["AUTHORIZATION", "Bearer two"],
+    ];
+    for (const path of ["/healthz", "/no/such/route"]) {
+      const response = await send(path, pairs);
+      expect(response.statusCode, path).toBe(400);
+      expect(await response.body.json()).toMatchObject({ code: "ERR_VALIDATION" });
+    }
+    const partner = await send(`/api/v1/b2b-exchange/partner/connections/${randomUUID()}/mailbox`, pairs);
+    expect(partner.statusCode).toBe(400);
+    expect(await partner.body.json()).toMatchObject({ code: "ERR_B2B_EXCHANGE_INVALID_REQUEST" });
+  });
+
+  it("a header of the service family we do not know yet is refused without its name", async () => {
+    const response = await send("/healthz", [
+      ["X-Platform-Service-Marker-9f3", "a"],
+      ["x-platform-service-marker-9f3", "b"],
+    ]);
+    const text = await response.body.text();
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(text)).toMatchObject({ errors: [{ pointer: "/headers/x-platform-service-*" }] });
+    expect(text.toLowerCase()).not.toContain("marker-9f3");
+  });
+
+  it("still serves each of them sent once, and other repeated headers", async () => {
+    const response = await send("/api/v1/profile/whoami", [
+      admin,
+      ["X-Tenant-ID", randomUUID()],
+      ["Accept", "application/json"],
+      ["Accept", "text/plain"],
+    ]);
+    await response.body.dump();
+    expect(response.statusCode).toBe(200);
   });
 });
 

@@ -157,6 +157,8 @@ export function openapiOptions({ publicUrl, version, tags }: DocumentOptions): F
         description:
           "Partner exchange (UN/EDIFACT), discovery, system tenants, entitlements and workflow transitions. " +
           "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. " +
+          "A request that repeats `Authorization`, `X-Platform-Service-*`, `X-B2B-Claim-Token`, " +
+          "`Idempotency-Key`, `X-Idempotency-Key` or `X-Tenant-ID` is refused with `400` on every operation. " +
           "Operation ids are part of the API: they do not change within an API major version.",
         license: { name: "UNLICENSED (proprietary)" },
       },

@@ -92,23 +92,20 @@ export async function countUnfinishedJobs(db: Executor, name: string): Promise<M
 export const jobsChannel = "hanse_jobs";
 export const defaultMaxAttempts = 10;
 
+/**
+ * What enqueueing needs of a job's definition: its name and attempt budget. A bare name string is
+ * not accepted, so a job never runs with another budget than its definition declares (issue 38).
+ */
+export type JobSpec<P = unknown> = Pick<JobDefinition<P>, "name" | "maxAttempts">;
+
 export interface JobQueue {
   /**
    * Enqueues inside the caller's transaction (transactional outbox): the job exists exactly when
    * the caller's state change commits. Returns the job id (the existing one for a known key).
    */
-  enqueue<P>(
-    trx: Executor,
-    job: JobDefinition<P> | string,
-    payload: P,
-    options?: EnqueueOptions,
-  ): Promise<string>;
+  enqueue<P>(trx: Executor, job: JobSpec<P>, payload: P, options?: EnqueueOptions): Promise<string>;
   /** The row `enqueue` would insert (see `NewJobRow`); nothing is written. */
-  newJobRow<P>(
-    job: JobDefinition<P> | string,
-    payload: P,
-    options?: Omit<EnqueueOptions, "coalesceKey">,
-  ): NewJobRow;
+  newJobRow<P>(job: JobSpec<P>, payload: P, options?: Omit<EnqueueOptions, "coalesceKey">): NewJobRow;
 }
 
 /**
@@ -144,13 +141,10 @@ export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQ
       return {
         id: deps.newId(),
         tenantId: options.tenantId ?? null,
-        name: typeof job === "string" ? job : job.name,
+        name: job.name,
         key: options.key ?? null,
         payload: JSON.stringify(payload),
-        maxAttempts:
-          options.maxAttempts ??
-          (typeof job === "string" ? undefined : job.maxAttempts) ??
-          defaultMaxAttempts,
+        maxAttempts: options.maxAttempts ?? job.maxAttempts ?? defaultMaxAttempts,
         runAt: options.runAt ?? now,
         createdAt: now,
         traceContext: enqueuingTraceContext(),
@@ -158,9 +152,8 @@ export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQ
     },
     async enqueue(trx, job, payload, options = {}) {
       const db = trx as Kysely<JobTables>;
-      const name = typeof job === "string" ? job : job.name;
-      const maxAttempts =
-        options.maxAttempts ?? (typeof job === "string" ? undefined : job.maxAttempts) ?? defaultMaxAttempts;
+      const name = job.name;
+      const maxAttempts = options.maxAttempts ?? job.maxAttempts ?? defaultMaxAttempts;
       const now = deps.clock.now();
       const insert = db.insertInto("jobs").values({
         id: deps.newId(),

@@ -19,11 +19,10 @@ export function enqueueLeaseExpiry(
   payload: ExpireLeasesPayload,
   lease: { key: string; runAt: Date },
 ): Promise<string> {
-  return jobs.enqueue<ExpireLeasesPayload>(trx, expireLeases.name, payload, {
+  return jobs.enqueue<ExpireLeasesPayload>(trx, expireLeases, payload, {
     key: lease.key,
     tenantId: payload.tenantId,
     runAt: lease.runAt,
-    maxAttempts: expireLeases.maxAttempts,
   });
 }
 
