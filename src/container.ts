@@ -81,6 +81,8 @@ export async function createContainer(config: Config, options: ContainerOptions)
     options.database ??
     (await openDatabase({
       url: config.DATABASE_URL,
+      pooler: config.HANSE_DATABASE_POOLER === "transaction" ? "transaction" : undefined,
+      directUrl: config.HANSE_DATABASE_DIRECT_URL,
       dataDir: config.HANSE_DATA_DIR,
       onMaintenance: (report) => {
         logMaintenance(options.logger, report);
@@ -195,7 +197,7 @@ function logMaintenance(logger: Logger, report: MaintenanceReport): void {
     logger.warn({ err: report.error }, "database maintenance failed");
   } else if (report.chores.length > 0) {
     logger.info(
-      { tables: report.chores.map(choreStatement), ms: Math.round(report.ms) },
+      { tables: report.chores.map((chore) => choreStatement(chore)), ms: Math.round(report.ms) },
       "database maintenance",
     );
   }

@@ -23,25 +23,47 @@ export async function settle(database: Database): Promise<void> {
   await sql`VACUUM ANALYZE`.execute(database.db);
 }
 
+const labels = {
+  pglite: "PGlite (embedded)",
+  postgres: "PostgreSQL",
+  unnamed: "PostgreSQL, unnamed statements",
+  pgbouncer: "PostgreSQL through PgBouncer (transaction mode)",
+} as const;
+
 const defaultPostgres = "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
- * The embedded database, and PostgreSQL when one answers (DATABASE_URL or the local default).
- * BENCH_DATABASE=pglite or =postgres measures only that one (e.g. while profiling).
+ * The embedded database, and PostgreSQL when one answers (DATABASE_URL or the local default),
+ * and with BENCH_PGBOUNCER_URL (a transaction-mode PgBouncer in front of that server, e.g. from
+ * `scripts/pgbouncer.sh start`) the same PostgreSQL through it, opened as
+ * HANSE_DATABASE_POOLER=transaction opens it (its bare baselines run through it too).
+ * BENCH_UNNAMED=1 adds the direct PostgreSQL once more with the pooler's unnamed statements (what
+ * the statements alone cost, without PgBouncer's hop).
+ * BENCH_DATABASE, a comma-separated list of pglite, postgres, unnamed and pgbouncer, measures only
+ * those (e.g. while profiling).
  */
 export async function benchDatabases(): Promise<BenchDatabase[]> {
-  const only = process.env.BENCH_DATABASE;
+  const only = (process.env.BENCH_DATABASE ?? "").split(",").filter((name) => name in labels);
   const all = await availableDatabases();
-  if (only !== "pglite" && only !== "postgres") return all;
-  const kept = all.filter((d) => d.label.toLowerCase().startsWith(only === "pglite" ? "pglite" : "postgres"));
+  if (only.length === 0) return all;
+  const wanted = new Set<string>(only.map((name) => labels[name as keyof typeof labels]));
+  const kept = all.filter((d) => wanted.has(d.label));
   for (const d of all) if (!kept.includes(d)) await d.cleanup();
   return kept;
+}
+
+/** With a client of its own: the PostgreSQL target's cleanup ends the shared one. */
+async function dropDatabase(base: string, name: string): Promise<void> {
+  const dropper = new pg.Client({ connectionString: base });
+  await dropper.connect();
+  await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await dropper.end();
 }
 
 async function availableDatabases(): Promise<BenchDatabase[]> {
   const out: BenchDatabase[] = [
     {
-      label: "PGlite (embedded)",
+      label: labels.pglite,
       open: (options) => openDatabase({ memory: true, ...scheduleOf(options) }),
       cleanup: async () => undefined,
     },
@@ -59,7 +81,7 @@ async function availableDatabases(): Promise<BenchDatabase[]> {
   const url = new URL(base);
   url.pathname = `/${name}`;
   out.push({
-    label: "PostgreSQL",
+    label: labels.postgres,
     url: url.toString(),
     open: (options) => openDatabase({ url: url.toString(), poolSize: 20, ...scheduleOf(options) }),
     cleanup: async () => {
@@ -67,6 +89,45 @@ async function availableDatabases(): Promise<BenchDatabase[]> {
       await admin.end();
     },
   });
+  if (process.env.BENCH_UNNAMED === "1") {
+    const unnamedName = `${name}_unnamed`;
+    await admin.query(`CREATE DATABASE ${unnamedName}`);
+    const unnamedUrl = new URL(base);
+    unnamedUrl.pathname = `/${unnamedName}`;
+    out.push({
+      label: labels.unnamed,
+      url: unnamedUrl.toString(),
+      open: (options) =>
+        openDatabase({
+          url: unnamedUrl.toString(),
+          poolSize: 20,
+          pooler: "transaction",
+          directUrl: unnamedUrl.toString(),
+          ...scheduleOf(options),
+        }),
+      cleanup: () => dropDatabase(base, unnamedName),
+    });
+  }
+  const bouncer = process.env.BENCH_PGBOUNCER_URL;
+  if (bouncer) {
+    // A database of its own (created directly), so the two targets never share rows.
+    const pooledName = `${name}_pgb`;
+    await admin.query(`CREATE DATABASE ${pooledName}`);
+    const pooledUrl = new URL(bouncer);
+    pooledUrl.pathname = `/${pooledName}`;
+    out.push({
+      label: labels.pgbouncer,
+      url: pooledUrl.toString(),
+      open: (options) =>
+        openDatabase({
+          url: pooledUrl.toString(),
+          poolSize: 20,
+          pooler: "transaction",
+          ...scheduleOf(options),
+        }),
+      cleanup: () => dropDatabase(base, pooledName),
+    });
+  }
   return out;
 }
 

@@ -28,6 +28,18 @@ export const ConfigSchema = Type.Object({
       description: "PostgreSQL URL; unset means the embedded PGlite database in HANSE_DATA_DIR",
     }),
   ),
+  HANSE_DATABASE_POOLER: Type.Union([Type.Literal("none"), Type.Literal("transaction")], {
+    default: "none",
+    description:
+      "transaction: DATABASE_URL names a transaction-mode pooler (PgBouncer, RDS Proxy, Supavisor); no session state is used",
+  }),
+  HANSE_DATABASE_DIRECT_URL: Type.Optional(
+    Type.String({
+      pattern: "^postgres(ql)?://",
+      description:
+        "Behind a transaction pooler: a direct connection to the same database for LISTEN and the maintenance lock; unset: workers poll",
+    }),
+  ),
   HANSE_DATA_DIR: Type.String({
     minLength: 1,
     default: "./data",

@@ -7,7 +7,7 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { openDatabase } from "../../src/platform/db/database.js";
 import { migrateToLatest } from "../../src/platform/db/migrate.js";
-import { adminUrl, databaseUrlFor } from "./postgres-url.js";
+import { adminUrl, directUrlFor } from "./postgres-url.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -27,7 +27,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const admin = new pg.Client({ connectionString: adminUrl(url) });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
-    const database = await openDatabase({ url: databaseUrlFor(url, name), poolSize: 1 });
+    const database = await openDatabase({ url: directUrlFor(url, name), poolSize: 1 });
     await migrateToLatest(database.db);
     await database.close();
     project.provide("databaseTemplate", name);

@@ -2,14 +2,23 @@ import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { inject } from "vitest";
 import { openDatabase, type Database } from "../../src/platform/db/database.js";
-import { adminUrl, databaseUrlFor } from "./postgres-url.js";
+import { adminUrl, databaseUrlFor, directUrlFor } from "./postgres-url.js";
 
 export const onPostgres = Boolean(process.env.DATABASE_URL);
+
+/**
+ * DATABASE_URL names a transaction-mode pooler (HANSE_DATABASE_POOLER=transaction, as the
+ * server reads it): test databases are created through HANSE_TEST_ADMIN_DATABASE_URL
+ * (postgres-url.ts) and opened through the pooler as the server would open them.
+ */
+export const throughPooler = process.env.HANSE_DATABASE_POOLER === "transaction";
 
 export interface TestDatabase {
   database: Database;
   /** PostgreSQL only: the URL of this test's own database (for child processes). */
   url?: string;
+  /** PostgreSQL only: the same database bypassing any pooler (for tests of session features). */
+  directUrl?: string;
   drop(): Promise<void>;
 }
 
@@ -38,10 +47,17 @@ export async function createTestDatabase(
     }
     const ownUrl = databaseUrlFor(url, name);
     // `connectVia`: the app reaches its database another way (e.g. through a proxy a test cuts).
-    const database = await openDatabase({ url: options.connectVia?.(ownUrl) ?? ownUrl, poolSize: 20 });
+    const database = await openDatabase({
+      url: options.connectVia?.(ownUrl) ?? ownUrl,
+      poolSize: 20,
+      pooler: throughPooler ? "transaction" : undefined,
+      // As production is advised to run (docs/operations.md): LISTEN on a direct connection.
+      directUrl: throughPooler ? directUrlFor(url, name) : undefined,
+    });
     return {
       database,
       url: ownUrl,
+      directUrl: directUrlFor(url, name),
       drop: async () => {
         await database.close();
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

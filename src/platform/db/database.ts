@@ -8,6 +8,7 @@ import { takingTurns } from "./pglite-turns.js";
 import {
   maintainPglite,
   maintainPostgres,
+  maintainPostgresWithoutSession,
   scheduleMaintenance,
   type MaintenanceReport,
   type TableChore,
@@ -71,6 +72,8 @@ export interface Database<T = unknown> {
    * Runs a hot statement outside any transaction (never call it inside `transaction`). It is
    * prepared once under `name` — per pooled connection on PostgreSQL, per instance on PGlite
    * (pglite-prepared.ts) — so a call binds and executes without parsing and planning again.
+   * Behind a transaction-mode pooler (`DatabaseOptions.pooler`) it runs as an unnamed statement:
+   * the next call may reach another server connection, which never saw the name.
    * `name` must always go with the same `sql`.
    */
   readonly prepared: <R>(name: string, sql: string, parameters: readonly unknown[]) => Promise<R[]>;
@@ -116,6 +119,17 @@ export interface DatabaseOptions {
   /** Each maintenance round's outcome (for the log). */
   onMaintenance?: (report: MaintenanceReport) => void;
   poolSize?: number;
+  /**
+   * `transaction`: `url` names a transaction-mode pooler (PgBouncer, RDS Proxy, Supavisor), so
+   * nothing may rely on a session: unnamed statements only, no LISTEN on `url`, no session
+   * advisory lock (docs/operations.md "Connection poolers").
+   */
+  pooler?: "transaction" | undefined;
+  /**
+   * Behind a pooler: a direct connection to the same database, for what needs a session (LISTEN,
+   * the maintenance lock). Unset: workers poll, maintenance runs without the lock.
+   */
+  directUrl?: string | undefined;
 }
 
 // Timestamps and bigint counters come back as JS values we control.
@@ -213,20 +227,40 @@ function openPostgres(url: string, max: number, options: DatabaseOptions): Datab
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
   // An idle client's error (server restart) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
-  const maintenance = maintain(() => maintainPostgres(pool), options);
+  const pooled = options.pooler === "transaction";
+  // The URL where a session lasts: the server itself, or behind a pooler the direct URL if any.
+  const sessionUrl = pooled ? options.directUrl : url;
+  const sessionPool =
+    pooled && sessionUrl ? new pg.Pool({ connectionString: sessionUrl, max: 1 }) : undefined;
+  sessionPool?.on("error", () => undefined);
+  const maintenance = maintain(
+    () =>
+      pooled && !sessionPool ? maintainPostgresWithoutSession(pool) : maintainPostgres(sessionPool ?? pool),
+    options,
+  );
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-  const prepared = async <R>(name: string, text: string, parameters: readonly unknown[]) =>
-    (await pool.query<R & pg.QueryResultRow>({ name, text, values: parameters.map(isoDates) })).rows;
+  const prepared = pooled
+    ? async <R>(_name: string, text: string, parameters: readonly unknown[]) =>
+        (await pool.query<R & pg.QueryResultRow>({ text, values: parameters.map(isoDates) })).rows
+    : async <R>(name: string, text: string, parameters: readonly unknown[]) =>
+        (await pool.query<R & pg.QueryResultRow>({ name, text, values: parameters.map(isoDates) })).rows;
   return wrap("postgres", db, {
-    beforeClose: () => maintenance?.stop(),
+    beforeClose: async () => {
+      await maintenance?.stop();
+      await sessionPool?.end();
+    },
     prepared,
     copyRows: (select) => pgCopyRows(pool, select),
     poolUsage: () => ({ max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    // pg_notify is a statement like any other: through a pooler it reaches every listener too.
     notify: async (channel, payload) => {
       await prepared("hanse_notify", "SELECT pg_notify($1, $2)", [channel, payload]);
     },
     listen: async (channel, onNotify) => {
-      const client = new pg.Client({ connectionString: url });
+      // Through a transaction pooler a LISTEN would stay on a server connection that serves others.
+      if (!sessionUrl)
+        throw new Error("LISTEN needs a session: behind a transaction pooler, set a direct URL");
+      const client = new pg.Client({ connectionString: sessionUrl });
       client.on("error", () => undefined);
       await client.connect();
       client.on("notification", (message) => {

@@ -11,6 +11,7 @@ import {
   choreStatement,
   maintainPglite,
   maintainPostgres,
+  maintainPostgresWithoutSession,
   maintenanceLock,
   type MaintenanceReport,
   type TableActivity,
@@ -58,6 +59,15 @@ describe("embedded database maintenance: autovacuum's rules", () => {
     );
     expect(choreStatement({ table: "public.t", vacuum: true, analyze: false })).toBe("VACUUM public.t");
     expect(choreStatement({ table: "public.t", vacuum: false, analyze: true })).toBe("ANALYZE public.t");
+  });
+
+  it("behind a transaction pooler, leaves a table another process is maintaining (SKIP_LOCKED)", () => {
+    expect(choreStatement({ table: "public.t", vacuum: true, analyze: true }, true)).toBe(
+      "VACUUM (SKIP_LOCKED, ANALYZE) public.t",
+    );
+    expect(choreStatement({ table: "public.t", vacuum: false, analyze: true }, true)).toBe(
+      "ANALYZE (SKIP_LOCKED) public.t",
+    );
   });
 });
 
@@ -187,8 +197,9 @@ describe("embedded database maintenance on PGlite", () => {
 describe.runIf(onPostgres)("database maintenance on PostgreSQL", () => {
   it("stands in for autovacuum only while the server's is off, one process at a time", async () => {
     const t = await createTestDatabase();
-    const pool = new pg.Pool({ connectionString: t.url, max: 2 });
-    const other = new pg.Client({ connectionString: t.url });
+    // Session advisory locks: directly, also when the suite runs through a pooler.
+    const pool = new pg.Pool({ connectionString: t.directUrl, max: 2 });
+    const other = new pg.Client({ connectionString: t.directUrl });
     try {
       await other.connect();
       const one = async (text: string) => (await pool.query<{ n: number }>(text)).rows[0]?.n ?? 0;
@@ -221,6 +232,34 @@ describe.runIf(onPostgres)("database maintenance on PostgreSQL", () => {
           ])
         ).rows[0]?.locked,
       ).toBe(true);
+    } finally {
+      await other.end();
+      await pool.end();
+      await t.drop();
+    }
+  });
+
+  it("without a session (behind a transaction pooler) leaves a table another process maintains", async () => {
+    const t = await createTestDatabase();
+    const pool = new pg.Pool({ connectionString: t.url, max: 2 });
+    const other = new pg.Client({ connectionString: t.directUrl });
+    try {
+      await other.connect();
+      await pool.query(busyTable);
+      await countersPublished(
+        async (text) => (await pool.query<{ n: number }>(text)).rows[0]?.n ?? 0,
+        "busy",
+      );
+      // What a VACUUM of another process holds; without SKIP_LOCKED this round would wait for it.
+      await other.query("BEGIN");
+      await other.query("LOCK TABLE busy IN SHARE UPDATE EXCLUSIVE MODE");
+      // Without SKIP_LOCKED this round would wait for that lock until the test times out.
+      const chores = await maintainPostgresWithoutSession(pool);
+      await other.query("ROLLBACK");
+      const autovacuumOn = (
+        await pool.query<{ on: boolean }>("SELECT current_setting('autovacuum') = 'on' AS on")
+      ).rows[0]?.on;
+      if (!autovacuumOn) expect(chores).toContainEqual({ table: "public.busy", vacuum: true, analyze: true });
     } finally {
       await other.end();
       await pool.end();

@@ -49,8 +49,12 @@ export function choreFor(activity: TableActivity, limits = autovacuumDefaults): 
   return vacuum || analyze ? { table: activity.table, vacuum, analyze } : undefined;
 }
 
-export const choreStatement = ({ table, vacuum, analyze }: TableChore): string =>
-  vacuum ? `VACUUM${analyze ? " (ANALYZE)" : ""} ${table}` : `ANALYZE ${table}`;
+/** `skipLocked`: a table whose VACUUM or ANALYZE lock another session holds is left to it. */
+export const choreStatement = ({ table, vacuum, analyze }: TableChore, skipLocked = false): string => {
+  const options = [...(skipLocked ? ["SKIP_LOCKED"] : []), ...(vacuum && analyze ? ["ANALYZE"] : [])];
+  const listed = options.length > 0 ? ` (${options.join(", ")})` : "";
+  return `${vacuum ? "VACUUM" : "ANALYZE"}${listed} ${table}`;
+};
 
 /** The activity counters; `onlyWithoutAutovacuum` adds no rows where autovacuum is on. */
 const activitySql = (onlyWithoutAutovacuum: boolean) => `
@@ -73,6 +77,7 @@ interface ActivityRow {
 async function runChores(
   rows: readonly ActivityRow[],
   run: (statement: string) => Promise<unknown>,
+  skipLocked = false,
 ): Promise<TableChore[]> {
   const chores: TableChore[] = [];
   for (const row of rows) {
@@ -84,7 +89,7 @@ async function runChores(
       insertedSinceVacuum: row.inserted,
     });
     if (!chore) continue;
-    await run(choreStatement(chore));
+    await run(choreStatement(chore, skipLocked));
     chores.push(chore);
   }
   return chores;
@@ -145,6 +150,18 @@ export async function maintainPostgres(pool: pg.Pool): Promise<TableChore[]> {
     // A connection that failed is closed, which also releases its advisory lock.
     client.release(failure);
   }
+}
+
+/**
+ * One round behind a transaction-mode pooler without a direct connection (docs/operations.md
+ * "Connection poolers"): a session advisory lock would stay on whichever server connection the
+ * pooler ran it on. Each process may then run the same round; `SKIP_LOCKED` leaves a table that
+ * another process is vacuuming or analyzing to it (both take a lock that conflicts with itself),
+ * and once it is done the counters no longer call for it.
+ */
+export async function maintainPostgresWithoutSession(pool: pg.Pool): Promise<TableChore[]> {
+  const { rows } = await pool.query<ActivityRow>(activitySql(true));
+  return runChores(rows, (statement) => pool.query(statement), true);
 }
 
 /** One maintenance round, as reported to `onMaintenance`. */
