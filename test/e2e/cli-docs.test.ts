@@ -161,9 +161,9 @@ function shellNames(markdown: string): { used: string[]; read: { name: string; f
       /(?:^|[;&|(]\s*)(?:export|local|read(?:\s+-r)?)((?:[ \t]+[A-Za-z_]\w*)+)(?=[ \t]*(?:$|[<;]))/gm,
     ))
       used.push(...(m[1] ?? "").trim().split(/\s+/));
-    // A JSON read (`| json EXPR)` or `JSON.parse(…)EXPR`) assigns the assignment it ends: `NAME=$(` or `read -r NAMES < <(`.
+    // A JSON read (`| json EXPR)`, `JSON.parse(…)EXPR` or `[a.x, a.y].join(" ")`) assigns the assignment it ends: `NAME=$(` or `read -r NAMES < <(`.
     const reads =
-      /\|\s*json\s+(?:'([^']*)'|([^\s)]+))\s*\)|JSON\.parse\(require\(["']fs["']\)\.readFileSync\(0, ["']utf8["']\)\)([.\w[\]]+)/g;
+      /\|\s*json\s+(?:'([^']*)'|([^\s)]+))\s*\)|JSON\.parse\(require\(["']fs["']\)\.readFileSync\(0, ["']utf8["']\)\)([.\w[\]]+)|\[((?:[a-z]\w*\.\w+(?:,\s*)?)+)\]\.join\(" "\)/g;
     for (const m of text.matchAll(reads)) {
       const before = text.slice(0, m.index);
       const assignment = [
@@ -173,7 +173,9 @@ function shellNames(markdown: string): { used: string[]; read: { name: string; f
       ].at(-1);
       if (!assignment) continue;
       const names = (assignment[1] ?? assignment[2] ?? "").split(" ");
-      const fields = (m[1] ?? m[2] ?? m[3] ?? "").split("+").filter((part) => part.includes("."));
+      const fields = m[4]
+        ? m[4].split(",")
+        : (m[1] ?? m[2] ?? m[3] ?? "").split("+").filter((part) => part.includes("."));
       names.forEach((name, i) => read.push({ name, field: /\.(\w+)\W*$/.exec(fields[i] ?? "")?.[1] ?? "" }));
     }
   }
