@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,6 +108,119 @@ describe("docs/cli.md shows the CLI as it is", () => {
       .filter((paths) => !paths.some((path) => shown.some((line) => line.startsWith(`${path.join(" ")} `))))
       .map((paths) => paths[0]?.join(" "));
     expect(missing).toEqual([]);
+  });
+});
+
+const repoFile = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
+
+/**
+ * The shell variables of the guides (issue 38): the table "Names used in these guides" of
+ * docs/getting-started.md, each name with the JSON fields (last component) it may be read from.
+ */
+function guideNames(): Map<string, string[]> {
+  const markdown = repoFile("docs/getting-started.md");
+  const start = markdown.indexOf("\n## Names used in these guides");
+  expect(start).toBeGreaterThan(-1);
+  const section = markdown.slice(start, markdown.indexOf("\n## ", start + 1) >>> 0 || undefined);
+  const names = new Map<string, string[]>();
+  for (const row of section.matchAll(/^\| `([A-Za-z_]\w*)`\s*\|[^|\n]*\|([^|\n]*)\|$/gm)) {
+    const fields = [...(row[2] ?? "").matchAll(/`\.([\w.]+)`/g)].map(
+      (m) => (m[1] ?? "").split(".").at(-1) ?? "",
+    );
+    names.set(row[1] ?? "", fields);
+  }
+  return names;
+}
+
+/** Settings of the server (.env.example), which a guide may set or use too. */
+const settings = new Set(
+  [...repoFile(".env.example").matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]),
+);
+/** Lower-case locals of the guides' functions and snippets (the table says so), and zsh's own `fpath`. */
+const locals = new Set(["method", "target", "body", "ts", "nonce", "hash", "sig", "key", "id", "fpath"]);
+
+/** The guides: README.md and docs/*.md. */
+const guides = [
+  "README.md",
+  ...readdirSync(new URL("../../docs/", import.meta.url))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
+
+/** Every shell variable an sh/bash block uses or sets, and the JSON field each `json`/`JSON.parse` read assigns. */
+function shellNames(markdown: string): { used: string[]; read: { name: string; field: string }[] } {
+  const used: string[] = [];
+  const read: { name: string; field: string }[] = [];
+  for (const block of markdown.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```/gm)) {
+    const text = block[1] ?? "";
+    for (const m of text.matchAll(/\$\{?([A-Za-z_]\w*)/g)) used.push(m[1] ?? "");
+    for (const m of text.matchAll(/(?:^|[\s;(])(?:(?:export|local|readonly)\s+)?([A-Za-z_]\w*)=/gm))
+      used.push(m[1] ?? "");
+    const code = text.replace(/(^|\s)#.*$/gm, "$1");
+    for (const m of code.matchAll(
+      /(?:^|[;&|(]\s*)(?:export|local|read(?:\s+-r)?)((?:[ \t]+[A-Za-z_]\w*)+)(?=[ \t]*(?:$|[<;]))/gm,
+    ))
+      used.push(...(m[1] ?? "").trim().split(/\s+/));
+    // A JSON read (`| json EXPR)`, `JSON.parse(…)EXPR` or `[a.x, a.y].join(" ")`) assigns the assignment it ends: `NAME=$(` or `read -r NAMES < <(`.
+    const reads =
+      /\|\s*json\s+(?:'([^']*)'|([^\s)]+))\s*\)|JSON\.parse\(require\(["']fs["']\)\.readFileSync\(0, ["']utf8["']\)\)([.\w[\]]+)|\[((?:[a-z]\w*\.\w+(?:,\s*)?)+)\]\.join\(" "\)/g;
+    for (const m of text.matchAll(reads)) {
+      const before = text.slice(0, m.index);
+      const assignment = [
+        ...before.matchAll(
+          /(?:^|[\s;(])(?:export\s+)?([A-Za-z_]\w*)=\$\(|read -r ([A-Za-z_][\w ]*?) < <\(/gm,
+        ),
+      ].at(-1);
+      if (!assignment) continue;
+      const names = (assignment[1] ?? assignment[2] ?? "").split(" ");
+      const fields = m[4]
+        ? m[4].split(",")
+        : (m[1] ?? m[2] ?? m[3] ?? "").split("+").filter((part) => part.includes("."));
+      names.forEach((name, i) => read.push({ name, field: /\.(\w+)\W*$/.exec(fields[i] ?? "")?.[1] ?? "" }));
+    }
+  }
+  return { used, read };
+}
+
+describe("the guides' shell variables: one set of names, each with one meaning (issue 38)", () => {
+  const names = guideNames();
+
+  it("the table of docs/getting-started.md names them", () => {
+    expect(names.size).toBeGreaterThan(15);
+    expect(names.get("ADMIN_TOKEN")).toEqual(["token"]);
+  });
+
+  it("every sh/bash block of README.md and docs/*.md uses and sets only names of the table or .env.example", () => {
+    const unknown = guides.flatMap((guide) =>
+      shellNames(repoFile(guide))
+        .used.filter((name) => !names.has(name) && !settings.has(name) && !locals.has(name))
+        .map((name) => `${guide}: ${name}`),
+    );
+    expect([...new Set(unknown)]).toEqual([]);
+  });
+
+  it("a name read from an answer is read from a field the table gives it (one kind of value per name)", () => {
+    const reads = guides.flatMap((guide) => shellNames(repoFile(guide)).read.map((r) => ({ guide, ...r })));
+    expect(reads.length).toBeGreaterThan(10);
+    const wrong = reads
+      .filter(({ name, field }) => !(names.get(name) ?? []).includes(field))
+      .map(
+        ({ guide, name, field }) =>
+          `${guide}: ${name} from .${field}, the table says ${(names.get(name) ?? []).join(", ") || "nothing"}`,
+      );
+    expect(wrong).toEqual([]);
+  });
+
+  it("the checks catch a name outside the table and a name with two kinds of value", () => {
+    const sample =
+      "```sh\nTOKEN=$(curl -s x | json .claimToken)\nADMIN_TOKEN=$(curl -s y | json .claimToken)\n```\n";
+    const { used, read } = shellNames(sample);
+    expect(used.filter((name) => !names.has(name))).toContain("TOKEN");
+    expect(read).toEqual([
+      { name: "TOKEN", field: "claimToken" },
+      { name: "ADMIN_TOKEN", field: "claimToken" },
+    ]);
+    expect(names.get("ADMIN_TOKEN")).not.toContain("claimToken");
   });
 });
 

@@ -1,9 +1,11 @@
 import { execFile, spawnSync } from "node:child_process";
 import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerEdiCommands } from "../../src/cli/edi.command.js";
+import { registerCliCommands } from "../../src/cli/index.js";
 import { createCliRunner } from "../support/cli-runner.js";
 import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
 
@@ -30,6 +32,13 @@ const skip: { text: string; reason: string }[] = [
   },
   { text: "CONSOLE_SCREENSHOTS=", reason: "runs the console's own test (Chromium), not a guide's step" },
   { text: "<your PIM host>", reason: "needs the reader's own HTTPS endpoint on a public address" },
+  { text: "keep polling (--poll-ms", reason: "partner-exchange: polls until stopped; the --once line runs" },
+  { text: "hanse webhooks test-receiver", reason: "entitlements: needs the reader's own webhook receiver" },
+  { text: "echo $?", reason: "entitlements: the exit code of the test-receiver run above" },
+  {
+    text: `printf '%s.%s.%s' "$id"`,
+    reason: "entitlements: $id, $ts and $body are those of a webhook the reader's receiver got",
+  },
 ];
 
 /** Commands documented to answer something other than 2xx, or an empty list, with the reason. */
@@ -43,6 +52,21 @@ const expectedOutcome: { text: string; reason: string; status?: number; emptyLis
     text: "transition-requests?status=failed",
     emptyList: true,
     reason: "workflows: the walk-through's requests succeed; the line shows the filter",
+  },
+  {
+    text: "messageType=CONTRL&from=2026-11-26",
+    emptyList: true,
+    reason: "partner-exchange: no CONTRL on that day (the walk-through's upload has no error)",
+  },
+  {
+    text: "$SUBSCRIPTION_ID/attempts",
+    emptyList: true,
+    reason: "entitlements: whether a delivery was attempted yet depends on the worker's timing",
+  },
+  {
+    text: "status=rejected,failed",
+    emptyList: true,
+    reason: "partner-exchange: the walk-through's upload is processed; the line shows the filter",
   },
 ];
 
@@ -58,7 +82,12 @@ export function guideCommands(markdown: string): string[] {
         continue;
       }
       // Complete when bash can parse it (quotes, continuations, here-documents, functions).
-      if (!pending.endsWith("\\") && spawnSync("bash", ["-n", "-c", pending]).status === 0) {
+      // bash -n accepts a here-document cut before its delimiter (a warning): wait for the delimiter.
+      const heredoc = /(?<!<)<<(?!<)-?\s*['"]?(\w+)['"]?/.exec(pending); // not a here-string (<<<)
+      const open =
+        heredoc !== null &&
+        !new RegExp(`^\\s*${heredoc[1] ?? ""}$`, "m").test(pending.slice(heredoc.index + heredoc[0].length));
+      if (!open && !pending.endsWith("\\") && spawnSync("bash", ["-n", "-c", pending]).status === 0) {
         commands.push(pending);
         pending = "";
       }
@@ -123,7 +152,14 @@ function guideText(guide: string): string {
 async function walkGuide(walk: Walk, guide: string): Promise<number> {
   const markdown = guideText(guide);
   const cliEnv: Record<string, string> = {};
-  const { hanse } = createCliRunner(() => cliEnv);
+  // The CLI as bin/hanse.js builds it: the client commands and the local `edi` ones.
+  const { hanse } = createCliRunner(
+    () => cliEnv,
+    (program, io) => {
+      registerCliCommands(program, io);
+      registerEdiCommands(program);
+    },
+  );
   let ran = 0;
   for (const documented of guideCommands(markdown)) {
     if (skip.some(({ text }) => documented.includes(text))) continue;
@@ -162,7 +198,16 @@ async function walkGuide(walk: Walk, guide: string): Promise<number> {
         expect(value.items.length, `an empty list: ${where}`).toBeGreaterThan(0);
     }
     if (shell.err.includes("@@hanse")) {
-      const argv = (await readFile(join(walk.dir, ".argv"), "utf8")).split("\0").slice(0, -1);
+      // The CLI runs in this process, whose directory is the checkout: the shell's relative paths
+      // (a file it made, or what --out writes) are the shell directory's.
+      const argv = (await readFile(join(walk.dir, ".argv"), "utf8"))
+        .split("\0")
+        .slice(0, -1)
+        .map((word, i, words) =>
+          !isAbsolute(word) && (words[i - 1] === "--out" || existsSync(join(walk.dir, word)))
+            ? join(walk.dir, word)
+            : word,
+        );
       const stdin = await readFile(join(walk.dir, ".stdin"), "utf8");
       const exported = await bash(walk, "env -0");
       for (const entry of exported.out.split("\0")) {
@@ -186,12 +231,12 @@ async function walkGuide(walk: Walk, guide: string): Promise<number> {
 }
 
 /** A fresh server on a real port and a shell directory holding `data/bootstrap-token`. */
-function walkThrough(name: string, guides: string[]) {
+function walkThrough(name: string, guides: string[], options: Parameters<typeof createTestApp>[0] = {}) {
   describe(name, { timeout: 300_000 }, () => {
     let t: TestApp;
     const walk: Walk = { dir: "", url: "", captured: {} };
     beforeAll(async () => {
-      t = await createTestApp();
+      t = await createTestApp(options);
       await t.worker.start();
       walk.url = await t.app.listen({ port: 0, host: "127.0.0.1" });
       walk.dir = await mkdtemp(join(tmpdir(), "hanse-guides-"));
@@ -214,4 +259,25 @@ function walkThrough(name: string, guides: string[]) {
 walkThrough("README walk-through", ["README.md#From `git clone`"]);
 // One terminal through the guides, as they refer to each other: getting-started's tenant and
 // ADMIN_TOKEN are the later guides' starting point.
-walkThrough("guides in one shell", ["docs/getting-started.md", "docs/workflows.md", "docs/console.md"]);
+// Partner exchange in its order of events: the operator's look-up (1a) needs an upload and a
+// delivery, which sections 2 and 3 make.
+walkThrough("guides in one shell", [
+  "docs/getting-started.md",
+  "docs/workflows.md",
+  "docs/console.md",
+  "docs/partner-exchange.md#1. Administration",
+  "docs/partner-exchange.md#2. Upload",
+  "docs/partner-exchange.md#3. The worker loop",
+  "docs/partner-exchange.md#1a. Operator",
+  "docs/partner-exchange.md#4. The worker loop",
+]);
+// Entitlements as the system administrator (signing keys) and a tenant administrator of
+// getting-started's tenant: HANSE_TOKEN is still the bootstrap token here (workflows unsets it).
+// The guide's webhook receiver, sync.example.com, resolves to a public address (example.com's) here
+// as it would for the reader: the test machine may have no DNS.
+walkThrough("entitlements", ["docs/getting-started.md", "docs/entitlements.md"], {
+  lookupHost: (host) =>
+    host.endsWith(".example.com")
+      ? Promise.resolve([{ address: "93.184.215.14", family: 4 }])
+      : Promise.reject(new Error(`${host} does not resolve in the test`)),
+});
