@@ -200,6 +200,9 @@ describe.runIf(onPostgres)("database maintenance on PostgreSQL", () => {
     // Session advisory locks: directly, also when the suite runs through a pooler.
     const pool = new pg.Pool({ connectionString: t.directUrl, max: 2 });
     const other = new pg.Client({ connectionString: t.directUrl });
+    // The database is dropped WITH (FORCE) at the end: a connection it ends must not be uncaught.
+    pool.on("error", () => undefined);
+    other.on("error", () => undefined);
     try {
       await other.connect();
       const one = async (text: string) => (await pool.query<{ n: number }>(text)).rows[0]?.n ?? 0;
@@ -243,6 +246,9 @@ describe.runIf(onPostgres)("database maintenance on PostgreSQL", () => {
     const t = await createTestDatabase();
     const pool = new pg.Pool({ connectionString: t.url, max: 2 });
     const other = new pg.Client({ connectionString: t.directUrl });
+    // The database is dropped WITH (FORCE) at the end: a connection it ends must not be uncaught.
+    pool.on("error", () => undefined);
+    other.on("error", () => undefined);
     try {
       await other.connect();
       await pool.query(busyTable);
