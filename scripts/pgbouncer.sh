@@ -7,6 +7,9 @@
 #                                           DIR/pgbouncer.log), waits until it answers and prints
 #                                           its URL: postgres://postgres@127.0.0.1:PORT
 #   scripts/pgbouncer.sh stop DIR           stops the instance started in DIR
+#   scripts/pgbouncer.sh repoint DIR PORT   points the instance started in DIR at the server on
+#                                           PGHOST:PORT (a failover: the promoted standby) and
+#                                           reloads it; clients keep their connections to PgBouncer
 #
 # Every database name is passed through to PostgreSQL (`* =`), so a test's own database is
 # reachable by replacing the path of the URL. PGHOST/PGPORT (default 127.0.0.1:5432) name the
@@ -17,7 +20,7 @@ set -euo pipefail
 command=${1:-}
 dir=${2:-}
 if [ -z "$command" ] || [ -z "$dir" ]; then
-  echo "usage: $0 start DIR [PORT] | stop DIR" >&2
+  echo "usage: $0 start DIR [PORT] | stop DIR | repoint DIR PORT" >&2
   exit 64
 fi
 
@@ -33,6 +36,12 @@ stop() {
 
 if [ "$command" = stop ]; then
   stop
+  exit 0
+fi
+if [ "$command" = repoint ]; then
+  new_port=${3:?usage: $0 repoint DIR PORT}
+  sed -i "s/^\* = host=.*/* = host=${PGHOST:-127.0.0.1} port=$new_port/" "$dir/pgbouncer.ini"
+  kill -HUP "$(cat "$dir/pgbouncer.pid")"
   exit 0
 fi
 [ "$command" = start ] || { echo "unknown command $command" >&2; exit 64; }
@@ -63,6 +72,9 @@ default_pool_size = 20
 ; Several test files run at once, each with databases of its own: bound the server's share.
 max_db_connections = 20
 server_reset_query =
+; After a failed connection to the server (a restart, a failover) try again after a second, not
+; the default 15: clients wait in the meantime.
+server_login_retry = 1
 ; Kept short: a test drops its database while the pool may still hold a connection to it.
 server_idle_timeout = 5
 logfile = $dir/pgbouncer.log

@@ -225,14 +225,19 @@ const isoDates = (value: unknown): unknown => (value instanceof Date ? value.toI
 
 function openPostgres(url: string, max: number, options: DatabaseOptions): Database {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
-  // An idle client's error (server restart) must not crash the process; the pool replaces it.
+  // A lost connection (server restart, failover, network) must not end the process: an idle
+  // client's error reaches the pool, which replaces the client; a checked-out client (between two
+  // statements of a transaction) has no listener of the pool's, so each client gets its own. The
+  // statement that needed it fails and is answered 503; the pool drops the client on release.
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const pooled = options.pooler === "transaction";
   // The URL where a session lasts: the server itself, or behind a pooler the direct URL if any.
   const sessionUrl = pooled ? options.directUrl : url;
   const sessionPool =
     pooled && sessionUrl ? new pg.Pool({ connectionString: sessionUrl, max: 1 }) : undefined;
   sessionPool?.on("error", () => undefined);
+  sessionPool?.on("connect", (client) => client.on("error", () => undefined));
   const maintenance = maintain(
     () =>
       pooled && !sessionPool ? maintainPostgresWithoutSession(pool) : maintainPostgres(sessionPool ?? pool),

@@ -23,13 +23,26 @@ const unreachable = new Set([
 ]);
 
 /**
+ * What node-postgres throws, without a code, when the connection ends under a statement or a
+ * transaction uses a client whose connection was lost (pg/lib/client.js).
+ */
+const lostConnection = [
+  "Connection terminated",
+  "Client has encountered a connection error and is not queryable",
+  "Client was closed and is not queryable",
+];
+
+/**
  * The database is unavailable for now, not the request at fault: a connection failure (SQLSTATE
  * class 08), a server shutting down or starting (57P01–57P03), too many connections (53300), or
- * an unreachable socket. Answered 503 with Retry-After: the client retries with backoff.
+ * an unreachable socket or a lost connection. Answered 503 with Retry-After: the client retries with backoff.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = sqlState(error);
-  if (code === undefined) return false;
+  if (code === undefined) {
+    const message = error instanceof Error ? error.message : "";
+    return lostConnection.some((text) => message.startsWith(text));
+  }
   return (
     code.startsWith("08") ||
     code === "57P01" ||

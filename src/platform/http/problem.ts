@@ -175,7 +175,9 @@ function isClientAbort(error: unknown, request: FastifyRequest): boolean {
   const code = (error as { code?: unknown }).code;
   const aborted =
     (typeof code === "string" && clientAbortCodes.has(code)) || (error as Error).message === "aborted";
-  return aborted && (request.raw.destroyed || request.raw.socket.destroyed);
+  // The client's socket is gone. A request stream that ended is destroyed too once read, and a
+  // lost database connection also fails with ECONNRESET: that is a 503, not the client's abort.
+  return aborted && request.raw.socket.destroyed;
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
