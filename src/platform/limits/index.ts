@@ -6,3 +6,4 @@ export {
   type RateLimit,
   type RateLimits,
 } from "./rate-limits.js";
+export type { LimitTables } from "./limits.tables.js";
