@@ -91,17 +91,17 @@ export const ConfigSchema = Type.Object({
   HANSE_PARTNER_RATE_LIMIT_BURST: Type.Integer({
     minimum: 1,
     default: 2000,
-    description: "Partner API requests one API key may send at once, per API process",
+    description: "Partner API requests one API key may send at once, all API processes together",
   }),
   HANSE_PARTNER_RATE_LIMIT_PER_SECOND: Type.Integer({
     minimum: 1,
     default: 1000,
-    description: "Partner API requests per second that refill a key's burst, per API process",
+    description: "Partner API requests per second that refill a key's burst, all API processes together",
   }),
   HANSE_PARTNER_MAX_CONCURRENT_UPLOADS: Type.Integer({
     minimum: 1,
     default: 64,
-    description: "Uploads one partner API key may stream at once, per API process",
+    description: "Uploads one partner API key may stream at once, all API processes together",
   }),
   HANSE_INBOX_MAX_BACKLOG: Type.Integer({
     minimum: 1,
@@ -127,7 +127,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     default: 100,
     description:
-      "Failed sign-ins of one account, from all addresses together, after which its password checks are spaced one per second, per API process",
+      "Failed sign-ins of one account, from all addresses together, after which its password checks are spaced one per second, all API processes together",
   }),
   HANSE_TRUST_PROXY: Type.Optional(
     Type.String({

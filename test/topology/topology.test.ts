@@ -45,7 +45,7 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter++}`;
 
 /** A customer tenant provisioned by the worker processes, and its administrator's session. */
-async function provisionTenant(): Promise<{ id: string; token: string }> {
+async function provisionTenant(): Promise<{ id: string; token: string; slug: string; email: string }> {
   const slug = unique("topo");
   const email = `admin@${slug}.test`;
   const password = "correct horse battery staple";
@@ -66,7 +66,7 @@ async function provisionTenant(): Promise<{ id: string; token: string }> {
   );
   const session = await call("POST", "/api/v1/auth/sessions", undefined, { tenant: slug, email, password });
   expect(session.status).toBe(201);
-  return { id: tenantId, token: session.body.token as string };
+  return { id: tenantId, token: session.body.token as string, slug, email };
 }
 
 describe.skipIf(!base)("two API processes behind HAProxy, two workers, PgBouncer in transaction mode", () => {
@@ -147,5 +147,31 @@ describe.skipIf(!base)("two API processes behind HAProxy, two workers, PgBouncer
     });
     const read = await call("GET", `/api/v1/admin/entities/${String(entity.body.id)}`, tenant.token);
     expect(read.body.state).toBe("in_review");
+  });
+
+  it("failed sign-ins counted by both API processes lock the address out together: the eleventh is 429 on either", async () => {
+    const tenant = await provisionTenant();
+    const signIn = (password: string) =>
+      call("POST", "/api/v1/auth/sessions", undefined, {
+        tenant: tenant.slug,
+        email: tenant.email,
+        password,
+      });
+    const failedOn = new Set<string | null>();
+    for (let i = 0; i < 10; i++) {
+      const failed = await signIn("Wr0ng-p4ssword-guess");
+      expect(failed.status).toBe(401);
+      failedOn.add(failed.backend);
+    }
+    // Each process saw five failures, half of what locks the address out on its own.
+    expect(failedOn.size).toBe(2);
+    const limitedBy = new Set<string | null>();
+    for (let i = 0; i < 4; i++) {
+      const limited = await signIn(i % 2 === 0 ? "Wr0ng-p4ssword-guess" : "correct horse battery staple");
+      expect(limited.status).toBe(429);
+      expect(limited.body.code).toBe("ERR_RATE_LIMITED");
+      limitedBy.add(limited.backend);
+    }
+    expect(limitedBy.size).toBe(2);
   });
 });

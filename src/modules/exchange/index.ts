@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from "fastify";
 import { ConfigSchema } from "../../config/index.js";
 import { createSweepPendingBlobsJob } from "../../platform/blobs/index.js";
-import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
 import type { JobDefinition } from "../../platform/jobs/index.js";
+import { createLeases, createRateLimits } from "../../platform/limits/index.js";
 import type { IdentityService } from "../identity/index.js";
 import type { HanseModule, ModuleDeps } from "../module.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
@@ -16,7 +16,7 @@ import {
   mailboxRoutes,
   type MailboxService,
 } from "./mailbox/index.js";
-import { partnerApi } from "./partner-api.js";
+import { createPartnerRateLimit, partnerApi } from "./partner-api.js";
 import { adminEntrypoints, adminRoutes, createAdminService, type AdminService } from "./partners/index.js";
 import {
   createProcessingRunner,
@@ -45,7 +45,7 @@ export const maxPayloadBytes = 16 * 1024 * 1024;
 export const exchangeCapability = "b2b.exchange.partner";
 /**
  * The defaults of the per-key rate limit (HANSE_PARTNER_RATE_LIMIT_BURST and _PER_SECOND): a burst
- * of 2000 requests per partner API key and API process, refilled at 1000 per second. A process
+ * of 2000 requests per partner API key (all API processes together), refilled at 1000 per second. A process
  * uses its config; this is for callers that need the defaults (tests of the default app).
  */
 export const rateLimit = {
@@ -76,6 +76,7 @@ export function createExchangeModule(
   const inbox = createInboxService({
     ...exchangeDeps,
     maxConcurrentUploads: deps.config.HANSE_PARTNER_MAX_CONCURRENT_UPLOADS,
+    leases: createLeases({ database: deps.database, clock: deps.clock }),
     backlogLimits: {
       maxTotal: deps.config.HANSE_INBOX_MAX_BACKLOG,
       maxPerTenant: deps.config.HANSE_INBOX_MAX_BACKLOG_PER_TENANT,
@@ -86,11 +87,10 @@ export function createExchangeModule(
   const mailbox = createMailboxService(exchangeDeps);
   const payloads = metrics.countPayloadReads(createPayloadService(exchangeDeps));
   const admin = createAdminService(exchangeDeps, mailbox);
-  const limiter = new KeyRateLimiter(
-    deps.clock,
-    deps.config.HANSE_PARTNER_RATE_LIMIT_BURST,
-    deps.config.HANSE_PARTNER_RATE_LIMIT_PER_SECOND,
-  );
+  const limiter = createPartnerRateLimit(createRateLimits({ database: deps.database, clock: deps.clock }), {
+    burst: deps.config.HANSE_PARTNER_RATE_LIMIT_BURST,
+    perSecond: deps.config.HANSE_PARTNER_RATE_LIMIT_PER_SECOND,
+  });
   const sweepJob = createSweepPendingBlobsJob({
     db: deps.database.db,
     clock: deps.clock,

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { ErrorCode } from "../../protocol/error-codes.js";
 import type { PartnerScope } from "../../protocol/scopes.js";
-import type { Principal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import type { ErrorCodeMapper } from "../../platform/http/problem.js";
-import type { KeyRateLimiter } from "../../platform/http/rate-limit.js";
+import { rateLimitKey, type RateLimit, type RateLimits } from "../../platform/limits/index.js";
 
 /*
  * What the partner API's routes (inbox and mailbox) share: their base path, the exchange's own
@@ -41,24 +40,43 @@ export const tags = ["exchange-partner"];
 export const edifactExample =
   "UNB+UNOC:3+SENDER:14+RECEIVER:14+261127:0900+42'UNH+1+ORDERS:D:96A:UN'…UNZ+1+42'";
 
-/** Takes a request from the key's bucket, or answers 429 with Retry-After. */
-export function takeRequest(limiter: KeyRateLimiter, principal: Principal): void {
-  const wait = limiter.take(principal.credentialId);
-  if (wait > 0) {
-    throw new AppError("ERR_B2B_EXCHANGE_RATE_LIMITED", "Too many requests for this API key.", {
-      headers: { "retry-after": String(wait) },
-    });
-  }
+const rateLimited = (seconds: number) =>
+  new AppError("ERR_B2B_EXCHANGE_RATE_LIMITED", "Too many requests for this API key.", {
+    headers: { "retry-after": String(seconds) },
+  });
+
+/**
+ * The per-key rate limit of the partner API (HANSE_PARTNER_RATE_LIMIT_BURST and _PER_SECOND): one
+ * bucket per partner API key, shared by every API process (platform/limits: one statement per
+ * request).
+ */
+export function createPartnerRateLimit(rateLimits: RateLimits, limit: RateLimit) {
+  const keyOf = (credentialId: string) => rateLimitKey("partner", credentialId);
+  return {
+    /** Takes a request from the key's bucket, or answers 429 with Retry-After. */
+    async take(credentialId: string): Promise<void> {
+      const wait = await rateLimits.take(keyOf(credentialId), limit);
+      if (wait > 0) throw rateLimited(wait);
+    },
+    /** Takes a request when the bucket has one: true; else false, taking nothing. */
+    async tryTake(credentialId: string): Promise<boolean> {
+      return (await rateLimits.take(keyOf(credentialId), limit)) === 0;
+    },
+    /** Gives back what `tryTake` took for a key that turned out not to be the caller's. */
+    refund: (credentialId: string): Promise<void> => rateLimits.refund(keyOf(credentialId), limit),
+  };
 }
+
+export type PartnerRateLimit = ReturnType<typeof createPartnerRateLimit>;
 
 /** The partner API: `routes` registered in one scope that rate-limits by key and streams bodies. */
 export const partnerApi =
-  (limiter: KeyRateLimiter, routes: readonly FastifyPluginAsyncTypebox[]): FastifyPluginAsyncTypebox =>
+  (limiter: PartnerRateLimit, routes: readonly FastifyPluginAsyncTypebox[]): FastifyPluginAsyncTypebox =>
   async (app) => {
     // Runs after authentication: the bucket is the partner API key's. A small upload whose key its
     // statement checks (no principal yet) is counted by the route once the key is accepted.
     app.addHook("onRequest", async (request) => {
-      if (request.principal) takeRequest(limiter, request.principal);
+      if (request.principal) await limiter.take(request.principal.credentialId);
     });
     // The upload body is passed through as a stream: it is hashed and stored while it arrives,
     // never buffered. Content-Type is checked by the handler so its error is the exchange's 400.

@@ -10,10 +10,11 @@ import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
 /** Sign-in with tenant, e-mail and password for a session token, and sign-out. */
 export function createSessions(deps: IdentityDeps, database: Database<IdentityTables>) {
-  const signInThrottle = createSignInThrottle(deps.clock, {
-    ...signInLimits,
-    perAccount: { ...signInLimits.perAccount, burst: deps.signInAccountFailures },
-  });
+  const signInThrottle = createSignInThrottle(
+    deps.clock,
+    { ...signInLimits, perAccount: { ...signInLimits.perAccount, burst: deps.signInAccountFailures } },
+    database,
+  );
   const { db } = database;
 
   return {
@@ -33,7 +34,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
           : undefined;
       const ok = await verifyPassword(input.password, user?.password_hash ?? unusablePasswordHash);
       if (!tenant || !user || !ok || user.disabled_at) {
-        signInThrottle.recordFailure(account, clientAddress);
+        await signInThrottle.recordFailure(account, clientAddress);
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
       const id = deps.newId();

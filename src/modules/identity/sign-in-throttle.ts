@@ -1,11 +1,12 @@
 import { isIPv4, isIPv6 } from "node:net";
 import type { Clock } from "../../platform/clock/clock.js";
+import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
+import { createRateLimits, rateLimitKey } from "../../platform/limits/index.js";
 
 /**
  * Failed sign-ins (OWASP Authentication Cheat Sheet, "Protect against automated attacks"; these
- * counters are per API process, like every rate limit here):
+ * counters are kept in the database, so they hold across every API process — platform/limits):
  * - per account and client address: ten failures, then one per 30 s. Answered 429 before the
  *   password is checked, so only the address that failed is held back, never the account.
  * - per client address: a hundred failures (any accounts), then one per second; 429 the same way.
@@ -50,35 +51,29 @@ const rateLimited = (seconds: number) =>
     headers: { "retry-after": String(seconds) },
   });
 
-export function createSignInThrottle(clock: Clock, limits = signInLimits) {
-  const pairs = new KeyRateLimiter(
-    clock,
-    limits.perAccountAndAddress.burst,
-    limits.perAccountAndAddress.perSecond,
-  );
-  const addresses = new KeyRateLimiter(clock, limits.perAddress.burst, limits.perAddress.perSecond);
-  const accounts = new KeyRateLimiter(clock, limits.perAccount.burst, limits.perAccount.perSecond);
-  /** Past the ceiling: per account, the end of the last reserved turn and the attempts waiting. */
-  const turns = new Map<string, { next: number; waiting: number }>();
-  const pairKey = (account: string, address: string) => `${account}\n${address}`;
+export function createSignInThrottle(
+  clock: Clock,
+  limits: typeof signInLimits,
+  database: Pick<Database, "prepared">,
+) {
+  const store = createRateLimits({ database, clock });
+  const perAccount = { burst: limits.perAccount.burst, perSecond: limits.perAccount.perSecond };
+  const keysOf = (account: string, address: string) => [
+    { key: rateLimitKey("sign-in-pair", `${account}\n${address}`), limit: limits.perAccountAndAddress },
+    { key: rateLimitKey("sign-in-address", address), limit: limits.perAddress },
+    { key: rateLimitKey("sign-in-account", account), limit: perAccount },
+  ];
 
   /** Waits for the account's next turn (real time: this delay is what slows a distributed guesser). */
   async function awaitTurn(account: string): Promise<void> {
-    const now = Date.now();
-    const turn = turns.get(account) ?? { next: now, waiting: 0 };
-    if (turn.waiting >= limits.maxWaiting) {
-      throw rateLimited(Math.max(1, Math.ceil((turn.next - now) / 1000)));
-    }
-    const at = Math.max(now, turn.next);
-    turn.next = at + limits.delayMs;
-    turn.waiting++;
-    turns.set(account, turn);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, at - now));
-    } finally {
-      turn.waiting--;
-      if (turn.waiting === 0 && turn.next <= Date.now()) turns.delete(account);
-    }
+    const turn = await store.reserveTurn(
+      rateLimitKey("sign-in-turn", account),
+      limits.delayMs,
+      limits.maxWaiting,
+      Date.now(),
+    );
+    if ("retryAfterSeconds" in turn) throw rateLimited(turn.retryAfterSeconds);
+    if (turn.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, turn.waitMs));
   }
 
   return {
@@ -87,18 +82,17 @@ export function createSignInThrottle(clock: Clock, limits = signInLimits) {
      * account or for any), and past the account's ceiling, a wait for the account's turn.
      */
     async admit(account: string, clientAddress: string): Promise<void> {
-      const address = addressKey(clientAddress);
-      const wait = Math.max(pairs.wait(pairKey(account, address)), addresses.wait(address));
+      const [pair = 0, address = 0, accountWait = 0] = await store.wait(
+        keysOf(account, addressKey(clientAddress)),
+      );
+      const wait = Math.max(pair, address);
       if (wait > 0) throw rateLimited(wait);
-      if (accounts.wait(account) > 0) await awaitTurn(account);
+      if (accountWait > 0) await awaitTurn(account);
     },
 
-    /** A failed sign-in counts against the pair, the address and the account. */
-    recordFailure(account: string, clientAddress: string): void {
-      const address = addressKey(clientAddress);
-      pairs.take(pairKey(account, address));
-      addresses.take(address);
-      accounts.take(account);
+    /** A failed sign-in counts against the pair, the address and the account (one statement). */
+    async recordFailure(account: string, clientAddress: string): Promise<void> {
+      await store.takeEach(keysOf(account, addressKey(clientAddress)));
     },
   };
 }

@@ -18,6 +18,8 @@ const tableOwners: Readonly<Record<string, string>> = {
   audit_events: "src/platform/audit",
   blobs: "src/platform/blobs",
   blob_chunks: "src/platform/blobs",
+  rate_limits: "src/platform/limits",
+  limit_leases: "src/platform/limits",
   tenants: "src/modules/identity",
   users: "src/modules/identity",
   credentials: "src/modules/identity",

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { deleteExpiredRecords } from "../http/idempotency.js";
+import { deleteExpiredLeases, deleteIdleRateLimits } from "../limits/index.js";
 import { defineHousekeepingJob, type HousekeepingDeps, type JobDefinition } from "./define-job.js";
 
 export const retentionJobName = "platform.retention";
@@ -14,10 +15,13 @@ const batch = 500;
 /**
  * What nothing reads any more: idempotency records past their expiry (a key can then be used
  * again, as the contract allows), succeeded jobs after a day and dead jobs after 30 days.
- * Transition requests and uploads stay (their status documents are kept).
+ * Transition requests and uploads stay (their status documents are kept). Rate-limit rows of full
+ * buckets and the leases of dead processes mean nothing and go as well.
  */
 const purges = (now: Date) => [
   { table: "idempotency_records", statement: deleteExpiredRecords(now, batch) },
+  { table: "rate_limits", statement: deleteIdleRateLimits(now, batch) },
+  { table: "limit_leases", statement: deleteExpiredLeases(now, batch) },
   {
     table: "jobs",
     statement: sql<{ n: number }>`WITH gone AS (

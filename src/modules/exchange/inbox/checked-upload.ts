@@ -1,5 +1,5 @@
 import { InterchangeScanner } from "../../../edifact/index.js";
-import type { DeferredCredential, Principal } from "../../../platform/auth/index.js";
+import type { DeferredCredential } from "../../../platform/auth/index.js";
 import { sha256 } from "../../../platform/crypto/index.js";
 import { createStatementBatcher } from "../../../platform/db/statement-batcher.js";
 import type { ExchangeDeps } from "../exchange.deps.js";
@@ -36,7 +36,6 @@ export function createCheckedUpload(
     connectionId: string,
     headers: UploadHeaders,
     body: AsyncIterable<Uint8Array | string>,
-    admitted: (principal: Principal) => void,
   ): Promise<UploadOutcome> {
     let key: string;
     let bytes: Buffer;
@@ -54,7 +53,6 @@ export function createCheckedUpload(
     } catch (error) {
       const principal = await credential.authenticate();
       await requirePartnerConnection(database, principal, connectionId);
-      admitted(principal);
       throw error;
     }
     const hash = keyHash(id, key);
@@ -70,7 +68,6 @@ export function createCheckedUpload(
         status: row.connection_status ?? null,
       };
       if (!mayUseConnection(principal, id, connection)) throw hiddenConnection();
-      admitted(principal);
       return acceptance.outcomeOf(result, principal.tenant.id, upload);
     });
   };

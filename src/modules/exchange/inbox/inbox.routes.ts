@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { headers as headerNames } from "../../../protocol/headers.js";
-import { requirePrincipal, type Principal } from "../../../platform/auth/index.js";
+import { requirePrincipal } from "../../../platform/auth/index.js";
+import { AppError } from "../../../platform/errors/app-error.js";
 import { documentedAs } from "../../../platform/http/openapi.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
-import type { KeyRateLimiter } from "../../../platform/http/rate-limit.js";
 import { ConnectionParams, UploadResponse } from "../exchange.schemas.js";
-import { edifactExample, partner, partnerBase, tags, takeRequest } from "../partner-api.js";
+import { edifactExample, partner, partnerBase, tags, type PartnerRateLimit } from "../partner-api.js";
 import type { InboxService, UploadOutcome } from "./inbox.service.js";
 import { deferredUploadBytes } from "./upload-checks.js";
 
@@ -31,13 +31,11 @@ const uploadHeadersDoc = {
   },
 } as const;
 
-export const inboxRoutes =
-  (inbox: InboxService, maxPayloadBytes: number, limiter: KeyRateLimiter): FastifyPluginAsyncTypebox =>
-  async (app) => {
-    const rateLimit = (principal: Principal) => {
-      takeRequest(limiter, principal);
-    };
+const unauthenticated = new Set<string>(["ERR_UNAUTHENTICATED", "ERR_B2B_EXCHANGE_UNAUTHENTICATED"]);
 
+export const inboxRoutes =
+  (inbox: InboxService, maxPayloadBytes: number, limiter: PartnerRateLimit): FastifyPluginAsyncTypebox =>
+  async (app) => {
     app.post(
       `${partnerBase}/inbox`,
       {
@@ -76,25 +74,30 @@ export const inboxRoutes =
         const body = (request.body ?? request.raw) as NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
         const deferred = request.deferredCredential;
         let outcome: UploadOutcome;
-        // A small upload: one statement checks the key and stores it — unless the key's bucket
-        // looks empty or it streams as many uploads as it may, when the ordinary path answers
-        // the 429 after authenticating, or a backlog bound is reached somewhere, when the
-        // ordinary path learns the tenant and answers 503 if the bound is its own or the
-        // service's. (Small uploads are not counted as streams: each holds at most 64 KiB, while
-        // the stream limit bounds the ~2 MiB a stalled large upload holds.)
+        // A small upload: one statement checks the key and stores it, after the key's bucket gave
+        // up a request — unless it had none or the key streams as many uploads as it may in this
+        // process, when the ordinary path answers the 429 after authenticating, or a backlog bound
+        // is reached somewhere, when the ordinary path learns the tenant and answers 503 if the
+        // bound is its own or the service's. The request taken before the key is checked goes
+        // back when the key is wrong: a stranger naming a key cannot spend its requests. (Small
+        // uploads are not counted as streams: each holds at most 64 KiB, while the stream limit
+        // bounds the ~2 MiB a stalled large upload holds.)
         const claimed = deferred?.claimedCredentialId ?? "";
         if (
           deferred &&
-          limiter.wait(claimed) === 0 &&
           !inbox.atStreamLimit(claimed) &&
-          (await inbox.backlogClear())
+          (await inbox.backlogClear()) &&
+          (await limiter.tryTake(claimed))
         ) {
-          outcome = await inbox.uploadChecked(deferred, request.params.connectionID, headers, body, (p) => {
-            limiter.take(p.credentialId);
-          });
+          try {
+            outcome = await inbox.uploadChecked(deferred, request.params.connectionID, headers, body);
+          } catch (error) {
+            if (error instanceof AppError && unauthenticated.has(error.code)) await limiter.refund(claimed);
+            throw error;
+          }
         } else {
           const principal = deferred ? await deferred.authenticate() : requirePrincipal(request);
-          if (deferred) rateLimit(principal);
+          if (deferred) await limiter.take(principal.credentialId);
           const { connection, key } = await inbox.precheck(principal, request.params.connectionID, headers);
           outcome = await inbox.upload(principal, connection, key, body);
         }

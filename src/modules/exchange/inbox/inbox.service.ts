@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Principal } from "../../../platform/auth/index.js";
 import { createJobNotifier } from "../../../platform/jobs/index.js";
+import type { Leases } from "../../../platform/limits/index.js";
 import type { ExchangeDeps } from "../exchange.deps.js";
 import { requirePartnerConnection } from "../partner-access.js";
 import { processUpload } from "../processing/index.js";
@@ -15,8 +16,10 @@ export type { UploadOutcome } from "./upload-acceptance.js";
 
 /** What the inbox needs besides the module's common dependencies. */
 export interface InboxSettings {
-  /** Uploads one API key may stream at once in this process (HANSE_PARTNER_MAX_CONCURRENT_UPLOADS). */
+  /** Uploads one API key may stream at once, all processes together (HANSE_PARTNER_MAX_CONCURRENT_UPLOADS). */
   maxConcurrentUploads: number;
+  /** The leases that bound streams and uploads per key across processes. */
+  leases: Leases;
   /** Unprocessed uploads over which the inbox answers 503 (HANSE_INBOX_MAX_BACKLOG*). */
   backlogLimits: BacklogLimits;
 }
@@ -40,14 +43,14 @@ export function createInboxService(deps: ExchangeDeps & InboxSettings) {
   const wakeWorkers = createJobNotifier(database);
   const acceptance = createUploadAcceptance(deps, { backlog, wakeWorkers });
 
-  /** One upload per key at a time, and a bounded number of streams per API key, in this process. */
-  const slots = createUploadSlots(deps.maxConcurrentUploads);
+  /** One upload per key at a time, and a bounded number of streams per API key, in all processes. */
+  const slots = createUploadSlots(deps.maxConcurrentUploads, deps.leases);
 
   const uploadOnce = createStreamedUpload(deps, acceptance);
   const uploadChecked = createCheckedUpload(deps, acceptance, slots);
 
   return {
-    /** Whether this API key streams as many uploads as it may (the next one is 429). */
+    /** Whether this process streams as many uploads of this API key as it may (the next one is 429). */
     atStreamLimit: (credentialId: string): boolean => slots.atStreamLimit(credentialId),
 
     /**
@@ -73,7 +76,7 @@ export function createInboxService(deps: ExchangeDeps & InboxSettings) {
      * upload, its audit event and its job in one round trip. Whatever is refused before that
      * statement — a bad header, a body that is not one interchange — first checks the key and the
      * connection the ordinary way, so 401 and 404 keep their precedence over the request's own
-     * faults. `admitted` sees the principal once the statement has accepted the key.
+     * faults. The route has taken the request from the key's rate limit before.
      */
     uploadChecked,
 
@@ -91,10 +94,8 @@ export function createInboxService(deps: ExchangeDeps & InboxSettings) {
       body: Readable | AsyncIterable<Uint8Array>,
     ): Promise<UploadOutcome> {
       const hash = keyHash(connection.id, key);
-      return slots.stream(principal.credentialId, () =>
-        slots.exclusively(`${connection.id}:${hash.toString("hex")}`, () =>
-          uploadOnce(principal, connection, hash, body),
-        ),
+      return slots.stream(principal.credentialId, `${connection.id}:${hash.toString("hex")}`, () =>
+        uploadOnce(principal, connection, hash, body),
       );
     },
   };
