@@ -3,7 +3,7 @@ import type { Clock } from "../../platform/clock/clock.js";
 import { digestsEqual } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { hashSecret, parseBearer, type ParsedBearer } from "./credential-format.js";
-import * as repo from "./identity.repository.js";
+import * as repo from "./credentials.repository.js";
 import type { IdentityTables } from "./identity.tables.js";
 
 /** A text[] parameter as its literal, which both drivers pass through unchanged. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { credentialFromJson } from "./identity.repository.js";
+import { credentialFromJson } from "./credentials.repository.js";
 
 /** The credential row travels as one JSON column; these are the forms PostgreSQL's to_json writes. */
 describe("credentialFromJson", () => {

@@ -1,11 +1,12 @@
-import type { Principal } from "../../platform/auth/index.js";
-import { unusablePasswordHash, verifyPassword } from "../../platform/crypto/index.js";
-import type { Database } from "../../platform/db/database.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { hashSecret, newSessionToken } from "./credential-format.js";
-import * as repo from "./identity.repository.js";
-import type { IdentityDeps } from "./identity.deps.js";
-import type { IdentityTables } from "./identity.tables.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { unusablePasswordHash, verifyPassword } from "../../../platform/crypto/index.js";
+import type { Database } from "../../../platform/db/database.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { hashSecret, newSessionToken } from "../credential-format.js";
+import * as repo from "../credentials.repository.js";
+import * as users from "../users/index.js";
+import type { IdentityDeps } from "../identity.deps.js";
+import type { IdentityTables } from "../identity.tables.js";
 import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
 /** Sign-in with tenant, e-mail and password for a session token, and sign-out. */
@@ -29,7 +30,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       const tenant = await repo.findTenantBySlug(db, input.tenant);
       const user =
         tenant && tenant.status === "active"
-          ? await repo.findUserByEmail(db, tenant.id, input.email)
+          ? await users.findUserByEmail(db, tenant.id, input.email)
           : undefined;
       const ok = await verifyPassword(input.password, user?.password_hash ?? unusablePasswordHash);
       if (!tenant || !user || !ok || user.disabled_at) {

@@ -2,13 +2,7 @@ import type { Insertable, Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { createLookupById } from "../../platform/db/statement-batcher.js";
-import type {
-  CredentialKind,
-  CredentialsTable,
-  IdentityTables,
-  TenantsTable,
-  UsersTable,
-} from "./identity.tables.js";
+import type { CredentialKind, CredentialsTable, IdentityTables, TenantsTable } from "./identity.tables.js";
 
 type Db = Kysely<IdentityTables>;
 
@@ -116,15 +110,6 @@ export function credentialRowsCheckSql(input: string): string {
   return sql;
 }
 
-export function findUserName(db: Db, tenantId: string, userId: string) {
-  return db
-    .selectFrom("users")
-    .select(["email", "name"])
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", userId)
-    .executeTakeFirst();
-}
-
 export function listTenants(db: Db, limit: number, after?: CreationPosition) {
   return creationPage(db.selectFrom("tenants").selectAll(), limit, after).execute();
 }
@@ -141,25 +126,12 @@ export function findSystemTenant(db: Db) {
   return db.selectFrom("tenants").selectAll().where("type", "=", "system").executeTakeFirst();
 }
 
-export function findUserByEmail(db: Db, tenantId: string, email: string) {
-  return db
-    .selectFrom("users")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where((eb) => eb(eb.fn("lower", ["email"]), "=", email.toLowerCase()))
-    .executeTakeFirst();
-}
-
 export async function insertTenant(db: Db, tenant: TenantsTable): Promise<void> {
   await db.insertInto("tenants").values(tenant).execute();
 }
 
 export async function setTenantStatus(db: Db, id: string, status: TenantsTable["status"], at: Date) {
   await db.updateTable("tenants").set({ status, updated_at: at }).where("id", "=", id).execute();
-}
-
-export async function insertUser(db: Db, user: UsersTable): Promise<void> {
-  await db.insertInto("users").values(user).execute();
 }
 
 /** Moves a bootstrap access token (its own principal) to another id; nothing when there is none. */
@@ -177,6 +149,18 @@ export async function insertCredential(db: Db, credential: Insertable<Credential
   await db.insertInto("credentials").values(credential).execute();
 }
 
+const credentialListColumns = [
+  "id",
+  "name",
+  "scopes",
+  "principal_id",
+  "created_by",
+  "created_at",
+  "expires_at",
+  "revoked_at",
+  "connection_ids",
+] as const;
+
 export function listCredentials(
   db: Db,
   tenantId: string,
@@ -186,17 +170,7 @@ export function listCredentials(
 ) {
   const query = db
     .selectFrom("credentials")
-    .select([
-      "id",
-      "name",
-      "scopes",
-      "principal_id",
-      "created_by",
-      "created_at",
-      "expires_at",
-      "revoked_at",
-      "connection_ids",
-    ])
+    .select(credentialListColumns)
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind);
   return creationPage(query, limit, after).execute();
@@ -205,17 +179,7 @@ export function listCredentials(
 export function findCredential(db: Db, tenantId: string, kind: CredentialKind, id: string) {
   return db
     .selectFrom("credentials")
-    .select([
-      "id",
-      "name",
-      "scopes",
-      "principal_id",
-      "created_by",
-      "created_at",
-      "expires_at",
-      "revoked_at",
-      "connection_ids",
-    ])
+    .select(credentialListColumns)
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind)
     .where("id", "=", id)

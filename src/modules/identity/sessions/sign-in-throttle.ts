@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from "node:net";
-import type { Clock } from "../../platform/clock/clock.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { KeyRateLimiter } from "../../platform/http/rate-limit.js";
+import type { Clock } from "../../../platform/clock/clock.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { KeyRateLimiter } from "../../../platform/http/rate-limit.js";
 
 /**
  * Failed sign-ins (OWASP Authentication Cheat Sheet, "Protect against automated attacks"; these
