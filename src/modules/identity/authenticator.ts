@@ -69,6 +69,8 @@ export function createAuthenticator(deps: {
     if (parsed.kind !== "unknown" && parsed.kind !== row.kind) return null;
     if (row.revoked_at || (row.expires_at && row.expires_at <= now)) return null;
     if (row.tenant_status === "failed") return null;
+    // A deactivated user's sessions end at once (CONTRACT §7).
+    if (row.kind === "session" && row.user_status !== "active") return null;
     const kind = row.kind === "session" ? "user" : row.kind;
     const principal: Principal = {
       kind,
@@ -78,6 +80,7 @@ export function createAuthenticator(deps: {
       tenant: { id: row.tenant_id, slug: row.tenant_slug, type: row.tenant_type },
       scopes: new Set(row.scopes),
     };
+    if (row.user_role) principal.role = row.user_role;
     if (row.kind === "api_key") {
       principal.partnerId = row.principal_id;
       principal.connectionIds = row.connection_ids;

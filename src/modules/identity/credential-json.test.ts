@@ -17,6 +17,8 @@ describe("credentialFromJson", () => {
     tenant_slug: "acme",
     tenant_type: "customer",
     tenant_status: "active",
+    user_role: null,
+    user_status: null,
   };
 
   it("gives bytea back as bytes and timestamps (microseconds, any offset) as dates", () => {

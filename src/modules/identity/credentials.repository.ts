@@ -2,6 +2,7 @@ import type { Insertable, Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { createLookupById } from "../../platform/db/statement-batcher.js";
+import { roleScopeRows } from "./users/roles.js";
 import type { CredentialKind, CredentialsTable, IdentityTables, TenantsTable } from "./identity.tables.js";
 
 type Db = Kysely<IdentityTables>;
@@ -21,12 +22,29 @@ export interface CredentialWithTenant {
   tenant_slug: string;
   tenant_type: TenantsTable["type"];
   tenant_status: TenantsTable["status"];
+  /** Sessions only: the user's current role and status (null for other credentials). */
+  user_role: "owner" | "admin" | "viewer" | null;
+  user_status: "invited" | "active" | "deactivated" | null;
 }
 
+/**
+ * A session's scopes are its user's CURRENT role's (CONTRACT §7: a role change applies from the
+ * next request on), from the role table of users/roles.ts spelled as SQL once; other credentials
+ * keep the scopes they were issued with.
+ */
+const roleScopesSql = `CASE t.type || ':' || u.role ${roleScopeRows()
+  .map(({ tenantType, role, scopes }) => `WHEN '${tenantType}:${role}' THEN '{${scopes.join(",")}}'::text[]`)
+  .join(" ")} ELSE '{}'::text[] END`;
+
 /** The columns of `CredentialWithTenant`, from `credentials AS c` and `tenants AS t`. */
-const credentialColumns = `c.id, c.kind, c.principal_id, c.name, c.secret_hash, c.scopes, c.connection_ids,
+const credentialColumns = `c.id, c.kind, c.principal_id, c.name, c.secret_hash,
+    CASE WHEN c.kind = 'session' THEN ${roleScopesSql} ELSE c.scopes END AS scopes, c.connection_ids,
     c.expires_at, c.revoked_at, t.id AS tenant_id, t.slug AS tenant_slug, t.type AS tenant_type,
-    t.status AS tenant_status`;
+    t.status AS tenant_status, u.role AS user_role, u.status AS user_status`;
+
+/** The user of a session credential (`credentials AS c`), none for other kinds. */
+const sessionUserJoin = `LEFT JOIN users AS u
+    ON c.kind = 'session' AND u.tenant_id = c.tenant_id AND u.id = c.principal_id`;
 
 /**
  * The credential row as the database returns it to a hot path: ONE json column (`credential`)
@@ -69,7 +87,8 @@ export function createCredentialLookup(
     {
       name: "hanse_credential_lookup",
       relation: `SELECT ${credentialColumns}
-  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id`,
+  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id
+  ${sessionUserJoin}`,
       alias: "credential",
       maxItems: 64,
     },
@@ -100,10 +119,12 @@ export function credentialRowsCheckSql(input: string): string {
   FROM ${input} AS i
   INNER JOIN credentials AS c ON c.id = i.credential_id
   INNER JOIN tenants AS t ON t.id = c.tenant_id
+  ${sessionUserJoin}
 ), authorized AS (
   SELECT i.ord, c.tenant_id FROM credential AS c INNER JOIN ${input} AS i ON i.ord = c.ord
   WHERE c.secret_hash = i.presented AND c.kind = ANY (i.kinds) AND c.revoked_at IS NULL
     AND (c.expires_at IS NULL OR c.expires_at > i.now) AND c.tenant_status <> 'failed'
+    AND (c.kind <> 'session' OR c.user_status = 'active')
     AND c.scopes @> i.scopes AND (i.tenant_id IS NULL OR c.tenant_id = i.tenant_id)
 )`;
   rowsCheck = { input, sql };

@@ -88,6 +88,8 @@ export function createTenancy(deps: IdentityDeps, database: Database<IdentityTab
           name: "System administrator",
           password_hash: unusablePasswordHash,
           scopes: bootstrapAdminScopes,
+          role: "owner",
+          status: "active",
           created_at: now,
           disabled_at: null,
         });

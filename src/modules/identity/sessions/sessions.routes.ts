@@ -74,6 +74,7 @@ export const sessionRoutes =
             id: principal.id,
             kind: principal.kind as "user" | "access_token",
             name: principal.name,
+            role: principal.role ?? null,
           },
           tenant: principal.tenant,
           scopes: [...principal.scopes],

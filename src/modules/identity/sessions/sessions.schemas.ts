@@ -40,6 +40,9 @@ export const WhoamiResponse = Type.Object(
       id: Uuid,
       kind: Type.Union([Type.Literal("user"), Type.Literal("access_token")]),
       name: Type.String(),
+      role: Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("viewer"), Type.Null()], {
+        description: "A user's current role (CONTRACT §7); null for an access token",
+      }),
     }),
     tenant: Type.Object({
       id: Uuid,
@@ -51,7 +54,12 @@ export const WhoamiResponse = Type.Object(
   {
     examples: [
       {
-        principal: { id: "5e2f7c1a-3b4d-4e6f-8a9b-0c1d2e3f4a5b", kind: "user", name: "admin@acme.example" },
+        principal: {
+          id: "5e2f7c1a-3b4d-4e6f-8a9b-0c1d2e3f4a5b",
+          kind: "user",
+          name: "admin@acme.example",
+          role: "owner",
+        },
         tenant: { id: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", slug: "acme", type: "customer" },
         scopes: ["admin:read", "admin:write"],
       },

@@ -33,13 +33,14 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
           ? await users.findUserByEmail(db, tenant.id, input.email)
           : undefined;
       const ok = await verifyPassword(input.password, user?.password_hash ?? unusablePasswordHash);
-      if (!tenant || !user || !ok || user.disabled_at) {
+      if (!tenant || !user || !ok || user.disabled_at || user.status !== "active") {
         signInThrottle.recordFailure(account, clientAddress);
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
       const id = deps.newId();
       const token = newSessionToken(id);
       const now = deps.clock.now();
+      const scopes = [...users.scopesOfRole(user.role, tenant.type)];
       const expiresAt = new Date(now.getTime() + deps.sessionTtlSeconds * 1000);
       await repo.insertCredential(db, {
         id,
@@ -48,7 +49,8 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         principal_id: user.id,
         name: user.email,
         secret_hash: hashSecret(token),
-        scopes: user.scopes,
+        // As issued, for the record; a session's scopes are read from the role on each request.
+        scopes,
         connection_ids: null,
         created_by: user.id,
         created_at: now,
@@ -59,7 +61,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         id,
         token,
         expiresAt: expiresAt.toISOString(),
-        scopes: user.scopes,
+        scopes,
         createdAt: now.toISOString(),
       };
     },

@@ -20,6 +20,9 @@ export function createUsers(deps: IdentityDeps) {
         name: input.name,
         password_hash: input.passwordHash,
         scopes: input.scopes,
+        // A tenant's first administrator is its owner (CONTRACT §2).
+        role: "owner",
+        status: "active",
         created_at: deps.clock.now(),
         disabled_at: null,
       });

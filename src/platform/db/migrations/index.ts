@@ -13,6 +13,7 @@ import * as uploadFindings from "./2026-11-27T1200-upload-findings.js";
 import * as entitlementChangePrincipal from "./2026-11-27T1300-entitlement-change-principal.js";
 import * as exchangeOperatorFilters from "./2026-11-27T1210-exchange-operator-filters.js";
 import * as transitionRequestLists from "./2026-11-27T1300-transition-request-lists.js";
+import * as userRoles from "./2026-11-28T0700-user-roles.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-27T1210-exchange-operator-filters": exchangeOperatorFilters,
   "2026-11-27T1300-transition-request-lists": transitionRequestLists,
   "2026-11-27T1300-entitlement-change-principal": entitlementChangePrincipal,
+  "2026-11-28T0700-user-roles": userRoles,
 };
