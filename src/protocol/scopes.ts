@@ -3,6 +3,7 @@ export const systemScopes = [
   "tenants:list",
   "tenants:read",
   "tenants:create",
+  "tenants:write",
   "system_diagnostics:read",
 ] as const;
 
@@ -11,6 +12,8 @@ export const tenantAdminScopes = [
   "admin:write",
   "workflows:transition",
   "workflows:read",
+  "users:read",
+  "users:write",
 ] as const;
 
 export const partnerScopes = [

@@ -3,7 +3,7 @@ import type { Clock } from "../../platform/clock/clock.js";
 import { digestsEqual } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { hashSecret, parseBearer, type ParsedBearer } from "./credential-format.js";
-import * as repo from "./identity.repository.js";
+import * as repo from "./credentials.repository.js";
 import type { IdentityTables } from "./identity.tables.js";
 
 /** A text[] parameter as its literal, which both drivers pass through unchanged. */
@@ -69,6 +69,8 @@ export function createAuthenticator(deps: {
     if (parsed.kind !== "unknown" && parsed.kind !== row.kind) return null;
     if (row.revoked_at || (row.expires_at && row.expires_at <= now)) return null;
     if (row.tenant_status === "failed") return null;
+    // A deactivated user's sessions end at once (CONTRACT §7).
+    if (row.kind === "session" && row.user_status !== "active") return null;
     const kind = row.kind === "session" ? "user" : row.kind;
     const principal: Principal = {
       kind,
@@ -78,6 +80,7 @@ export function createAuthenticator(deps: {
       tenant: { id: row.tenant_id, slug: row.tenant_slug, type: row.tenant_type },
       scopes: new Set(row.scopes),
     };
+    if (row.user_role) principal.role = row.user_role;
     if (row.kind === "api_key") {
       principal.partnerId = row.principal_id;
       principal.connectionIds = row.connection_ids;

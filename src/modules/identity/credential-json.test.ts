@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { credentialFromJson } from "./identity.repository.js";
+import { credentialFromJson } from "./credentials.repository.js";
 
 /** The credential row travels as one JSON column; these are the forms PostgreSQL's to_json writes. */
 describe("credentialFromJson", () => {
@@ -17,6 +17,8 @@ describe("credentialFromJson", () => {
     tenant_slug: "acme",
     tenant_type: "customer",
     tenant_status: "active",
+    user_role: null,
+    user_status: null,
   };
 
   it("gives bytea back as bytes and timestamps (microseconds, any offset) as dates", () => {

@@ -2,7 +2,7 @@ import type { Clock } from "../../platform/clock/clock.js";
 import type { IdGenerator } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import type { CursorCodec } from "../../platform/http/cursor.js";
-import type * as repo from "./identity.repository.js";
+import type * as repo from "./credentials.repository.js";
 
 /** What every part of identity's service receives from the module's factory. */
 export interface IdentityDeps {
@@ -16,4 +16,4 @@ export interface IdentityDeps {
 }
 
 /** A connection or the caller's transaction, for writes that join the caller's transaction. */
-export type Executor = Parameters<typeof repo.insertUser>[0];
+export type Executor = Parameters<typeof repo.insertCredential>[0];

@@ -1,15 +1,16 @@
-import { createAccessTokens } from "./access-tokens.service.js";
+import { createAccessTokens } from "./access-tokens/index.js";
 import { createAuthenticator } from "./authenticator.js";
 import type { IdentityDeps } from "./identity.deps.js";
 import type { IdentityTables } from "./identity.tables.js";
-import { createPartnerKeys } from "./partner-keys.service.js";
-import { createSessions } from "./sessions.service.js";
+import { createPartnerKeys } from "./partner-keys/index.js";
+import { createSessions } from "./sessions/index.js";
 import { createTenancy } from "./tenancy.service.js";
+import { createUsers } from "./users/index.js";
 
 export type { Executor, IdentityDeps } from "./identity.deps.js";
 
 export { bootstrapAdminScopes, systemTenantSlug } from "./tenancy.service.js";
-export type { AccessTokenView } from "./access-tokens.service.js";
+export type { AccessTokenView } from "./access-tokens/index.js";
 
 /**
  * Identity, one service by concept: the authenticator of every request, sessions
@@ -23,6 +24,7 @@ export function createIdentityService(deps: IdentityDeps) {
     ...createSessions(deps, database),
     ...createAccessTokens(deps, database),
     ...createPartnerKeys(deps, database),
+    ...createUsers(deps),
     ...createTenancy(deps, database),
   };
 }

@@ -17,7 +17,10 @@ export interface UsersTable {
   email: string;
   name: string;
   password_hash: string;
+  /** Written for older releases; a user's scopes come from `role` (CONTRACT §7). */
   scopes: Scope[];
+  role: "owner" | "admin" | "viewer";
+  status: "invited" | "active" | "deactivated";
   created_at: Date;
   disabled_at: Date | null;
 }

@@ -1,7 +1,7 @@
 import type { HanseModule, ModuleDeps } from "../module.js";
 import { crudActions } from "../../platform/http/entrypoints.js";
 import { identityRoutes } from "./identity.routes.js";
-import { AccessTokenItem, CreateAccessTokenBody } from "./identity.schemas.js";
+import { AccessTokenItem, CreateAccessTokenBody } from "./access-tokens/index.js";
 import { createIdentityService, type IdentityService } from "./identity.service.js";
 
 export type { IdentityService } from "./identity.service.js";

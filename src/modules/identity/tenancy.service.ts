@@ -5,7 +5,8 @@ import { randomSecret, unusablePasswordHash } from "../../platform/crypto/index.
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { derivedCredentialId, hashSecret, legacyDerivedCredentialId } from "./credential-format.js";
-import * as repo from "./identity.repository.js";
+import * as repo from "./credentials.repository.js";
+import * as users from "./users/users.repository.js";
 import type { Executor, IdentityDeps } from "./identity.deps.js";
 import type { IdentityTables, TenantsTable } from "./identity.tables.js";
 
@@ -45,27 +46,6 @@ export function createTenancy(deps: IdentityDeps, database: Database<IdentityTab
       await repo.setTenantStatus(trx, tenantId, status, at);
     },
 
-    /** Creates a tenant's user inside the caller's transaction (provisioning). Idempotent by e-mail. */
-    async ensureUser(
-      trx: Executor,
-      input: { tenantId: string; email: string; name: string; passwordHash: string; scopes: Scope[] },
-    ) {
-      const existing = await repo.findUserByEmail(trx, input.tenantId, input.email);
-      if (existing) return existing.id;
-      const id = deps.newId();
-      await repo.insertUser(trx, {
-        tenant_id: input.tenantId,
-        id,
-        email: input.email,
-        name: input.name,
-        password_hash: input.passwordHash,
-        scopes: input.scopes,
-        created_at: deps.clock.now(),
-        disabled_at: null,
-      });
-      return id;
-    },
-
     /**
      * First start (CONTRACT §0): the system tenant and its administrator, with the given token or
      * a random one. Returns the generated token only when one was generated now.
@@ -101,13 +81,15 @@ export function createTenancy(deps: IdentityDeps, database: Database<IdentityTab
           updated_at: now,
         });
         const userId = deps.newId();
-        await repo.insertUser(trx, {
+        await users.insertUser(trx, {
           tenant_id: tenantId,
           id: userId,
           email: input.email,
           name: "System administrator",
           password_hash: unusablePasswordHash,
           scopes: bootstrapAdminScopes,
+          role: "owner",
+          status: "active",
           created_at: now,
           disabled_at: null,
         });

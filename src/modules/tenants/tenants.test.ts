@@ -99,7 +99,14 @@ describe("POST /api/v1/system/tenants", () => {
     });
     expect(session.statusCode).toBe(201);
     expect(session.json<{ scopes: string[] }>().scopes.sort()).toEqual(
-      ["admin:read", "admin:write", "workflows:read", "workflows:transition"].sort(),
+      [
+        "admin:read",
+        "admin:write",
+        "workflows:read",
+        "workflows:transition",
+        "users:read",
+        "users:write",
+      ].sort(),
     );
   });
 

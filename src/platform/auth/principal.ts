@@ -11,6 +11,8 @@ export interface Principal {
   credentialId: string;
   tenant: { id: string; slug: string; type: TenantType };
   scopes: ReadonlySet<Scope>;
+  /** User sessions only: the user's current role (CONTRACT §7). */
+  role?: "owner" | "admin" | "viewer";
   /** Partner API keys only. */
   partnerId?: string;
   /** Partner API keys only: the connections it may use; null means every connection of its partner. */

@@ -14,6 +14,7 @@ import * as entitlementChangePrincipal from "./2026-11-27T1300-entitlement-chang
 import * as exchangeOperatorFilters from "./2026-11-27T1210-exchange-operator-filters.js";
 import * as transitionRequestLists from "./2026-11-27T1300-transition-request-lists.js";
 import * as sharedLimits from "./2026-11-28T0600-shared-limits.js";
+import * as userRoles from "./2026-11-28T0700-user-roles.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-27T1300-transition-request-lists": transitionRequestLists,
   "2026-11-27T1300-entitlement-change-principal": entitlementChangePrincipal,
   "2026-11-28T0600-shared-limits": sharedLimits,
+  "2026-11-28T0700-user-roles": userRoles,
 };

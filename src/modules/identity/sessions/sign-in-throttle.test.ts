@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createManualClock } from "../../platform/clock/clock.js";
-import { provisionTenant, type ProvisionedTenant } from "../../../test/support/fixtures.js";
-import { createTestApp, type TestApp } from "../../../test/support/test-app.js";
+import { createManualClock } from "../../../platform/clock/clock.js";
+import { provisionTenant, type ProvisionedTenant } from "../../../../test/support/fixtures.js";
+import { createTestApp, type TestApp } from "../../../../test/support/test-app.js";
 import { addressKey } from "./sign-in-throttle.js";
 
 const clock = createManualClock(new Date());

@@ -2,13 +2,8 @@ import type { Insertable, Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { createLookupById } from "../../platform/db/statement-batcher.js";
-import type {
-  CredentialKind,
-  CredentialsTable,
-  IdentityTables,
-  TenantsTable,
-  UsersTable,
-} from "./identity.tables.js";
+import { roleScopeRows } from "./users/roles.js";
+import type { CredentialKind, CredentialsTable, IdentityTables, TenantsTable } from "./identity.tables.js";
 
 type Db = Kysely<IdentityTables>;
 
@@ -27,12 +22,29 @@ export interface CredentialWithTenant {
   tenant_slug: string;
   tenant_type: TenantsTable["type"];
   tenant_status: TenantsTable["status"];
+  /** Sessions only: the user's current role and status (null for other credentials). */
+  user_role: "owner" | "admin" | "viewer" | null;
+  user_status: "invited" | "active" | "deactivated" | null;
 }
 
+/**
+ * A session's scopes are its user's CURRENT role's (CONTRACT §7: a role change applies from the
+ * next request on), from the role table of users/roles.ts spelled as SQL once; other credentials
+ * keep the scopes they were issued with.
+ */
+const roleScopesSql = `CASE t.type || ':' || u.role ${roleScopeRows()
+  .map(({ tenantType, role, scopes }) => `WHEN '${tenantType}:${role}' THEN '{${scopes.join(",")}}'::text[]`)
+  .join(" ")} ELSE '{}'::text[] END`;
+
 /** The columns of `CredentialWithTenant`, from `credentials AS c` and `tenants AS t`. */
-const credentialColumns = `c.id, c.kind, c.principal_id, c.name, c.secret_hash, c.scopes, c.connection_ids,
+const credentialColumns = `c.id, c.kind, c.principal_id, c.name, c.secret_hash,
+    CASE WHEN c.kind = 'session' THEN ${roleScopesSql} ELSE c.scopes END AS scopes, c.connection_ids,
     c.expires_at, c.revoked_at, t.id AS tenant_id, t.slug AS tenant_slug, t.type AS tenant_type,
-    t.status AS tenant_status`;
+    t.status AS tenant_status, u.role AS user_role, u.status AS user_status`;
+
+/** The user of a session credential (`credentials AS c`), none for other kinds. */
+const sessionUserJoin = `LEFT JOIN users AS u
+    ON c.kind = 'session' AND u.tenant_id = c.tenant_id AND u.id = c.principal_id`;
 
 /**
  * The credential row as the database returns it to a hot path: ONE json column (`credential`)
@@ -75,7 +87,8 @@ export function createCredentialLookup(
     {
       name: "hanse_credential_lookup",
       relation: `SELECT ${credentialColumns}
-  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id`,
+  FROM credentials AS c INNER JOIN tenants AS t ON t.id = c.tenant_id
+  ${sessionUserJoin}`,
       alias: "credential",
       maxItems: 64,
     },
@@ -106,23 +119,16 @@ export function credentialRowsCheckSql(input: string): string {
   FROM ${input} AS i
   INNER JOIN credentials AS c ON c.id = i.credential_id
   INNER JOIN tenants AS t ON t.id = c.tenant_id
+  ${sessionUserJoin}
 ), authorized AS (
   SELECT i.ord, c.tenant_id FROM credential AS c INNER JOIN ${input} AS i ON i.ord = c.ord
   WHERE c.secret_hash = i.presented AND c.kind = ANY (i.kinds) AND c.revoked_at IS NULL
     AND (c.expires_at IS NULL OR c.expires_at > i.now) AND c.tenant_status <> 'failed'
+    AND (c.kind <> 'session' OR c.user_status = 'active')
     AND c.scopes @> i.scopes AND (i.tenant_id IS NULL OR c.tenant_id = i.tenant_id)
 )`;
   rowsCheck = { input, sql };
   return sql;
-}
-
-export function findUserName(db: Db, tenantId: string, userId: string) {
-  return db
-    .selectFrom("users")
-    .select(["email", "name"])
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", userId)
-    .executeTakeFirst();
 }
 
 export function listTenants(db: Db, limit: number, after?: CreationPosition) {
@@ -141,25 +147,12 @@ export function findSystemTenant(db: Db) {
   return db.selectFrom("tenants").selectAll().where("type", "=", "system").executeTakeFirst();
 }
 
-export function findUserByEmail(db: Db, tenantId: string, email: string) {
-  return db
-    .selectFrom("users")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where((eb) => eb(eb.fn("lower", ["email"]), "=", email.toLowerCase()))
-    .executeTakeFirst();
-}
-
 export async function insertTenant(db: Db, tenant: TenantsTable): Promise<void> {
   await db.insertInto("tenants").values(tenant).execute();
 }
 
 export async function setTenantStatus(db: Db, id: string, status: TenantsTable["status"], at: Date) {
   await db.updateTable("tenants").set({ status, updated_at: at }).where("id", "=", id).execute();
-}
-
-export async function insertUser(db: Db, user: UsersTable): Promise<void> {
-  await db.insertInto("users").values(user).execute();
 }
 
 /** Moves a bootstrap access token (its own principal) to another id; nothing when there is none. */
@@ -177,6 +170,18 @@ export async function insertCredential(db: Db, credential: Insertable<Credential
   await db.insertInto("credentials").values(credential).execute();
 }
 
+const credentialListColumns = [
+  "id",
+  "name",
+  "scopes",
+  "principal_id",
+  "created_by",
+  "created_at",
+  "expires_at",
+  "revoked_at",
+  "connection_ids",
+] as const;
+
 export function listCredentials(
   db: Db,
   tenantId: string,
@@ -186,17 +191,7 @@ export function listCredentials(
 ) {
   const query = db
     .selectFrom("credentials")
-    .select([
-      "id",
-      "name",
-      "scopes",
-      "principal_id",
-      "created_by",
-      "created_at",
-      "expires_at",
-      "revoked_at",
-      "connection_ids",
-    ])
+    .select(credentialListColumns)
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind);
   return creationPage(query, limit, after).execute();
@@ -205,17 +200,7 @@ export function listCredentials(
 export function findCredential(db: Db, tenantId: string, kind: CredentialKind, id: string) {
   return db
     .selectFrom("credentials")
-    .select([
-      "id",
-      "name",
-      "scopes",
-      "principal_id",
-      "created_by",
-      "created_at",
-      "expires_at",
-      "revoked_at",
-      "connection_ids",
-    ])
+    .select(credentialListColumns)
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind)
     .where("id", "=", id)

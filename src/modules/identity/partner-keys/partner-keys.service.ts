@@ -1,10 +1,10 @@
-import type { Scope } from "../../protocol/scopes.js";
-import type { CreationPosition } from "../../platform/db/creation-order.js";
-import type { Database } from "../../platform/db/database.js";
-import { hashSecret, newPartnerKeySecret } from "./credential-format.js";
-import * as repo from "./identity.repository.js";
-import type { Executor, IdentityDeps } from "./identity.deps.js";
-import type { IdentityTables } from "./identity.tables.js";
+import type { Scope } from "../../../protocol/scopes.js";
+import type { CreationPosition } from "../../../platform/db/creation-order.js";
+import type { Database } from "../../../platform/db/database.js";
+import { hashSecret, newPartnerKeySecret } from "../credential-format.js";
+import * as repo from "../credentials.repository.js";
+import type { Executor, IdentityDeps } from "../identity.deps.js";
+import type { IdentityTables } from "../identity.tables.js";
 
 /** Partner API keys: identity stores them, the exchange area issues, lists and revokes them. */
 export function createPartnerKeys(deps: IdentityDeps, database: Database<IdentityTables>) {

@@ -1,11 +1,12 @@
-import type { Principal } from "../../platform/auth/index.js";
-import { unusablePasswordHash, verifyPassword } from "../../platform/crypto/index.js";
-import type { Database } from "../../platform/db/database.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { hashSecret, newSessionToken } from "./credential-format.js";
-import * as repo from "./identity.repository.js";
-import type { IdentityDeps } from "./identity.deps.js";
-import type { IdentityTables } from "./identity.tables.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { unusablePasswordHash, verifyPassword } from "../../../platform/crypto/index.js";
+import type { Database } from "../../../platform/db/database.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { hashSecret, newSessionToken } from "../credential-format.js";
+import * as repo from "../credentials.repository.js";
+import * as users from "../users/index.js";
+import type { IdentityDeps } from "../identity.deps.js";
+import type { IdentityTables } from "../identity.tables.js";
 import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
 /** Sign-in with tenant, e-mail and password for a session token, and sign-out. */
@@ -30,16 +31,17 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       const tenant = await repo.findTenantBySlug(db, input.tenant);
       const user =
         tenant && tenant.status === "active"
-          ? await repo.findUserByEmail(db, tenant.id, input.email)
+          ? await users.findUserByEmail(db, tenant.id, input.email)
           : undefined;
       const ok = await verifyPassword(input.password, user?.password_hash ?? unusablePasswordHash);
-      if (!tenant || !user || !ok || user.disabled_at) {
+      if (!tenant || !user || !ok || user.disabled_at || user.status !== "active") {
         await signInThrottle.recordFailure(account, clientAddress);
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
       const id = deps.newId();
       const token = newSessionToken(id);
       const now = deps.clock.now();
+      const scopes = [...users.scopesOfRole(user.role, tenant.type)];
       const expiresAt = new Date(now.getTime() + deps.sessionTtlSeconds * 1000);
       await repo.insertCredential(db, {
         id,
@@ -48,7 +50,8 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         principal_id: user.id,
         name: user.email,
         secret_hash: hashSecret(token),
-        scopes: user.scopes,
+        // As issued, for the record; a session's scopes are read from the role on each request.
+        scopes,
         connection_ids: null,
         created_by: user.id,
         created_at: now,
@@ -59,7 +62,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         id,
         token,
         expiresAt: expiresAt.toISOString(),
-        scopes: user.scopes,
+        scopes,
         createdAt: now.toISOString(),
       };
     },

@@ -1,12 +1,12 @@
-import type { Scope } from "../../protocol/scopes.js";
-import type { Principal } from "../../platform/auth/index.js";
-import type { Database } from "../../platform/db/database.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { readPage, toCreationPosition } from "../../platform/http/cursor.js";
-import { hashSecret, newAccessToken } from "./credential-format.js";
-import * as repo from "./identity.repository.js";
-import type { IdentityDeps } from "./identity.deps.js";
-import type { IdentityTables } from "./identity.tables.js";
+import type { Scope } from "../../../protocol/scopes.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import type { Database } from "../../../platform/db/database.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { readPage, toCreationPosition } from "../../../platform/http/cursor.js";
+import { hashSecret, newAccessToken } from "../credential-format.js";
+import * as repo from "../credentials.repository.js";
+import type { IdentityDeps } from "../identity.deps.js";
+import type { IdentityTables } from "../identity.tables.js";
 
 export interface AccessTokenView {
   id: string;

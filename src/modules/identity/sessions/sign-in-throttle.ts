@@ -1,8 +1,8 @@
 import { isIPv4, isIPv6 } from "node:net";
-import type { Clock } from "../../platform/clock/clock.js";
-import type { Database } from "../../platform/db/database.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { createRateLimits, rateLimitKey } from "../../platform/limits/index.js";
+import type { Clock } from "../../../platform/clock/clock.js";
+import type { Database } from "../../../platform/db/database.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { createRateLimits, rateLimitKey } from "../../../platform/limits/index.js";
 
 /**
  * Failed sign-ins (OWASP Authentication Cheat Sheet, "Protect against automated attacks"; these

@@ -1,0 +1,1 @@
+export { createPartnerKeys } from "./partner-keys.service.js";

@@ -1,0 +1,2 @@
+export { createSessions } from "./sessions.service.js";
+export { sessionRoutes } from "./sessions.routes.js";

@@ -1,0 +1,84 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { requirePrincipal } from "../../../platform/auth/index.js";
+import { problemResponses } from "../../../platform/http/openapi-schemas.js";
+import { CreateSessionBody, SessionResponse, WhoamiResponse } from "./sessions.schemas.js";
+import type { createSessions } from "./sessions.service.js";
+
+type Sessions = ReturnType<typeof createSessions>;
+
+/** Sign-in, sign-out and whoami. */
+export const sessionRoutes =
+  (service: Sessions): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      "/api/v1/auth/sessions",
+      {
+        config: { auth: { kind: "public" } },
+        // A login is a few hundred bytes; anyone may send one, so nobody may send a megabyte.
+        bodyLimit: 16 * 1024,
+        schema: {
+          operationId: "createSession",
+          tags: ["auth"],
+          summary: "Log in with tenant slug, e-mail and password",
+          description:
+            "Any wrong part is the same 401. Ten failed logins for one account from one client address (then " +
+            "one per 30 s), or a hundred from one address (then one per second), are answered 429 " +
+            "ERR_RATE_LIMITED with Retry-After, before the password is checked; other addresses are not " +
+            "affected. Past HANSE_SIGN_IN_ACCOUNT_FAILURES failures of one account from all addresses, its " +
+            "password checks are spaced one per second: slower, but a correct password is still accepted.",
+          body: CreateSessionBody,
+          response: { 201: SessionResponse, ...problemResponses(400, 401, 413, 429, 500, 503) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.createSession(request.body, request.ip)),
+    );
+
+    app.delete(
+      "/api/v1/auth/sessions/current",
+      {
+        config: { auth: { kind: "session" } },
+        schema: {
+          operationId: "deleteCurrentSession",
+          tags: ["auth"],
+          summary: "Log out: revoke the calling session",
+          description:
+            "Revokes the session whose token authenticated the request; its token is refused from then on. " +
+            "Called with an access token, nothing is revoked (revoke tokens with revokeAccessToken).",
+          response: { 204: { type: "null", description: "Revoked" }, ...problemResponses(401, 500, 503) },
+        },
+      },
+      async (request, reply) => {
+        const principal = requirePrincipal(request);
+        if (principal.kind === "user") await service.revokeSession(principal);
+        return reply.code(204).send();
+      },
+    );
+
+    app.get(
+      "/api/v1/profile/whoami",
+      {
+        config: { auth: { kind: "session" } },
+        schema: {
+          operationId: "getWhoami",
+          tags: ["auth"],
+          summary: "The calling principal, its tenant and scopes",
+          description:
+            "Who the bearer token belongs to: a user session or an access token, its tenant and scopes.",
+          response: { 200: WhoamiResponse, ...problemResponses(401, 500, 503) },
+        },
+      },
+      async (request) => {
+        const principal = requirePrincipal(request);
+        return {
+          principal: {
+            id: principal.id,
+            kind: principal.kind as "user" | "access_token",
+            name: principal.name,
+            role: principal.role ?? null,
+          },
+          tenant: principal.tenant,
+          scopes: [...principal.scopes],
+        };
+      },
+    );
+  };
