@@ -6,8 +6,9 @@ export type Role = (typeof roles)[number];
 
 export const isRole = (value: string): value is Role => (roles as readonly string[]).includes(value);
 
-const ownerTenantScopes: readonly Scope[] = tenantAdminScopes;
-const systemOnlyScopes: readonly Scope[] = systemScopes;
+const ownerScopes: readonly Scope[] = tenantAdminScopes;
+const adminScopes = ownerScopes.filter((s) => s !== "users:write");
+const viewerScopes: readonly Scope[] = ["admin:read", "workflows:read", "users:read"];
 
 /**
  * The role → scope table of CONTRACT §7: `owner` holds every tenant scope except the partner
@@ -15,22 +16,11 @@ const systemOnlyScopes: readonly Scope[] = systemScopes;
  * `admin` also hold every system-only scope, `viewer` the reading ones. Pure: no I/O.
  */
 const table: Readonly<Record<TenantType, Readonly<Record<Role, readonly Scope[]>>>> = {
-  customer: {
-    owner: ownerTenantScopes,
-    admin: ownerTenantScopes.filter((s) => s !== "users:write"),
-    viewer: ["admin:read", "workflows:read", "users:read"],
-  },
+  customer: { owner: ownerScopes, admin: adminScopes, viewer: viewerScopes },
   system: {
-    owner: [...systemOnlyScopes, ...ownerTenantScopes],
-    admin: [...systemOnlyScopes, ...ownerTenantScopes.filter((s) => s !== "users:write")],
-    viewer: [
-      "tenants:list",
-      "tenants:read",
-      "system_diagnostics:read",
-      "admin:read",
-      "workflows:read",
-      "users:read",
-    ],
+    owner: [...systemScopes, ...ownerScopes],
+    admin: [...systemScopes, ...adminScopes],
+    viewer: ["tenants:list", "tenants:read", "system_diagnostics:read", ...viewerScopes],
   },
 };
 
