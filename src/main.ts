@@ -29,6 +29,14 @@ async function serve(): Promise<void> {
   else logger.info({ roles: config.HANSE_ROLES }, "hanse worker is running");
   const shutdown = (signal: string) => {
     logger.info({ signal }, "shutting down");
+    // Requests and jobs get HANSE_SHUTDOWN_TIMEOUT_MS, closing the rest a few seconds more. A stop
+    // that hangs past that (a request waiting on a database connection that never answers, which
+    // the pool's close would wait for) ends the process with exit code 1 instead of never.
+    const deadlineMs = config.HANSE_SHUTDOWN_TIMEOUT_MS + 5_000;
+    setTimeout(() => {
+      logger.error({ deadlineMs }, "shutdown did not finish in time; exiting");
+      process.exit(1);
+    }, deadlineMs).unref();
     running.stop().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -8,12 +8,29 @@ import { connect, createServer, type Socket } from "node:net";
 export async function startCuttableProxy() {
   let upstream = { host: "127.0.0.1", port: 5432 };
   const sockets = new Set<Socket>();
+  let frozen = false;
   const proxy = createServer((client) => {
+    if (frozen) {
+      // Accepted, never answered: a database that hangs.
+      sockets.add(client);
+      client.on("error", () => undefined);
+      client.on("close", () => sockets.delete(client));
+      client.pause();
+      return;
+    }
     const server = connect(upstream.port, upstream.host);
-    for (const socket of [client, server]) {
+    for (const [socket, peer] of [
+      [client, server],
+      [server, client],
+    ] as const) {
       sockets.add(socket);
       socket.on("error", () => undefined);
-      socket.on("close", () => sockets.delete(socket));
+      // A side reset (ECONNRESET) does not end its pipe: close the other side too, as a real
+      // proxy does, or the database's client would wait for an answer forever.
+      socket.on("close", () => {
+        sockets.delete(socket);
+        peer.destroy();
+      });
     }
     client.pipe(server).pipe(client);
   });
@@ -32,6 +49,17 @@ export async function startCuttableProxy() {
       target.hostname = "127.0.0.1";
       target.port = String(port);
       return target.toString();
+    },
+    /**
+     * The database hangs: nothing more passes either way and new connections get no answer, but
+     * no connection closes (a network that drops packets, a frozen server).
+     */
+    freeze: (): void => {
+      frozen = true;
+      for (const socket of sockets) {
+        socket.unpipe();
+        socket.pause();
+      }
     },
     /** Resets every open connection; new ones still go through. */
     cutConnections,

@@ -224,7 +224,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
 const isoDates = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value);
 
 function openPostgres(url: string, max: number, options: DatabaseOptions): Database {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, keepAlive: true });
   // A lost connection (server restart, failover, network) must not end the process: an idle
   // client's error reaches the pool, which replaces the client; a checked-out client (between two
   // statements of a transaction) has no listener of the pool's, so each client gets its own. The
@@ -235,7 +235,7 @@ function openPostgres(url: string, max: number, options: DatabaseOptions): Datab
   // The URL where a session lasts: the server itself, or behind a pooler the direct URL if any.
   const sessionUrl = pooled ? options.directUrl : url;
   const sessionPool =
-    pooled && sessionUrl ? new pg.Pool({ connectionString: sessionUrl, max: 1 }) : undefined;
+    pooled && sessionUrl ? new pg.Pool({ connectionString: sessionUrl, max: 1, keepAlive: true }) : undefined;
   sessionPool?.on("error", () => undefined);
   sessionPool?.on("connect", (client) => client.on("error", () => undefined));
   const maintenance = maintain(
