@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupPartner, type PartnerSetup } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { startCuttableProxy } from "../support/cuttable-proxy.js";
 import { overHttp } from "../support/http-injector.js";
+import { startHttpsReceiver, webhookReceiverEnv, type HttpsReceiver } from "../support/https-receiver.js";
 import { createPrimary, createStandby, postgresBinDir, type Cluster } from "../support/pg-cluster.js";
 import { freePort, startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { adminHeaders, bearer, bootstrapToken } from "../support/test-app.js";
@@ -17,8 +18,8 @@ const run = promisify(execFile);
 
 // Issue 31 item 3: the database fails under a running Hanse — its connections cut in the middle
 // of transactions, PostgreSQL crashing and restarting, the primary lost and a synchronous standby
-// promoted behind the pooler — while partners upload and collect and an operator changes
-// entitlements. Hanse must answer 503 with Retry-After while it cannot reach the database,
+// promoted behind the pooler — while partners upload and collect, an operator changes
+// entitlements (each change a webhook delivery) and an integration requests workflow transitions. Hanse must answer 503 with Retry-After while it cannot reach the database,
 // recover by itself, and lose or duplicate nothing it acknowledged. The topology is production's:
 // Hanse → (a TCP proxy the test cuts) → PgBouncer in transaction mode → primary ⇄ standby.
 // Slow (two clusters of its own): `npm run test:faults` runs it; `npm test` skips it.
@@ -39,7 +40,10 @@ describe.skipIf(!enabled)("issue 31: database faults under load (PgBouncer, sync
   let server: ServerProcess;
   const http = overHttp(() => server.url);
   let adminToken: string;
+  let tenantId: string;
   let partner: PartnerSetup;
+  /** The webhook subscription's receiver: every entitlement change is delivered to it. */
+  let receiver: HttpsReceiver;
   const appId = "faults";
   const figures: Record<string, unknown>[] = [];
   /** What beforeAll started, stopped in reverse order (also when beforeAll failed halfway). */
@@ -69,7 +73,11 @@ describe.skipIf(!enabled)("issue 31: database faults under load (PgBouncer, sync
     cleanups.push(() => run("bash", ["scripts/pgbouncer.sh", "stop", pgbouncerDir]));
     proxy = await startCuttableProxy();
     cleanups.push(() => proxy.close());
+    receiver = await startHttpsReceiver();
+    receiver.answer = () => ({ status: 204 });
+    cleanups.push(() => receiver.close());
     server = await startServerProcess({
+      ...webhookReceiverEnv(receiver),
       DATABASE_URL: proxy.connectVia(`${stdout.trim()}/hanse`),
       HANSE_DATABASE_POOLER: "transaction",
       HANSE_BOOTSTRAP_TOKEN: bootstrapToken,
@@ -92,7 +100,7 @@ describe.skipIf(!enabled)("issue 31: database faults under load (PgBouncer, sync
       },
     });
     expect(created.statusCode, created.body).toBe(202);
-    const { tenantId } = created.json<{ tenantId: string }>();
+    tenantId = created.json<{ tenantId: string }>().tenantId;
     await waitUntil(
       async () => {
         const tenant = await http.inject({
@@ -117,6 +125,20 @@ describe.skipIf(!enabled)("issue 31: database faults under load (PgBouncer, sync
       payload: { id: appId, name: appId, capabilities: ["read"] },
     });
     expect(app.statusCode, app.body).toBe(201);
+    const binding = await http.inject({
+      method: "POST",
+      url: "/api/v1/admin/service-bindings",
+      headers: bearer(adminToken),
+      payload: { appId, audience: `aud-${appId}`, requiredCapabilities: [] },
+    });
+    expect(binding.statusCode, binding.body).toBe(201);
+    const subscription = await http.inject({
+      method: "POST",
+      url: "/api/v1/admin/webhook-subscriptions",
+      headers: bearer(adminToken),
+      payload: { bindingId: binding.json<{ id: string }>().id, url: receiver.url },
+    });
+    expect(subscription.statusCode, subscription.body).toBe(201);
   }, 180_000);
 
   afterAll(async () => {
@@ -129,7 +151,7 @@ describe.skipIf(!enabled)("issue 31: database faults under load (PgBouncer, sync
    * acknowledged again, then checks that nothing acknowledged was lost or done twice.
    */
   async function underLoad(name: string, fault: (load: FaultLoad) => Promise<void>): Promise<void> {
-    const load = new FaultLoad(http, partner, adminToken, appId, name);
+    const load = new FaultLoad(http, partner, adminToken, appId, tenantId, name);
     load.start();
     try {
       await waitUntil(() => Promise.resolve(load.acknowledgedUploads >= 20), {
@@ -205,6 +227,33 @@ describe.skipIf(!enabled)("issue 31: database faults under load (PgBouncer, sync
     }
     for (const id of ids) expect(perUpload.get(id ?? ""), `ORDRSP deliveries of upload ${id}`).toBe(1);
 
+    // Transition requests: every one not acknowledged is retried with its key until it is; each
+    // key names one request, which succeeds, and its entity moved exactly once.
+    for (const record of load.transitions.filter((r) => r.requestId === null)) {
+      await waitUntil(() => load.sendTransition(record), {
+        what: `the retry of ${record.key}`,
+        timeoutMs: 60_000,
+      });
+    }
+    expect(new Set(load.transitions.map((r) => r.requestId)).size).toBe(load.transitions.length);
+    for (const record of load.transitions) {
+      await waitUntil(
+        async () => {
+          const status = await http.inject({
+            url: `/api/v1/workflows/transition-requests/${record.requestId}`,
+            headers: { ...bearer(adminToken), "x-tenant-id": tenantId },
+          });
+          return status.json<{ status: string }>().status === "succeeded";
+        },
+        { what: `transition request ${record.key} to succeed`, timeoutMs: 120_000 },
+      );
+      const entity = await http.inject({
+        url: `/api/v1/admin/entities/${record.entityId}`,
+        headers: bearer(adminToken),
+      });
+      expect(entity.json(), `entity of ${record.key}`).toMatchObject({ state: "in_review", version: 2 });
+    }
+
     // Entitlements: every acknowledged change is in its actor's history once, and the actor's
     // state is the last acknowledged write or one sent after it whose answer was lost.
     const actors = new Set(load.entitlementWrites.map((w) => w.actorId));
@@ -228,6 +277,24 @@ describe.skipIf(!enabled)("issue 31: database faults under load (PgBouncer, sync
         ).toHaveLength(1);
       }
     }
+
+    // Webhooks: every acknowledged change reaches the subscriber, each always under one
+    // webhook-id (a delivery whose outcome was lost may be sent again: at least once, same id).
+    const acknowledged = load.entitlementWrites.filter((w) => w.sequence !== null);
+    const idsOf = () => {
+      const ids = new Map<number, Set<string>>();
+      for (const request of receiver.received) {
+        const { sequence } = JSON.parse(request.body) as { sequence: number };
+        const id = String(request.headers["webhook-id"]);
+        ids.set(sequence, (ids.get(sequence) ?? new Set()).add(id));
+      }
+      return ids;
+    };
+    await waitUntil(() => Promise.resolve(acknowledged.every((w) => idsOf().has(w.sequence ?? -1))), {
+      what: "every acknowledged entitlement change to be delivered to the webhook receiver",
+      timeoutMs: 120_000,
+    });
+    for (const [sequence, ids] of idsOf()) expect(ids.size, `webhook-ids of sequence ${sequence}`).toBe(1);
   }
 
   /** Every item of an admin list, page after page. */

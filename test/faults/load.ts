@@ -16,6 +16,14 @@ export interface UploadRecord {
   uploadId: string | null;
 }
 
+export interface TransitionRecord {
+  readonly key: string;
+  /** The entity the request moves: created (and acknowledged) just before. */
+  readonly entityId: string;
+  /** The request id of the 202 that acknowledged it; null while no answer acknowledged it. */
+  requestId: string | null;
+}
+
 export interface EntitlementWrite {
   readonly actorId: string;
   readonly plan: string;
@@ -26,13 +34,16 @@ export interface EntitlementWrite {
 /**
  * The writes an operator's clients make while the database fails under them: partner uploads
  * (each with its own idempotency key), entitlement changes (twenty actors, each write another
- * plan) and a partner collecting its mailbox (claim, read, acknowledge). Everything acknowledged
+ * plan; each change is also a webhook delivery), workflow transition requests (a new entity
+ * each, submitted with its own idempotency key) and a partner collecting its mailbox (claim,
+ * read, acknowledge). Everything acknowledged
  * is recorded, so that the test can check afterwards that nothing acknowledged was lost or done
  * twice; every answer is counted by status.
  */
 export class FaultLoad {
   readonly uploads: UploadRecord[] = [];
   readonly entitlementWrites: EntitlementWrite[] = [];
+  readonly transitions: TransitionRecord[] = [];
   readonly acknowledgedDeliveries = new Set<string>();
   /** Deliveries acknowledged (200) that a later mailbox list offered again. */
   readonly reoffered: string[] = [];
@@ -55,6 +66,7 @@ export class FaultLoad {
     private readonly partner: PartnerSetup,
     private readonly adminToken: string,
     private readonly appId: string,
+    private readonly tenantId: string,
     private readonly prefix: string,
   ) {}
 
@@ -62,7 +74,13 @@ export class FaultLoad {
     this.running = true;
     this.longestWithoutSuccessMs = 0;
     this.lastSuccessAt = Date.now();
-    this.loops = [this.uploadLoop(), this.uploadLoop(), this.entitlementLoop(), this.mailboxLoop()];
+    this.loops = [
+      this.uploadLoop(),
+      this.uploadLoop(),
+      this.entitlementLoop(),
+      this.transitionLoop(),
+      this.mailboxLoop(),
+    ];
   }
 
   async stop(): Promise<void> {
@@ -133,6 +151,55 @@ export class FaultLoad {
     }
     record.uploadId = uploadId;
     return true;
+  }
+
+  /** Requests the transition of `record` once; true when a 202 acknowledged it. */
+  async sendTransition(record: TransitionRecord): Promise<boolean> {
+    const response = await this.send(
+      {
+        method: "POST",
+        url: "/api/v1/workflows/transition-requests",
+        headers: {
+          ...bearer(this.adminToken),
+          "x-tenant-id": this.tenantId,
+          "x-idempotency-key": record.key,
+        },
+        payload: { entity: "product", entityId: record.entityId, transition: "submit" },
+      },
+      "transition",
+    );
+    if (response?.statusCode !== 202) return false;
+    const { requestId } = response.json<{ requestId: string }>();
+    if (record.requestId !== null && record.requestId !== requestId) {
+      throw new Error(`transition ${record.key} acknowledged twice with different request ids`);
+    }
+    record.requestId = requestId;
+    return true;
+  }
+
+  private async transitionLoop(): Promise<void> {
+    for (let n = 0; this.running; n++) {
+      const entity = await this.send(
+        {
+          method: "POST",
+          url: "/api/v1/admin/entities",
+          headers: bearer(this.adminToken),
+          payload: { kind: "product", attributes: { name: `${this.prefix}-${n}` } },
+        },
+        "entity",
+      );
+      if (entity?.statusCode !== 201) {
+        await this.pauseAfterFailure(false);
+        continue;
+      }
+      const record: TransitionRecord = {
+        key: `${this.prefix}-transition-${n}`,
+        entityId: entity.json<{ id: string }>().id,
+        requestId: null,
+      };
+      this.transitions.push(record);
+      await this.pauseAfterFailure(await this.sendTransition(record));
+    }
   }
 
   private async pauseAfterFailure(ok: boolean): Promise<void> {
