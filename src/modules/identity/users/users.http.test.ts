@@ -562,9 +562,23 @@ describe.runIf(onPostgres)("CONTRACT §7: the last active owner under concurrenc
         const tenant = await provisionTenant(t);
         const firstId = await userIdOf(t, tenant.token);
         const second = await addUser(t, tenant, "owner");
+        // Access tokens keep their scopes when their creator is demoted, so both requests reach
+        // the change (a session of the demoted owner would be refused earlier, 403).
+        const [firstToken, secondToken] = await Promise.all(
+          [tenant.token, second.token].map(async (session) => {
+            const created = await t.inject({
+              method: "POST",
+              url: "/api/v1/admin/access-tokens",
+              headers: bearer(session),
+              payload: { name: "race", scopes: ["users:write"] },
+            });
+            expect(created.statusCode).toBe(201);
+            return created.json<{ token: string }>().token;
+          }),
+        );
         const answers = await Promise.all([
-          patchUser(t, tenant.token, second.id, change),
-          patchUser(t, second.token, firstId, change),
+          patchUser(t, firstToken ?? "", second.id, change),
+          patchUser(t, secondToken ?? "", firstId, change),
         ]);
         expect(answers.map((a) => a.statusCode).sort(), JSON.stringify(change)).toEqual([200, 409]);
         const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM users
