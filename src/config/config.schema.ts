@@ -123,6 +123,7 @@ export const ConfigSchema = Type.Object({
     description: "Age at which a tenant's grant signing key is rotated",
   }),
   HANSE_SESSION_TTL_SECONDS: seconds(43200, "Lifetime of user sessions"),
+  HANSE_INVITATION_TTL_SECONDS: seconds(259200, "How long a user's invitation can be accepted"),
   HANSE_SIGN_IN_ACCOUNT_FAILURES: Type.Integer({
     minimum: 1,
     default: 100,

@@ -271,6 +271,8 @@ walkThrough("guides in one shell", [
   "docs/partner-exchange.md#1a. Operator",
   "docs/partner-exchange.md#4. The worker loop",
 ]);
+// Users and invitations as getting-started's tenant owner (ADMIN_TOKEN).
+walkThrough("operators", ["docs/getting-started.md", "docs/operators.md"]);
 // Entitlements as the system administrator (signing keys) and a tenant administrator of
 // getting-started's tenant: HANSE_TOKEN is still the bootstrap token here (workflows unsets it).
 // The guide's webhook receiver, sync.example.com, resolves to a public address (example.com's) here

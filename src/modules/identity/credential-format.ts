@@ -6,6 +6,7 @@ import { randomSecret, sha256, uuidFromDigest } from "../../platform/crypto/inde
  *   session        hanse_st_<32 hex id>_<43 base64url secret>
  *   access token   hanse_at_<32 hex id>_<43 base64url secret>
  *   partner key    <apiKeyId uuid>:hanse_pk_<43 base64url secret>
+ *   invitation     hanse_it_<32 hex id>_<43 base64url secret> (not a bearer: accepted once for a session)
  * A bootstrap token chosen by the operator has no id inside; its id is derived from its hash.
  */
 const prefixed = /^hanse_(st|at)_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
@@ -46,6 +47,18 @@ export function newSessionToken(id: string): string {
 
 export function newAccessToken(id: string): string {
   return `hanse_at_${uuidToHex(id)}_${randomSecret()}`;
+}
+
+export function newInvitationToken(id: string): string {
+  return `hanse_it_${uuidToHex(id)}_${randomSecret()}`;
+}
+
+const invitation = /^hanse_it_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
+
+/** The invitation id an invitation token names; undefined for anything else. */
+export function invitationIdOf(token: string): string | undefined {
+  const hex = invitation.exec(token)?.[1];
+  return hex ? hexToUuid(hex) : undefined;
 }
 
 /** Returns the secret part; the full bearer token is `<apiKeyId>:<secret>`. */

@@ -217,3 +217,15 @@ export async function revokeCredential(db: Db, tenantId: string, kind: Credentia
     .where("revoked_at", "is", null)
     .execute();
 }
+
+/** Ends every open session of a user (a deactivation: CONTRACT §7). */
+export async function revokeUserSessions(db: Db, tenantId: string, userId: string, at: Date): Promise<void> {
+  await db
+    .updateTable("credentials")
+    .set({ revoked_at: at })
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", "session")
+    .where("principal_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .execute();
+}

@@ -11,6 +11,8 @@ export interface IdentityDeps {
   newId: IdGenerator;
   cursors: CursorCodec;
   sessionTtlSeconds: number;
+  /** How long an invitation can be accepted (HANSE_INVITATION_TTL_SECONDS). */
+  invitationTtlSeconds: number;
   /** Failed sign-ins of an account (all addresses) before its checks are spaced out. */
   signInAccountFailures: number;
 }

@@ -24,7 +24,7 @@ export function createIdentityService(deps: IdentityDeps) {
     ...createSessions(deps, database),
     ...createAccessTokens(deps, database),
     ...createPartnerKeys(deps, database),
-    ...createUsers(deps),
+    ...createUsers(deps, database),
     ...createTenancy(deps, database),
   };
 }

@@ -23,6 +23,20 @@ export interface UsersTable {
   status: "invited" | "active" | "deactivated";
   created_at: Date;
   disabled_at: Date | null;
+  last_sign_in_at: Date | null;
+  /** When the user first became active; null while it never accepted its invitation. */
+  activated_at: Date | null;
+}
+
+/** An invitation to become a tenant's user; its token is stored as a hash and used once. */
+export interface UserInvitationsTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  secret_hash: ColumnType<Uint8Array, Buffer, Buffer>;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
 }
 
 export type CredentialKind = "session" | "access_token" | "api_key";
@@ -46,4 +60,5 @@ export interface IdentityTables {
   tenants: TenantsTable;
   users: UsersTable;
   credentials: CredentialsTable;
+  user_invitations: UserInvitationsTable;
 }

@@ -2,6 +2,7 @@ import type { HanseModule, ModuleDeps } from "../module.js";
 import { crudActions } from "../../platform/http/entrypoints.js";
 import { identityRoutes } from "./identity.routes.js";
 import { AccessTokenItem, CreateAccessTokenBody } from "./access-tokens/index.js";
+import { CreateUserBody, UpdateUserBody, UserItem, usersPath } from "./users/index.js";
 import { createIdentityService, type IdentityService } from "./identity.service.js";
 
 export type { IdentityService } from "./identity.service.js";
@@ -15,6 +16,7 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
     newId: deps.newId,
     cursors: deps.cursors,
     sessionTtlSeconds: deps.config.HANSE_SESSION_TTL_SECONDS,
+    invitationTtlSeconds: deps.config.HANSE_INVITATION_TTL_SECONDS,
     signInAccountFailures: deps.config.HANSE_SIGN_IN_ACCOUNT_FAILURES,
   });
   const href = "/api/v1/admin/access-tokens";
@@ -28,6 +30,12 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
         description:
           "Sessions: log in with tenant slug, e-mail and password for a bearer token, log out, and ask who " +
           "a token belongs to.",
+      },
+      {
+        name: "users",
+        description:
+          "A tenant's users (CONTRACT §7): invitations, roles (owner, admin, viewer) and deactivation; " +
+          "users:read to read, users:write to change.",
       },
       {
         name: "access-tokens",
@@ -45,6 +53,16 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
           { id: "revoke", method: "POST", href: `${href}/{id}/revoke`, anyScopes: ["admin:write"] },
         ]),
         schemas: { create: CreateAccessTokenBody, update: null, item: AccessTokenItem },
+      },
+      {
+        id: "admin.users",
+        kind: "crud",
+        href: usersPath,
+        tenantTypes: ["system", "customer"],
+        actions: crudActions(usersPath, { read: "users:read", write: "users:write" }, [
+          { id: "update", method: "PATCH", href: `${usersPath}/{id}`, anyScopes: ["users:write"] },
+        ]),
+        schemas: { create: CreateUserBody, update: UpdateUserBody, item: UserItem },
       },
     ],
   };

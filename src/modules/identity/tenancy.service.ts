@@ -92,6 +92,8 @@ export function createTenancy(deps: IdentityDeps, database: Database<IdentityTab
           status: "active",
           created_at: now,
           disabled_at: null,
+          last_sign_in_at: null,
+          activated_at: now,
         });
         const generated = input.token ? undefined : `hanse_bt_${randomSecret()}`;
         const token = input.token ?? generated ?? "";

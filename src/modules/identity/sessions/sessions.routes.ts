@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../../platform/auth/index.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
+import { AcceptInvitationBody } from "../users/index.js";
 import { CreateSessionBody, SessionResponse, WhoamiResponse } from "./sessions.schemas.js";
 import type { createSessions } from "./sessions.service.js";
 
@@ -31,6 +32,27 @@ export const sessionRoutes =
         },
       },
       async (request, reply) => reply.code(201).send(await service.createSession(request.body, request.ip)),
+    );
+
+    app.post(
+      "/api/v1/auth/invitations",
+      {
+        config: { auth: { kind: "public" } },
+        bodyLimit: 16 * 1024,
+        schema: {
+          operationId: "acceptInvitation",
+          tags: ["auth"],
+          summary: "Accept an invitation with a new password, for a session",
+          description:
+            "The invitation's token (from inviteUser) and the user's new password: at least 15 and at most " +
+            "1024 characters, else 400 at /password. The user becomes active, the invitation is used up, and " +
+            "the answer is a session as from createSession. An unknown, used or expired invitation, or one " +
+            "of a user deactivated since, is 401.",
+          body: AcceptInvitationBody,
+          response: { 201: SessionResponse, ...problemResponses(400, 401, 413, 500, 503) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await service.acceptInvitation(request.body)),
     );
 
     app.delete(

@@ -1,15 +1,24 @@
 import type { Principal } from "../../../platform/auth/index.js";
-import { unusablePasswordHash, verifyPassword } from "../../../platform/crypto/index.js";
+import {
+  digestsEqual,
+  hashPassword,
+  unusablePasswordHash,
+  verifyPassword,
+} from "../../../platform/crypto/index.js";
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
-import { hashSecret, newSessionToken } from "../credential-format.js";
+import type { TenantType } from "../../../protocol/scopes.js";
+import { hashSecret, invitationIdOf, newSessionToken } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import * as users from "../users/index.js";
-import type { IdentityDeps } from "../identity.deps.js";
+import type { Executor, IdentityDeps } from "../identity.deps.js";
 import type { IdentityTables } from "../identity.tables.js";
 import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
-/** Sign-in with tenant, e-mail and password for a session token, and sign-out. */
+const badInvitation = () =>
+  new AppError("ERR_UNAUTHENTICATED", "The invitation is unknown, used or expired.");
+
+/** Sign-in with tenant, e-mail and password (or an invitation) for a session token, and sign-out. */
 export function createSessions(deps: IdentityDeps, database: Database<IdentityTables>) {
   const signInThrottle = createSignInThrottle(
     deps.clock,
@@ -17,6 +26,36 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
     database,
   );
   const { db } = database;
+
+  /** A new session of an active user, and the user's `lastSignInAt`, in the caller's executor. */
+  async function openSession(
+    executor: Executor,
+    user: { id: string; email: string; role: users.Role },
+    tenant: { id: string; type: TenantType },
+    now: Date,
+  ) {
+    const id = deps.newId();
+    const token = newSessionToken(id);
+    const scopes = [...users.scopesOfRole(user.role, tenant.type)];
+    const expiresAt = new Date(now.getTime() + deps.sessionTtlSeconds * 1000);
+    await repo.insertCredential(executor, {
+      id,
+      tenant_id: tenant.id,
+      kind: "session",
+      principal_id: user.id,
+      name: user.email,
+      secret_hash: hashSecret(token),
+      // As issued, for the record; a session's scopes are read from the role on each request.
+      scopes,
+      connection_ids: null,
+      created_by: user.id,
+      created_at: now,
+      expires_at: expiresAt,
+      revoked_at: null,
+    });
+    await users.updateUser(executor, tenant.id, user.id, { last_sign_in_at: now });
+    return { id, token, expiresAt: expiresAt.toISOString(), scopes, createdAt: now.toISOString() };
+  }
 
   return {
     /**
@@ -38,33 +77,51 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         await signInThrottle.recordFailure(account, clientAddress);
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
-      const id = deps.newId();
-      const token = newSessionToken(id);
-      const now = deps.clock.now();
-      const scopes = [...users.scopesOfRole(user.role, tenant.type)];
-      const expiresAt = new Date(now.getTime() + deps.sessionTtlSeconds * 1000);
-      await repo.insertCredential(db, {
-        id,
-        tenant_id: tenant.id,
-        kind: "session",
-        principal_id: user.id,
-        name: user.email,
-        secret_hash: hashSecret(token),
-        // As issued, for the record; a session's scopes are read from the role on each request.
-        scopes,
-        connection_ids: null,
-        created_by: user.id,
-        created_at: now,
-        expires_at: expiresAt,
-        revoked_at: null,
+      return database.transaction((trx) => openSession(trx, user, tenant, deps.clock.now()));
+    },
+
+    /**
+     * CONTRACT §7: an invitation's token and the user's new password → a session; the user
+     * becomes active and the invitation is used up. The password policy is checked first (400 at
+     * /password); an unknown, used or expired invitation, or one of a user deactivated since, is
+     * the same 401. The invitation is locked while it is used, so that it is used once.
+     */
+    async acceptInvitation(input: { token: string; password: string }) {
+      const problem = users.newPasswordProblem(input.password);
+      if (problem) {
+        throw new AppError("ERR_VALIDATION", `The password ${problem}.`, {
+          errors: [{ pointer: "/password", message: problem }],
+        });
+      }
+      const id = invitationIdOf(input.token);
+      const presented = hashSecret(input.token);
+      const usable = (invitation: Awaited<ReturnType<typeof users.findInvitation>>, now: Date) =>
+        invitation !== undefined &&
+        digestsEqual(Buffer.from(invitation.secret_hash), presented) &&
+        invitation.used_at === null &&
+        invitation.expires_at > now &&
+        invitation.user_status === "invited" &&
+        invitation.tenant_status === "active";
+      // Checked before the password is hashed, so a wrong token costs no scrypt.
+      if (!id || !usable(await users.findInvitation(db, id), deps.clock.now())) throw badInvitation();
+      const passwordHash = await hashPassword(input.password);
+      return database.transaction(async (trx) => {
+        const now = deps.clock.now();
+        const invitation = await users.findInvitation(trx, id, true);
+        if (!invitation || !usable(invitation, now)) throw badInvitation();
+        await users.useInvitation(trx, invitation.id, now);
+        const activated = await users.activateInvitedUser(trx, invitation.tenant_id, invitation.user_id, {
+          password_hash: passwordHash,
+          activated_at: now,
+        });
+        if (!activated) throw badInvitation();
+        return openSession(
+          trx,
+          { id: invitation.user_id, email: invitation.email, role: invitation.role },
+          { id: invitation.tenant_id, type: invitation.tenant_type },
+          now,
+        );
       });
-      return {
-        id,
-        token,
-        expiresAt: expiresAt.toISOString(),
-        scopes,
-        createdAt: now.toISOString(),
-      };
     },
 
     async revokeSession(principal: Principal) {

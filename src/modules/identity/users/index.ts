@@ -1,3 +1,12 @@
-export { createUsers } from "./users.service.js";
-export { findUserByEmail } from "./users.repository.js";
+export { createUsers, type UserView } from "./users.service.js";
+export { usersPath, usersRoutes } from "./users.routes.js";
+export {
+  activateInvitedUser,
+  findInvitation,
+  findUserByEmail,
+  updateUser,
+  useInvitation,
+} from "./users.repository.js";
+export { newPasswordProblem } from "./password-policy.js";
+export { AcceptInvitationBody, CreateUserBody, UpdateUserBody, UserItem } from "./users.schemas.js";
 export * from "./roles.js";

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../../../../test/support/fixtures.js";
 import { adminHeaders, bearer, createTestApp, type TestApp } from "../../../../test/support/test-app.js";
+import { addUser, patchUser, userIdOf, type MemberUser } from "../../../../test/support/users.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,14 +22,23 @@ const whoami = (token: string) =>
   t.inject({ method: "GET", url: "/api/v1/profile/whoami", headers: bearer(token) });
 
 /**
- * Until users can be managed over HTTP (the admin.users collection), a role or status is changed
- * the way that collection will change it: on the user's row, nothing else.
+ * Changes the tenant's first administrator's role or status over HTTP (PATCH admin.users), as a
+ * second owner, so that the tenant keeps an active owner (CONTRACT §7) whatever the first becomes.
  */
+const coOwners = new Map<string, MemberUser>();
+const firstAdministrators = new Map<string, string>();
 const setUser = async (tenant: ProvisionedTenant, column: "role" | "status", value: string) => {
-  await sql`UPDATE users SET ${sql.ref(column)} = ${value}
-    WHERE tenant_id = ${tenant.id} AND lower(email) = ${tenant.email}`.execute(t.container.database.db);
+  let coOwner = coOwners.get(tenant.id);
+  if (!coOwner) {
+    coOwner = await addUser(t, tenant, "owner");
+    coOwners.set(tenant.id, coOwner);
+  }
+  const id = firstAdministrators.get(tenant.id) ?? (await userIdOf(t, tenant.token));
+  firstAdministrators.set(tenant.id, id);
+  const response = await patchUser(t, coOwner.token, id, { [column]: value });
+  expect(response.statusCode, response.body).toBe(200);
+  expect(response.json<{ role: string; status: string }>()[column]).toBe(value);
 };
-
 describe("CONTRACT §7: roles", () => {
   it("a tenant's first administrator is an owner with every tenant scope except the partner ones; whoami shows the role", async () => {
     const tenant = await provisionTenant(t);

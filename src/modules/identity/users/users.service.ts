@@ -1,9 +1,47 @@
 import type { Scope } from "../../../protocol/scopes.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { unusablePasswordHash } from "../../../platform/crypto/index.js";
+import { isUniqueViolation } from "../../../platform/db/errors.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
+import { hashSecret, newInvitationToken } from "../credential-format.js";
+import * as credentials from "../credentials.repository.js";
 import type { Executor, IdentityDeps } from "../identity.deps.js";
+import type { IdentityTables, UsersTable } from "../identity.tables.js";
+import type { Database } from "../../../platform/db/database.js";
+import { scopesOfRole, type Role } from "./roles.js";
 import * as users from "./users.repository.js";
 
-/** A tenant's users. */
-export function createUsers(deps: IdentityDeps) {
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  status: UsersTable["status"];
+  createdAt: string;
+  lastSignInAt: string | null;
+}
+
+type UserRow = NonNullable<Awaited<ReturnType<typeof users.findUser>>>;
+
+const toUserView = (row: UserRow): UserView => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  role: row.role,
+  status: row.status,
+  createdAt: row.created_at.toISOString(),
+  lastSignInAt: row.last_sign_in_at ? row.last_sign_in_at.toISOString() : null,
+});
+
+const notFound = () => new AppError("ERR_NOT_FOUND", "No such user.");
+const emailTaken = () =>
+  new AppError("ERR_CONFLICT", "A user with this e-mail address exists in the tenant.");
+
+/** A tenant's users (CONTRACT §7): invited by an owner, managed over HTTP (admin.users). */
+export function createUsers(deps: IdentityDeps, database: Database<IdentityTables>) {
+  const { db } = database;
+
   return {
     /** Creates a tenant's user inside the caller's transaction (provisioning). Idempotent by e-mail. */
     async ensureUser(
@@ -13,6 +51,7 @@ export function createUsers(deps: IdentityDeps) {
       const existing = await users.findUserByEmail(trx, input.tenantId, input.email);
       if (existing) return existing.id;
       const id = deps.newId();
+      const now = deps.clock.now();
       await users.insertUser(trx, {
         tenant_id: input.tenantId,
         id,
@@ -23,10 +62,121 @@ export function createUsers(deps: IdentityDeps) {
         // A tenant's first administrator is its owner (CONTRACT §2).
         role: "owner",
         status: "active",
-        created_at: deps.clock.now(),
+        created_at: now,
         disabled_at: null,
+        last_sign_in_at: null,
+        activated_at: now,
       });
       return id;
+    },
+
+    async listUsers(principal: Principal, page: PageRequest) {
+      const tenantId = principal.tenant.id;
+      return readPage(deps.cursors, `users:${tenantId}`, page, {
+        fetch: (after) => users.listUsers(db, tenantId, page.limit, after),
+        position: toCreationPosition,
+        view: toUserView,
+      });
+    },
+
+    async getUser(principal: Principal, id: string): Promise<UserView> {
+      const row = await users.findUser(db, principal.tenant.id, id);
+      if (!row) throw notFound();
+      return toUserView(row);
+    },
+
+    /**
+     * CONTRACT §7: an invited user and its invitation, whose token is in this answer only (stored
+     * as its SHA-256 hash, like every bearer secret). An e-mail address already used in the
+     * tenant, in any case, is 409 (the unique index on `lower(email)` decides, also under races).
+     */
+    async inviteUser(principal: Principal, input: { email: string; name?: string | undefined; role: Role }) {
+      const tenantId = principal.tenant.id;
+      const now = deps.clock.now();
+      const id = deps.newId();
+      const invitationId = deps.newId();
+      const token = newInvitationToken(invitationId);
+      const expiresAt = new Date(now.getTime() + deps.invitationTtlSeconds * 1000);
+      const row: UsersTable = {
+        tenant_id: tenantId,
+        id,
+        email: input.email,
+        name: input.name ?? input.email,
+        password_hash: unusablePasswordHash,
+        scopes: [...scopesOfRole(input.role, principal.tenant.type)],
+        role: input.role,
+        status: "invited",
+        created_at: now,
+        disabled_at: null,
+        last_sign_in_at: null,
+        activated_at: null,
+      };
+      try {
+        await database.transaction(async (trx) => {
+          if (await users.findUserByEmail(trx, tenantId, input.email)) throw emailTaken();
+          await users.insertUser(trx, row);
+          await users.insertInvitation(trx, {
+            id: invitationId,
+            tenant_id: tenantId,
+            user_id: id,
+            secret_hash: hashSecret(token),
+            created_at: now,
+            expires_at: expiresAt,
+            used_at: null,
+          });
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw emailTaken();
+        throw error;
+      }
+      return { ...toUserView(row), invitation: { token, expiresAt: expiresAt.toISOString() } };
+    },
+
+    /**
+     * CONTRACT §7: a user's name, role or status. Deactivating ends the user's sessions in the
+     * same transaction (reactivating does not bring them back). A change that would leave the
+     * tenant without an active owner is 409: the active owners are locked first (in id order),
+     * so two owners demoting each other at once cannot both succeed.
+     */
+    async updateUser(
+      principal: Principal,
+      id: string,
+      patch: {
+        name?: string | undefined;
+        role?: Role | undefined;
+        status?: "active" | "deactivated" | undefined;
+      },
+    ): Promise<UserView> {
+      const tenantId = principal.tenant.id;
+      return database.transaction(async (trx) => {
+        const owners = await users.lockActiveOwners(trx, tenantId);
+        const user = await users.lockUser(trx, tenantId, id);
+        if (!user) throw notFound();
+        const role = patch.role ?? user.role;
+        const status = patch.status ?? user.status;
+        if (patch.status === "active" && user.status !== "active" && !user.activated_at) {
+          throw new AppError(
+            "ERR_CONFLICT",
+            "This user never accepted its invitation; it becomes active by accepting one.",
+          );
+        }
+        const activeOwnerBefore = user.role === "owner" && user.status === "active";
+        const activeOwnerAfter = role === "owner" && status === "active";
+        if (activeOwnerBefore && !activeOwnerAfter && owners.every((owner) => owner === id)) {
+          throw new AppError("ERR_CONFLICT", "The tenant would be left without an active owner.");
+        }
+        const now = deps.clock.now();
+        await users.updateUser(trx, tenantId, id, {
+          name: patch.name ?? user.name,
+          role,
+          status,
+          scopes: [...scopesOfRole(role, principal.tenant.type)],
+        });
+        if (status === "deactivated" && user.status !== "deactivated") {
+          await credentials.revokeUserSessions(trx, tenantId, id, now);
+        }
+        return toUserView({ ...user, name: patch.name ?? user.name, role, status });
+      });
     },
   };
 }
