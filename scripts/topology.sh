@@ -5,7 +5,9 @@
 # processes (HANSE_ROLES=worker).
 #
 #   scripts/topology.sh start DIR   starts everything, state and logs in DIR; prints the lines
-#                                   HANSE_TEST_BASE_URL=… and HANSE_TEST_BOOTSTRAP_TOKEN=…
+#                                   HANSE_TEST_BASE_URL=…, HANSE_TEST_BOOTSTRAP_TOKEN=… and
+#                                   HANSE_TEST_JOBS_DATABASE_URL=… (the database, directly: the
+#                                   remote test mode reads its job queue to wait for the workers)
 #   scripts/topology.sh stop DIR    stops what DIR's start started and drops its database
 #   scripts/topology.sh test        start in a temporary directory, run the topology tests
 #                                   (test/topology) against HAProxy's address, stop; exits with
@@ -143,6 +145,7 @@ EOF
   wait_for "haproxy" "$dir/haproxy.log" curl -fsS "http://127.0.0.1:$port/readyz"
   echo "HANSE_TEST_BASE_URL=http://127.0.0.1:$port"
   echo "HANSE_TEST_BOOTSTRAP_TOKEN=$token"
+  echo "HANSE_TEST_JOBS_DATABASE_URL=$direct/$name"
 }
 
 case "$command" in

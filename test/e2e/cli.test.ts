@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCliRunner, type CliRun } from "../support/cli-runner.js";
 import { provisionTenant, systemToken, uniqueSlug, type ProvisionedTenant } from "../support/fixtures.js";
 import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
+import { ownDatabaseOnly } from "../support/remote-app.js";
+
+// Skipped in the remote mode (test/support/remote-app.ts), each printing why:
+const firstPage = ownDatabaseOnly("expects its tenants on the first page of a database of its own");
 
 let t: TestApp;
 let baseUrl: string;
@@ -274,7 +278,8 @@ describe("hanse tenants", () => {
     await t.drainJobs();
   });
 
-  it("list, list --all and get", async () => {
+  it("list, list --all and get", async ({ skip }) => {
+    skip(firstPage);
     const table = await hanse(["tenants", "list"], { env: admin() });
     expect(table.exitCode, table.err).toBe(0);
     expect(table.out).toMatch(/^ID\s+SLUG\s+TYPE\s+STATUS\s+CREATED\s+NAME/);

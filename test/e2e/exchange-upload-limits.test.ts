@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
+import { inProcessOnly } from "../support/remote-app.js";
 import {
   setupPartner,
   streamUpload,
@@ -30,7 +31,11 @@ const uploads = async () =>
 
 const send = (body: Buffer | Readable, key: string) => streamUpload(base, p, body, key);
 
-describe("uploads in progress per API key (HANSE_PARTNER_MAX_CONCURRENT_UPLOADS)", () => {
+describe.skipIf(
+  inProcessOnly(
+    "runs the server with its own upload limit (HANSE_PARTNER_MAX_CONCURRENT_UPLOADS) and counts in its database; hung remotely",
+  ),
+)("uploads in progress per API key (HANSE_PARTNER_MAX_CONCURRENT_UPLOADS)", () => {
   it("one stream more than the limit is 429 with Retry-After and stores nothing; the limit frees as streams end", async () => {
     const before = await uploads();
     const bodies = ["S1", "S2"].map((ref) => Buffer.from(validOrders(ref)));

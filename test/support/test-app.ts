@@ -7,9 +7,12 @@ import { createManualClock, systemClock, type Clock } from "../../src/platform/c
 import { createWorker, type Worker } from "../../src/platform/jobs/index.js";
 import { createLogger } from "../../src/platform/logging/logger.js";
 import type { HostLookup } from "../../src/platform/outbound/index.js";
+import { createRemoteTestApp, remote } from "./remote-app.js";
 import { createTestDatabase, type TestDatabase } from "./test-database.js";
 
-export const bootstrapToken = "test-bootstrap-token-0123456789abcdefghijklmnop";
+/** The system administrator's token: the remote server's in the remote mode (remote-app.ts). */
+export const bootstrapToken =
+  process.env.HANSE_TEST_BOOTSTRAP_TOKEN ?? "test-bootstrap-token-0123456789abcdefghijklmnop";
 
 export interface TestApp {
   app: FastifyInstance;
@@ -40,8 +43,12 @@ export interface TestAppOptions {
   sharedDatabase?: TestDatabase;
 }
 
-/** The real app on a fresh database, with captured logs and a worker the test drives. */
+/**
+ * The real app on a fresh database, with captured logs and a worker the test drives; in the
+ * remote mode (HANSE_TEST_BASE_URL set) the running service there (remote-app.ts).
+ */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  if (remote) return createRemoteTestApp({ ...options });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Issue 31 item 2 in CI (.ci/run, docs/decisions.md "The end-to-end tests through PgBouncer and
+# HAProxy in CI"): the end-to-end tests against PostgreSQL through a transaction-mode PgBouncer,
+# and against the production topology.
+#
+#   scripts/ci-topology.sh pgbouncer   a focused set of e2e files, their in-process apps on
+#                                      PostgreSQL through a transaction-mode PgBouncer started here
+#                                      (HANSE_DATABASE_POOLER=transaction)
+#   scripts/ci-topology.sh topology    scripts/topology.sh start (PgBouncer, two API processes
+#                                      behind HAProxy, two worker processes), then test/topology and
+#                                      the e2e files that run remotely (test/support/remote-app.ts)
+#                                      against HAProxy, then stop
+#
+# Exits non-zero when a test fails or something does not start, after printing the logs of
+# PgBouncer, HAProxy and the Hanse processes. PGHOST/PGPORT (default 127.0.0.1:5432) name the
+# PostgreSQL server, whose `postgres` user must be trusted from loopback. Installs Debian's
+# pgbouncer and haproxy when they are missing. Run it under the Node the tests should use.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Through the pooler: what PgBouncer's transaction mode can break (statements, locks, LISTEN, the
+# job queue's leases) and what several processes share (limits, sign-in throttle, workflows).
+pooler_files=(
+  test/e2e/exchange-upload.test.ts
+  test/e2e/exchange-mailbox.test.ts
+  test/e2e/exchange-job-lease.test.ts
+  test/e2e/entitlements.test.ts
+  test/e2e/entitlements-feed.test.ts
+  test/e2e/entitlements-webhooks.test.ts
+  test/e2e/entitlements-webhooks-restart.test.ts
+  test/e2e/workflows.test.ts
+  test/e2e/workflows-accept-statement.test.ts
+  test/e2e/workflows-multiprocess.test.ts
+  test/e2e/jobs-multiprocess.test.ts
+  test/e2e/limits-multiprocess.test.ts
+)
+# Against HAProxy: the files whose requests, once spread over two API processes and two workers,
+# show cross-process behaviour (what they cannot do remotely is marked in them and printed).
+remote_files=(
+  test/topology
+  test/e2e/workflows.test.ts
+  test/e2e/workflows-cli.test.ts
+  test/e2e/exchange-upload.test.ts
+  test/e2e/exchange-processing.test.ts
+  test/e2e/exchange-admin.test.ts
+  test/e2e/exchange-operator-views.test.ts
+  test/e2e/cli.test.ts
+  test/e2e/validation-messages.test.ts
+)
+
+command=${1:-}
+host=${PGHOST:-127.0.0.1}
+server_port=${PGPORT:-5432}
+direct="postgres://postgres@$host:$server_port"
+
+install_missing() {
+  local missing=()
+  [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
+  [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing ${missing[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  fi
+}
+
+dir=$(mktemp -d)
+# PgBouncer runs as the postgres user: it must reach its directory inside this one.
+chmod 755 "$dir"
+cleanup() {
+  local status=$?
+  if [ "$status" != 0 ]; then
+    echo "==== ci-topology $command FAILED (exit $status); the processes' logs:" >&2
+    for log in "$dir"/*.log "$dir"/*/*.log; do
+      [ -f "$log" ] || continue
+      echo "== $log" >&2
+      tail -60 "$log" >&2
+    done
+  fi
+  [ -d "$dir/topology" ] && scripts/topology.sh stop "$dir/topology"
+  [ -d "$dir/pgbouncer" ] && scripts/pgbouncer.sh stop "$dir/pgbouncer"
+  rm -rf "$dir"
+  exit "$status"
+}
+trap cleanup EXIT
+
+case "$command" in
+  pgbouncer)
+    install_missing
+    bouncer=$(scripts/pgbouncer.sh start "$dir/pgbouncer" "${CI_PGBOUNCER_PORT:-16432}")
+    # Test databases are created directly (HANSE_TEST_ADMIN_DATABASE_URL) and opened through PgBouncer.
+    DATABASE_URL="$bouncer/postgres" HANSE_DATABASE_POOLER=transaction \
+      HANSE_TEST_ADMIN_DATABASE_URL="$direct/postgres" \
+      npx vitest run "${pooler_files[@]}"
+    ;;
+  topology)
+    install_missing
+    scripts/topology.sh start "$dir/topology" >"$dir/settings"
+    # Only HTTP (and the job queue, to wait for the workers): no database of the tests' own.
+    # shellcheck disable=SC2046 # the settings are KEY=value lines without spaces
+    env -u DATABASE_URL -u HANSE_DATABASE_POOLER $(cat "$dir/settings") npx vitest run "${remote_files[@]}"
+    ;;
+  *)
+    echo "usage: $0 pgbouncer | topology" >&2
+    exit 64
+    ;;
+esac
