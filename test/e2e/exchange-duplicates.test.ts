@@ -4,6 +4,7 @@ import { duplicateLookup, interchangeKeyHash } from "../../src/modules/exchange/
 import * as exchange from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { uploadAndProcess, useTenantApp } from "../support/exchange-app.js";
 import { bearer as as } from "../support/test-app.js";
+import { defaultDuplicateWindow } from "../../src/platform/db/migrations/2026-11-28T1000-duplicate-interchanges.js";
 
 /*
  * Issue 34 item 1 (CONTRACT §8): an upload repeating the UNB sender identification, recipient
@@ -218,6 +219,19 @@ describe("duplicateWindowDays on profile revisions", () => {
       headers: as(app.tenant.token),
     });
     expect(read.json()).toMatchObject({ duplicateWindowDays: 3650 });
+  });
+
+  it("a revision made before the check existed gets 30 from the migration", async () => {
+    const p = await setupPartner(app.t, app.tenant.token);
+    await sql`UPDATE exchange_profile_revisions SET profile = profile - 'duplicateWindowDays'
+      WHERE connection_id = ${p.connectionId}`.execute(db());
+    await sql.raw(defaultDuplicateWindow).execute(db());
+    const revision = await app.t.inject({
+      method: "GET",
+      url: `/api/v1/admin/connections/${p.connectionId}/profile-revisions/1`,
+      headers: as(app.tenant.token),
+    });
+    expect(revision.json()).toMatchObject({ duplicateWindowDays: 30 });
   });
 
   it.each([[-1], [3651], [1.5], ["30"], [null]])(

@@ -7,6 +7,11 @@ import { runStatements } from "./run-statements.js";
 // one range of the partial index over processed uploads (by connection, key and completion time);
 // rejected and failed uploads are not in it. Every existing profile revision gets the default
 // window of 30 days.
+export const defaultDuplicateWindow = `
+    UPDATE exchange_profile_revisions
+      SET profile = profile || '{"duplicateWindowDays": 30}'::jsonb
+      WHERE profile -> 'duplicateWindowDays' IS NULL;`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(
     db,
@@ -16,9 +21,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     CREATE INDEX exchange_uploads_processed_interchanges
       ON exchange_uploads (tenant_id, connection_id, interchange_key, completed_at)
       WHERE status = 'processed';
-    UPDATE exchange_profile_revisions
-      SET profile = profile || '{"duplicateWindowDays": 30}'::jsonb
-      WHERE profile -> 'duplicateWindowDays' IS NULL;
+    ${defaultDuplicateWindow}
   `,
   );
 }
