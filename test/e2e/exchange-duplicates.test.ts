@@ -59,8 +59,9 @@ describe("duplicate interchanges (CONTRACT §8)", () => {
     expect(again.status).toBe("rejected");
     expect(again.outbound.map((o) => o.type)).toEqual(["CONTRL"]);
     const uci = uciOf(again.outbound[0]?.text ?? "");
-    // UCI 0020, S002 sender, S003 recipient (as received), 0083 action 4, 0085 code 26, on UNB.
-    expect(uci.slice(1, 7)).toEqual(["DUP1", "5412345000013:14", "4012345500004:14", "4", "26", "UNB"]);
+    // UCI 0020, S002 sender, S003 recipient (as received), 0083 action 4, 0085 code 26, on UNB
+    // element 5 (0020).
+    expect(uci.slice(1)).toEqual(["DUP1", "5412345000013:14", "4012345500004:14", "4", "26", "UNB", "5"]);
     const view = await operatorView(again.uploadId);
     expect(view.status).toBe("rejected");
     expect(view.duplicateOf).toBe(first.uploadId);
