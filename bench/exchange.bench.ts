@@ -72,7 +72,9 @@ interface LoadFigures {
 /**
  * The load generator runs in its own process (so the server's event loop and memory are the
  * server's alone): `connections` loops POST `file` to `url` for `seconds`, or until `requests`
- * were sent, each with a fresh Idempotency-Key when `uniqueKeys`.
+ * were sent, each with a fresh Idempotency-Key when `uniqueKeys`. With `uniqueKeys` every
+ * occurrence of `refPlaceholder` in the file is replaced by a fresh value of the same length, so
+ * each upload is another interchange (UNB 0020), not a duplicate (CONTRACT §8) of the first.
  */
 const loadScript = `
 import { readFileSync } from "node:fs";
@@ -81,6 +83,9 @@ import { performance } from "node:perf_hooks";
 import { Agent, request } from "undici";
 const o = JSON.parse(process.env.BENCH_LOAD);
 const body = readFileSync(o.file);
+const parts = o.uniqueKeys && o.refPlaceholder ? body.toString("latin1").split(o.refPlaceholder) : null;
+const freshRef = () => randomUUID().replaceAll("-", "").slice(0, o.refPlaceholder.length).toUpperCase();
+const bodyOf = () => (parts ? Buffer.from(parts.join(freshRef()), "latin1") : body);
 const dispatcher = new Agent({ connections: o.connections, pipelining: 1 });
 const latencies = [];
 let failures = 0, started = 0;
@@ -92,7 +97,7 @@ await Promise.all(Array.from({ length: o.connections }, async () => {
     started++;
     const t = performance.now();
     const headers = o.uniqueKeys ? { ...o.headers, "idempotency-key": randomUUID() } : o.headers;
-    const r = await request(o.url, { method: "POST", headers, body, dispatcher });
+    const r = await request(o.url, { method: "POST", headers, body: bodyOf(), dispatcher });
     await r.body.dump();
     latencies.push(performance.now() - t);
     if (r.statusCode >= 300) failures++;
@@ -114,6 +119,7 @@ async function loadFromChild(options: {
   seconds: number;
   requests?: number;
   uniqueKeys?: boolean;
+  refPlaceholder?: string;
 }): Promise<LoadFigures> {
   const child = spawn(process.execPath, ["--input-type=module", "-e", loadScript], {
     cwd: fileURLToPath(new URL("..", import.meta.url)),
@@ -128,6 +134,9 @@ async function loadFromChild(options: {
 }
 
 const median = (values: number[]) => percentile(values, 50);
+
+/** The control reference (14 characters, UNB 0020's maximum) of the 10 KiB upload's file. */
+const smallRef = "SMALLREF000000";
 
 function orders(bytes: number, ref: string): Buffer {
   const lines: string[] = [];
@@ -206,6 +215,7 @@ async function soak(options: {
     connections: 32,
     seconds: soakSeconds,
     uniqueKeys: true,
+    refPlaceholder: smallRef,
   });
   const processedDuring = (await processed()) - processedBefore;
   const backlogAtEnd = await backlog();
@@ -348,7 +358,8 @@ export async function run(): Promise<void> {
     });
     const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
 
-    const small = orders(10 * 1024, "S");
+    // Its control reference is replaced per upload by the load generator (refPlaceholder).
+    const small = orders(10 * 1024, smallRef);
     const scratch = await mkdtemp(join(tmpdir(), "hanse-bench-"));
     const post = async (url: string, body: Buffer, extra: Record<string, string> = {}) => {
       const r = await request(url, {
@@ -485,6 +496,7 @@ export async function run(): Promise<void> {
           connections: 32,
           seconds,
           uniqueKeys: true,
+          refPlaceholder: smallRef,
         }),
       );
       samples.bareStatement.push(await statementRate(bareOnce, { seconds }));

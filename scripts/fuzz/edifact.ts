@@ -282,6 +282,7 @@ const PROFILE_BASE: Omit<Profile, "directory" | "syntaxVersion" | "syntaxIdentif
   ownIdentification: { id: "4012345500004", qualifier: "14" },
   responses: { contrl: "always", aperak: "always", ordrsp: "auto" },
   orderValidation: "catalog",
+  duplicateWindowDays: 30,
 };
 const CATALOG: Catalog = new Map([
   ["4000862141404", ["published"]],

@@ -26,6 +26,7 @@ interface ProfileOptions {
   aperak?: string;
   ordrsp?: string;
   orderValidation?: string;
+  duplicateWindowDays?: number;
 }
 
 /** The options of a trading profile; unset ones keep `base`'s values (or the server's defaults). */
@@ -47,7 +48,12 @@ function profileOptions(command: Command): Command {
     .option("--contrl <when>", "CONTRL: always, on-request or on-error")
     .option("--aperak <when>", "APERAK: always, on-error or never")
     .option("--ordrsp <when>", "ORDRSP: auto or never")
-    .option("--order-validation <mode>", "none or catalog");
+    .option("--order-validation <mode>", "none or catalog")
+    .option(
+      "--duplicate-window-days <n>",
+      "reject an interchange repeating one processed this many days before (0: off; server default 30)",
+      parseWhole("--duplicate-window-days", 0, 3650),
+    );
 }
 
 function profileFrom(options: ProfileOptions, base: Partial<ProfileInput> = {}): ProfileInput {
@@ -63,6 +69,7 @@ function profileFrom(options: ProfileOptions, base: Partial<ProfileInput> = {}):
     ...(options.ordrsp === undefined ? {} : { ordrsp: options.ordrsp }),
   };
   const orderValidation = options.orderValidation ?? base.orderValidation;
+  const duplicateWindowDays = options.duplicateWindowDays ?? base.duplicateWindowDays;
   return {
     directory: options.directory ?? base.directory ?? "D96A",
     syntaxVersion: options.syntaxVersion ?? base.syntaxVersion ?? 3,
@@ -71,6 +78,7 @@ function profileFrom(options: ProfileOptions, base: Partial<ProfileInput> = {}):
     ownIdentification: ours,
     ...(Object.keys(responses).length > 0 ? { responses } : {}),
     ...(orderValidation === undefined ? {} : { orderValidation }),
+    ...(duplicateWindowDays === undefined ? {} : { duplicateWindowDays }),
   };
 }
 
@@ -95,6 +103,10 @@ const renderRevision = (r: ProfileRevision) =>
     ["Our id", identification(r.ownIdentification)],
     ["Responses", `CONTRL ${r.responses.contrl}, APERAK ${r.responses.aperak}, ORDRSP ${r.responses.ordrsp}`],
     ["Orders", `validation ${r.orderValidation}`],
+    [
+      "Duplicates",
+      r.duplicateWindowDays > 0 ? `rejected within ${r.duplicateWindowDays} days` : "not checked",
+    ],
     ["Created", r.createdAt],
   ]);
 

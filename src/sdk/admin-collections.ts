@@ -33,7 +33,10 @@ export interface Identification {
   qualifier?: string;
 }
 
-/** What a profile revision fixes; `responses` and `orderValidation` have server defaults. */
+/**
+ * What a profile revision fixes; `responses`, `orderValidation` and `duplicateWindowDays` have
+ * server defaults.
+ */
 export interface ProfileInput {
   directory: string;
   syntaxVersion: number;
@@ -42,12 +45,14 @@ export interface ProfileInput {
   ownIdentification: Identification;
   responses?: { contrl?: string; aperak?: string; ordrsp?: string };
   orderValidation?: string;
+  duplicateWindowDays?: number;
 }
 
 export interface ProfileRevision extends ProfileInput {
   revision: number;
   responses: { contrl: string; aperak: string; ordrsp: string };
   orderValidation: string;
+  duplicateWindowDays: number;
   active: boolean;
   createdAt: string;
 }

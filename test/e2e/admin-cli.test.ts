@@ -265,6 +265,34 @@ describe(
       expect(ok(await hanse(["revisions", "show", connectionId, "2"]))).toMatch(/Revision:\s+2 \(active\)/);
     });
 
+    it("--duplicate-window-days sets a revision's duplicate window, a revision made from it keeps it, a bad value is refused", async () => {
+      const active = json<{ activeProfileRevision: { revision: number } }>(
+        await hanse(["connections", "get", connectionId, "--json"]),
+      ).activeProfileRevision.revision;
+      const set = json<{ revision: number; duplicateWindowDays: number }>(
+        await hanse(["revisions", "create", connectionId, "--duplicate-window-days", "90", "--json"]),
+      );
+      expect(set.duplicateWindowDays).toBe(90);
+      ok(await hanse(["revisions", "activate", connectionId, String(set.revision)]));
+      const kept = json<{ duplicateWindowDays: number }>(
+        await hanse(["revisions", "create", connectionId, "--ordrsp", "auto", "--json"]),
+      );
+      expect(kept.duplicateWindowDays).toBe(90);
+      const off = json<{ revision: number }>(
+        await hanse(["revisions", "create", connectionId, "--duplicate-window-days", "0", "--json"]),
+      );
+      ok(await hanse(["revisions", "activate", connectionId, String(active)]));
+      expect(ok(await hanse(["revisions", "show", connectionId, String(set.revision)]))).toMatch(
+        /Duplicates:\s+rejected within 90 days/,
+      );
+      expect(ok(await hanse(["revisions", "show", connectionId, String(off.revision)]))).toMatch(
+        /Duplicates:\s+not checked/,
+      );
+      const bad = await hanse(["revisions", "create", connectionId, "--duplicate-window-days", "3651"]);
+      expect(bad.exitCode).not.toBe(0);
+      expect(bad.err).toContain("--duplicate-window-days: a whole number from 0 to 3650");
+    });
+
     it("revoking the key stops the partner; the error names status, code and correlation id, never the key", async () => {
       expect(ok(await hanse(["api-keys", "revoke", keyId]))).toContain(`revoked API key ${keyId}`);
       const file = join(dir, "late.edi");

@@ -13,6 +13,7 @@ import {
   type PartnerSetup,
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { overHttp } from "../support/http-injector.js";
+import { createTenantAcross } from "../support/multiprocess-tenant.js";
 import { startServerProcess, type ServerProcess } from "../support/server-process.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "../support/test-database.js";
 import { waitUntil } from "../support/wait-until.js";
@@ -76,37 +77,7 @@ describe.skipIf(!onPostgres)("limits across API processes (PostgreSQL)", () => {
     // One after the other: the first start creates the system tenant.
     a = await start("a");
     b = await start("b");
-    const slug = `limits-${Date.now().toString(36)}`;
-    const email = `admin@${slug}.test`;
-    const created = await fetch(`${a.url}/api/v1/system/tenants`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "idempotency-key": `create-${slug}`,
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({ name: "Limits", slug, admin: { email, password } }),
-    });
-    expect(created.status).toBe(202);
-    const { tenantId } = (await json(created)) as { tenantId: string };
-    await waitUntil(
-      async () =>
-        (
-          await json(
-            await fetch(`${b.url}/api/v1/system/tenants/${tenantId}/provisioning`, {
-              headers: { authorization: `Bearer ${token}` },
-            }),
-          )
-        ).state === "succeeded",
-      { what: "provisioning", timeoutMs: 60_000 },
-    );
-    const session = await fetch(`${b.url}/api/v1/auth/sessions`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ tenant: slug, email, password }),
-    });
-    expect(session.status).toBe(201);
-    tenant = { slug, email, token: ((await json(session)) as { token: string }).token };
+    tenant = await createTenantAcross(a, b, token, { name: "Limits", prefix: "limits", password });
   }, 240_000);
 
   afterAll(async () => {

@@ -18,6 +18,7 @@ const profileExample = {
   ownIdentification: { id: "4098765000002", qualifier: "14" },
   responses: { contrl: "on-error", aperak: "on-error", ordrsp: "auto" },
   orderValidation: "none",
+  duplicateWindowDays: 30,
 };
 const revisionExample = { revision: 1, ...profileExample, active: true, createdAt: at };
 const apiKeyExample = {
@@ -83,6 +84,15 @@ export const ProfileBody = Type.Object(
     orderValidation: Type.Optional(
       Type.Union([Type.Literal("none"), Type.Literal("catalog")], { default: "none" }),
     ),
+    duplicateWindowDays: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 3650,
+        default: 30,
+        description:
+          "Days an interchange (UNB sender identification, recipient identification and control reference) of a processed upload counts as a duplicate when uploaded again on the connection; 0 turns the check off",
+      }),
+    ),
   },
   { additionalProperties: false, examples: [profileExample] },
 );
@@ -97,6 +107,7 @@ export const ProfileRevision = Type.Object(
     ownIdentification: Type.Object({ id: Type.String(), qualifier: Type.Optional(Type.String()) }),
     responses: Type.Object({ contrl: Type.String(), aperak: Type.String(), ordrsp: Type.String() }),
     orderValidation: Type.String(),
+    duplicateWindowDays: Type.Integer({ minimum: 0, maximum: 3650 }),
     active: Type.Boolean(),
     createdAt: Timestamp,
   },
@@ -340,6 +351,13 @@ const uploadFields = {
   completedAt: Type.Union([Timestamp, Type.Null()]),
   outboundCounts: OutboundCounts,
   findingCount: Type.Integer({ minimum: 0, description: "How many findings processing recorded" }),
+  duplicateOf: nullable(
+    Type.String({
+      format: "uuid",
+      description:
+        "The earlier processed upload of the connection whose interchange this one repeats (the upload was rejected as a duplicate), else null",
+    }),
+  ),
 };
 const uploadExample = {
   id: uploadId,
@@ -355,6 +373,7 @@ const uploadExample = {
   completedAt: "2026-11-27T09:00:01.000Z",
   outboundCounts: { ORDRSP: 1 },
   findingCount: 0,
+  duplicateOf: null,
 };
 export const UploadItem = Type.Object(uploadFields, { examples: [uploadExample] });
 

@@ -54,6 +54,13 @@ export interface UploadsTable {
   /** What processing found (JSON text in, parsed array out); `[]` until it ends. */
   findings: ColumnType<Finding[], string | undefined, string>;
   principal_id: string | null;
+  /**
+   * SHA-256 of the interchange's UNB sender identification, recipient identification and
+   * control reference, set when processing read the UNB (the duplicate check's key).
+   */
+  interchange_key: ColumnType<Uint8Array | null, Buffer | null | undefined, Buffer | null>;
+  /** The processed upload of the same connection this one repeats (a duplicate), else null. */
+  duplicate_of: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;

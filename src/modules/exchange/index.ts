@@ -36,7 +36,13 @@ export type { MailboxService } from "./mailbox/index.js";
 export type { ProcessingService } from "./processing/index.js";
 export { backlogRefreshMs, acceptUpload } from "./inbox/index.js";
 export { leaseBackoffMs } from "./mailbox/index.js";
-export { outboundIssues, outboundObserver, type OutboundType } from "./processing/index.js";
+export {
+  duplicateLookup,
+  interchangeKeyHash,
+  outboundIssues,
+  outboundObserver,
+  type OutboundType,
+} from "./processing/index.js";
 export type { ExchangeTables } from "./exchange.tables.js";
 export type { Profile } from "./profile.js";
 

@@ -16,15 +16,30 @@ export interface Profile {
     ordrsp: "auto" | "never";
   };
   orderValidation: "none" | "catalog";
+  /**
+   * An upload repeating the UNB sender, recipient and control reference of an upload of the
+   * connection processed this many days before is a duplicate (CONTRACT §8); 0 turns it off.
+   */
+  duplicateWindowDays: number;
 }
 
-export type ProfileInput = Omit<Profile, "responses" | "orderValidation" | "syntaxIdentifier"> & {
+/** The duplicate window of a profile revision that names none. */
+export const defaultDuplicateWindowDays = 30;
+
+export type ProfileInput = Omit<
+  Profile,
+  "responses" | "orderValidation" | "syntaxIdentifier" | "duplicateWindowDays"
+> & {
   syntaxIdentifier: string;
   responses?: Partial<Profile["responses"]>;
   orderValidation?: Profile["orderValidation"];
+  duplicateWindowDays?: number;
 };
 
-/** Fills the documented defaults: CONTRL on error, APERAK on error, ORDRSP automatic, no catalog. */
+/**
+ * Fills the documented defaults: CONTRL on error, APERAK on error, ORDRSP automatic, no catalog,
+ * a duplicate window of 30 days.
+ */
 export function normalizeProfile(input: ProfileInput): Profile {
   const id = (p: Identification): Identification =>
     p.qualifier === undefined ? { id: p.id } : { id: p.id, qualifier: p.qualifier };
@@ -40,5 +55,6 @@ export function normalizeProfile(input: ProfileInput): Profile {
       ordrsp: input.responses?.ordrsp ?? "auto",
     },
     orderValidation: input.orderValidation ?? "none",
+    duplicateWindowDays: input.duplicateWindowDays ?? defaultDuplicateWindowDays,
   };
 }

@@ -71,6 +71,10 @@ export function uploadPage(id) {
         ["Completed", formatTime(upload.completedAt)],
         ["Error", upload.error],
         [
+          "Duplicate of",
+          upload.duplicateOf ? link(`#/uploads/${upload.duplicateOf}`, upload.duplicateOf) : null,
+        ],
+        [
           "Outbound",
           outbound.length === 0
             ? "none"

@@ -49,6 +49,7 @@ export const toUploadView = (row: Selectable<UploadsTable>) => ({
   updatedAt: row.updated_at.toISOString(),
   completedAt: iso(row.completed_at),
   findingCount: row.findings.length,
+  duplicateOf: row.duplicate_of,
 });
 
 const toOutbound = (row: Awaited<ReturnType<typeof listUploadDeliveries>>[number]) => ({

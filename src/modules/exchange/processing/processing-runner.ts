@@ -24,7 +24,8 @@ export const threadHeapMb = 1024;
 /** One upload's EDIFACT work (`ProcessingRun`), wherever it runs. */
 export interface RunningAnalysis {
   summary: AnalysisSummary;
-  plan(catalog: Catalog): Promise<OutboundPlan>;
+  /** `duplicate`: plan only the CONTRL rejecting a duplicate interchange (CONTRACT §8). */
+  plan(catalog: Catalog, duplicate?: boolean): Promise<OutboundPlan>;
   build(envelopes: readonly OutboundEnvelope[]): Promise<Uint8Array[]>;
   /** Frees what the run holds; call it whatever happened. */
   end(): void;
@@ -81,7 +82,7 @@ export function createProcessingRunner(
         const run = createProcessingRun(bytes, profile);
         return {
           summary: run.summary(),
-          plan: async (catalog) => run.plan(catalog),
+          plan: async (catalog, duplicate) => run.plan(catalog, duplicate),
           build: async (envelopes) => run.build(envelopes),
           end: () => undefined,
         };
@@ -96,7 +97,7 @@ export function createProcessingRunner(
         );
         return {
           summary,
-          plan: (catalog) => session.call<OutboundPlan>("plan", catalog),
+          plan: (catalog, duplicate = false) => session.call<OutboundPlan>("plan", { catalog, duplicate }),
           build: async (envelopes) =>
             unpackBuffers(await session.call<{ buffer: ArrayBuffer; ends: number[] }>("build", envelopes)),
           end: () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Finding } from "../../../edifact/index.js";
 import type { ExchangeTables, UploadStatus } from "../exchange.tables.js";
@@ -30,7 +31,13 @@ export async function setUploadStatus(
   id: string,
   status: UploadStatus,
   at: Date,
-  extra: { error?: string | null; from?: UploadStatus[]; findings?: readonly Finding[] } = {},
+  extra: {
+    error?: string | null;
+    from?: UploadStatus[];
+    findings?: readonly Finding[];
+    interchangeKey?: Buffer | null;
+    duplicateOf?: string | null;
+  } = {},
 ) {
   let q = db
     .updateTable("exchange_uploads")
@@ -39,6 +46,8 @@ export async function setUploadStatus(
       updated_at: at,
       ...(extra.error !== undefined ? { error: extra.error } : {}),
       ...(extra.findings !== undefined ? { findings: JSON.stringify(extra.findings) } : {}),
+      ...(extra.interchangeKey !== undefined ? { interchange_key: extra.interchangeKey } : {}),
+      ...(extra.duplicateOf !== undefined ? { duplicate_of: extra.duplicateOf } : {}),
       ...(status === "processed" || status === "rejected" || status === "failed" ? { completed_at: at } : {}),
     })
     .where("tenant_id", "=", tenantId)
@@ -46,6 +55,43 @@ export async function setUploadStatus(
   if (extra.from) q = q.where("status", "in", extra.from);
   const result = await q.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * The duplicate key of an interchange (CONTRACT §8): SHA-256 of its UNB sender identification,
+ * recipient identification and control reference. Fixed size, so a hostile long reference
+ * never makes a large index entry.
+ */
+export const interchangeKeyHash = (parts: readonly [string, string, string]): Buffer =>
+  createHash("sha256").update(JSON.stringify(parts)).digest();
+
+/**
+ * The upload of the connection processed since `since` whose interchange has `key`, the latest
+ * first: one range of exchange_uploads_processed_interchanges (the query; a test shows its plan).
+ */
+export function duplicateLookup(
+  db: Db,
+  tenantId: string,
+  connectionId: string,
+  key: Buffer,
+  since: Date,
+  exceptId: string,
+) {
+  return db
+    .selectFrom("exchange_uploads")
+    .select(["id", "completed_at"])
+    .where("tenant_id", "=", tenantId)
+    .where("connection_id", "=", connectionId)
+    .where("interchange_key", "=", key)
+    .where("status", "=", "processed")
+    .where("completed_at", ">=", since)
+    .where("id", "<>", exceptId)
+    .orderBy("completed_at", "desc")
+    .limit(1);
+}
+
+export function findProcessedDuplicate(...args: Parameters<typeof duplicateLookup>) {
+  return duplicateLookup(...args).executeTakeFirst();
 }
 
 /**

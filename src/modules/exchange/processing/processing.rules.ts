@@ -1,4 +1,5 @@
 import {
+  ErrorCode,
   LineAction,
   ResponseType,
   buildAperak,
@@ -13,6 +14,7 @@ import {
   validateInterchange,
   type ApplicationError,
   type Directory,
+  type EdifactIssue,
   type Finding,
   type Interchange,
   type OrderLineResponse,
@@ -249,6 +251,53 @@ function judgeLines(order: OrderInfo, profile: Profile, catalog: Catalog) {
   return { lines, errors, findings };
 }
 
+/** UNB data element position of the interchange control reference (0020). */
+const controlRefElement = 5;
+
+/**
+ * The finding of an upload rejected as a duplicate (CONTRACT §8): syntax error 26 on UNB 0020,
+ * naming the earlier upload.
+ */
+export function duplicateFinding(duplicateOf: string, headerPosition: number | null): Finding {
+  return {
+    level: "interchange",
+    code: String(ErrorCode.duplicateDetected),
+    message: `Duplicate interchange: upload ${duplicateOf} of this connection was processed with the same UNB sender, recipient and control reference`,
+    messageReference: null,
+    segment: "UNB",
+    position: headerPosition,
+    element: String(controlRefElement),
+  };
+}
+
+/**
+ * The plan of a duplicate interchange (CONTRACT §8): only a CONTRL rejecting the interchange
+ * (UCI action 4, 0085 = 26 on UNB 0020), when the profile sends CONTRL on errors (`always`,
+ * `on-error`, or `on-request` with UNB 0031 = 1); never an APERAK or ORDRSP.
+ */
+export function planDuplicate(analysis: Analysis, profile: Profile): PlannedMessage[] {
+  const ic = analysis.parsed.interchange;
+  const contrl = profile.responses.contrl;
+  if (!ic.header || (contrl === "on-request" && !analysis.ackRequested)) return [];
+  const issue: EdifactIssue = {
+    code: ErrorCode.duplicateDetected,
+    level: "interchange",
+    scope: "envelope",
+    text: "Duplicate interchange",
+    offset: 0,
+    segmentIndex: ic.headerSegment ?? 0,
+    tag: "UNB",
+    element: controlRefElement,
+  };
+  const report: ValidationReport = {
+    issues: [issue],
+    interchangeAccepted: false,
+    messages: [],
+    groupsAccepted: [],
+  };
+  return [{ type: "CONTRL", answers: null, build: (envelope) => buildContrl(ic, report, envelope) }];
+}
+
 /**
  * The outbound messages of one upload, in mailbox order: at most one CONTRL, then one APERAK per
  * message with application errors, then one ORDRSP per accepted ORDERS message (CONTRACT §4).
@@ -337,6 +386,13 @@ export function planOutbound(
 /** What the analysis of an upload tells the processing job before the catalog is read. */
 export interface AnalysisSummary {
   interchangeId: string | undefined;
+  /**
+   * UNB sender identification (0004), recipient identification (0010) and control reference
+   * (0020): what a duplicate repeats (CONTRACT §8); null without a readable UNB.
+   */
+  interchangeKey: [sender: string, recipient: string, controlRef: string] | null;
+  /** 1-based position of the UNB segment, null without one. */
+  headerPosition: number | null;
   rejected: boolean;
   /** The GTINs the catalog check needs (empty unless the profile validates against the catalog). */
   gtins: string[];
@@ -365,8 +421,12 @@ export function createProcessingRun(bytes: Uint8Array, profile: Profile) {
   let plan: PlannedMessage[] = [];
   return {
     summary(): AnalysisSummary {
+      const header = analysis.parsed.interchange.header;
+      const headerSegment = analysis.parsed.interchange.headerSegment;
       return {
         interchangeId: analysis.interchangeId,
+        interchangeKey: header ? [header.sender.id, header.recipient.id, header.controlRef] : null,
+        headerPosition: header && headerSegment !== undefined ? headerSegment + 1 : null,
         rejected: analysis.rejected,
         gtins: profile.orderValidation === "catalog" && !analysis.rejected ? orderedGtins(analysis) : [],
         findings: capFindings(
@@ -374,9 +434,12 @@ export function createProcessingRun(bytes: Uint8Array, profile: Profile) {
         ),
       };
     },
-    plan(catalog: Catalog): OutboundPlan {
+    /** `duplicate`: the interchange repeats a processed one; only its CONTRL is planned. */
+    plan(catalog: Catalog, duplicate = false): OutboundPlan {
       const findings: Finding[] = [];
-      plan = planOutbound(analysis, profile, catalog, findings);
+      plan = duplicate
+        ? planDuplicate(analysis, profile)
+        : planOutbound(analysis, profile, catalog, findings);
       return {
         types: plan.map((message) => message.type),
         answers: plan.map((message) => message.answers),

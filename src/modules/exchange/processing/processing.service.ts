@@ -1,17 +1,40 @@
 import type { Finding, OutboundEnvelope } from "../../../edifact/index.js";
 import { recordAudit } from "../../../platform/audit/index.js";
 import { readBlobBytes, writeBlob } from "../../../platform/blobs/index.js";
-import { findRevision, reservePositions } from "../connections.repository.js";
+import { findRevision, lockConnection, reservePositions } from "../connections.repository.js";
 import type { ExchangeDeps } from "../exchange.deps.js";
 import { insertDelivery, readyForClaim } from "../mailbox/index.js";
 import type { ProcessingRunner } from "./processing-runner.js";
 import * as repo from "./processing.repository.js";
 import {
+  duplicateFinding,
   outboundObserver,
   type AnalysisSummary,
   type Catalog,
   type OutboundPlan,
 } from "./processing.rules.js";
+
+const dayMs = 86_400_000;
+
+/**
+ * Thrown inside `record()` when an upload of the same interchange became `processed` after this
+ * run's duplicate check: the transaction rolls back and the upload is processed again (and
+ * rejected as the duplicate).
+ */
+class DuplicateRace extends Error {}
+
+/** How often one job re-runs an upload that lost a duplicate race before the job itself retries. */
+const maxDuplicateRaces = 3;
+
+/** What the duplicate check of an upload needs (CONTRACT §8). */
+interface DuplicateCheck {
+  /** SHA-256 of UNB sender, recipient and control reference; null without a readable UNB. */
+  key: Buffer | null;
+  /** Processed uploads completed since then count; null when the profile's window is 0. */
+  since: Date | null;
+  /** The earlier upload this one repeats, found before planning. */
+  duplicateOf: string | null;
+}
 
 /** The worker's side of an upload: its EDIFACT work, its outbound messages, its final status. */
 export function createProcessingService(deps: ExchangeDeps & { runner: ProcessingRunner }) {
@@ -32,9 +55,10 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
       envelopes: readonly OutboundEnvelope[];
       payloads: readonly Uint8Array[];
       now: Date;
+      duplicate: DuplicateCheck;
     },
   ): Promise<"processed" | "rejected" | undefined> {
-    const { summary, plan, envelopes, payloads, now } = outcome;
+    const { summary, plan, envelopes, payloads, now, duplicate } = outcome;
     const { types } = plan;
     const uploadId = upload.id;
     return database.transaction(async (trx) => {
@@ -54,6 +78,22 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
             transfer,
           }),
         );
+      }
+      const status = duplicate.duplicateOf !== null || summary.rejected ? "rejected" : "processed";
+      if (status === "processed" && duplicate.key && duplicate.since) {
+        // Every upload of the connection that may become processed serialises on its row here;
+        // the check again under the lock (a fresh snapshot: READ COMMITTED) sees any upload of
+        // the same interchange that committed after this run's first check.
+        await lockConnection(trx, tenantId, upload.connection_id);
+        const earlier = await repo.findProcessedDuplicate(
+          trx,
+          tenantId,
+          upload.connection_id,
+          duplicate.key,
+          duplicate.since,
+          uploadId,
+        );
+        if (earlier) throw new DuplicateRace();
       }
       const first =
         types.length > 0 ? await reservePositions(trx, tenantId, upload.connection_id, types.length) : 0;
@@ -82,17 +122,16 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           updated_at: now,
         });
       }
-      const status = summary.rejected ? "rejected" : "processed";
-      const findings: readonly Finding[] =
-        plan.findings.length === 0 ? summary.findings : [...summary.findings, ...plan.findings];
-      await repo.setUploadStatus(
-        trx,
-        tenantId,
-        uploadId,
-        status,
-        now,
-        findings.length > 0 ? { findings } : {},
-      );
+      const leading: readonly Finding[] =
+        duplicate.duplicateOf === null
+          ? []
+          : [duplicateFinding(duplicate.duplicateOf, summary.headerPosition)];
+      const findings: readonly Finding[] = [...leading, ...summary.findings, ...plan.findings];
+      await repo.setUploadStatus(trx, tenantId, uploadId, status, now, {
+        ...(findings.length > 0 ? { findings } : {}),
+        interchangeKey: duplicate.key,
+        duplicateOf: duplicate.duplicateOf,
+      });
       await recordAudit(trx, {
         tenantId,
         id: deps.newId(),
@@ -102,10 +141,100 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
         connectionId: upload.connection_id,
         uploadId,
         outcome: status,
-        data: { outboundCount: types.length, findingCount: findings.length },
+        data: {
+          outboundCount: types.length,
+          findingCount: findings.length,
+          ...(duplicate.duplicateOf === null ? {} : { duplicateOf: duplicate.duplicateOf }),
+        },
       });
       return status;
     });
+  }
+
+  /** One run of `processUpload`; throws DuplicateRace when it lost a duplicate race. */
+  async function processOnce(tenantId: string, uploadId: string): Promise<void> {
+    const upload = await repo.findUpload(db, tenantId, uploadId);
+    if (
+      !upload ||
+      upload.status === "processed" ||
+      upload.status === "rejected" ||
+      upload.status === "failed"
+    ) {
+      return;
+    }
+    await repo.setUploadStatus(db, tenantId, uploadId, "processing", clock.now(), { from: ["received"] });
+    const revision = await findRevision(db, tenantId, upload.connection_id, upload.profile_revision);
+    if (!revision) throw new Error("profile revision of the upload is missing");
+    const profile = revision.profile;
+    const bytes = await readBlobBytes(database, tenantId, upload.blob_id);
+    // Parse, validate, plan and serialize: on a worker thread for a large interchange.
+    const run = await deps.runner.analyse(bytes, profile);
+    try {
+      const { summary } = run;
+      const duplicate = await checkDuplicate(tenantId, upload, summary, profile.duplicateWindowDays);
+      const catalog: Catalog =
+        summary.gtins.length > 0 && duplicate.duplicateOf === null
+          ? await deps.workflows.productStates(tenantId, summary.gtins)
+          : new Map();
+      const plan = await run.plan(catalog, duplicate.duplicateOf !== null);
+      const { types } = plan;
+      const now = clock.now();
+      const controlRefs = await repo.nextControlRefs(db, types.length);
+      const envelopes = controlRefs.map((controlRef): OutboundEnvelope => ({
+        syntaxIdentifier: profile.syntaxIdentifier,
+        syntaxVersion: profile.syntaxVersion,
+        sender: profile.ownIdentification,
+        recipient: profile.partnerIdentification,
+        controlRef,
+        messageRef: "1",
+        preparedAt: now,
+      }));
+      const payloads = await run.build(envelopes);
+      for (const [index, payload] of payloads.entries()) {
+        const type = types[index];
+        if (type) outboundObserver.check?.(type, payload, profile);
+      }
+      const status = await record(tenantId, upload, { summary, plan, envelopes, payloads, now, duplicate });
+      // In the job's trace: the line names the upload request's trace and correlation id.
+      if (status) {
+        deps.logger.info(
+          {
+            tenantId,
+            uploadId,
+            status,
+            outboundCount: plan.types.length,
+            ...(duplicate.duplicateOf === null ? {} : { duplicateOf: duplicate.duplicateOf }),
+          },
+          "upload processed",
+        );
+      }
+    } finally {
+      run.end();
+    }
+  }
+
+  /**
+   * The duplicate key of the upload's interchange and the processed upload of the connection it
+   * repeats within the profile's window (CONTRACT §8), if any: one index range.
+   */
+  async function checkDuplicate(
+    tenantId: string,
+    upload: { id: string; connection_id: string },
+    summary: AnalysisSummary,
+    windowDays: number,
+  ): Promise<DuplicateCheck> {
+    const key = summary.interchangeKey ? repo.interchangeKeyHash(summary.interchangeKey) : null;
+    if (!key || windowDays <= 0) return { key, since: null, duplicateOf: null };
+    const since = new Date(clock.now().getTime() - windowDays * dayMs);
+    const earlier = await repo.findProcessedDuplicate(
+      db,
+      tenantId,
+      upload.connection_id,
+      key,
+      since,
+      upload.id,
+    );
+    return { key, since, duplicateOf: earlier?.id ?? null };
   }
 
   return {
@@ -115,54 +244,15 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
      * written in one transaction, so a re-run after a crash never duplicates entries.
      */
     async processUpload(tenantId: string, uploadId: string): Promise<void> {
-      const upload = await repo.findUpload(db, tenantId, uploadId);
-      if (
-        !upload ||
-        upload.status === "processed" ||
-        upload.status === "rejected" ||
-        upload.status === "failed"
-      ) {
-        return;
-      }
-      await repo.setUploadStatus(db, tenantId, uploadId, "processing", clock.now(), { from: ["received"] });
-      const revision = await findRevision(db, tenantId, upload.connection_id, upload.profile_revision);
-      if (!revision) throw new Error("profile revision of the upload is missing");
-      const profile = revision.profile;
-      const bytes = await readBlobBytes(database, tenantId, upload.blob_id);
-      // Parse, validate, plan and serialize: on a worker thread for a large interchange.
-      const run = await deps.runner.analyse(bytes, profile);
-      try {
-        const { summary } = run;
-        const catalog: Catalog =
-          summary.gtins.length > 0 ? await deps.workflows.productStates(tenantId, summary.gtins) : new Map();
-        const plan = await run.plan(catalog);
-        const { types } = plan;
-        const now = clock.now();
-        const controlRefs = await repo.nextControlRefs(db, types.length);
-        const envelopes = controlRefs.map((controlRef): OutboundEnvelope => ({
-          syntaxIdentifier: profile.syntaxIdentifier,
-          syntaxVersion: profile.syntaxVersion,
-          sender: profile.ownIdentification,
-          recipient: profile.partnerIdentification,
-          controlRef,
-          messageRef: "1",
-          preparedAt: now,
-        }));
-        const payloads = await run.build(envelopes);
-        for (const [index, payload] of payloads.entries()) {
-          const type = types[index];
-          if (type) outboundObserver.check?.(type, payload, profile);
+      for (let race = 1; ; race++) {
+        try {
+          await processOnce(tenantId, uploadId);
+          return;
+        } catch (error) {
+          // Lost a duplicate race: run again; the check before planning now finds the earlier upload.
+          if (!(error instanceof DuplicateRace) || race >= maxDuplicateRaces) throw error;
+          deps.logger.info({ tenantId, uploadId, race }, "upload lost a duplicate race; processing it again");
         }
-        const status = await record(tenantId, upload, { summary, plan, envelopes, payloads, now });
-        // In the job's trace: the line names the upload request's trace and correlation id.
-        if (status) {
-          deps.logger.info(
-            { tenantId, uploadId, status, outboundCount: plan.types.length },
-            "upload processed",
-          );
-        }
-      } finally {
-        run.end();
       }
     },
 

@@ -22,7 +22,9 @@ await serveThread(
       runs.set(session, run);
       return { result: run.summary() };
     },
-    plan: (session, catalog: Catalog) => ({ result: runOf(session).plan(catalog) }),
+    plan: (session, args: { catalog: Catalog; duplicate: boolean }) => ({
+      result: runOf(session).plan(args.catalog, args.duplicate),
+    }),
     build(session, envelopes: OutboundEnvelope[]) {
       const packed = packBuffers(runOf(session).build(envelopes));
       runs.delete(session);

@@ -15,6 +15,7 @@ import * as exchangeOperatorFilters from "./2026-11-27T1210-exchange-operator-fi
 import * as transitionRequestLists from "./2026-11-27T1300-transition-request-lists.js";
 import * as sharedLimits from "./2026-11-28T0600-shared-limits.js";
 import * as userRoles from "./2026-11-28T0700-user-roles.js";
+import * as duplicateInterchanges from "./2026-11-28T1000-duplicate-interchanges.js";
 import * as userInvitations from "./2026-11-28T1000-user-invitations.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
@@ -35,5 +36,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-27T1300-entitlement-change-principal": entitlementChangePrincipal,
   "2026-11-28T0600-shared-limits": sharedLimits,
   "2026-11-28T0700-user-roles": userRoles,
+  "2026-11-28T1000-duplicate-interchanges": duplicateInterchanges,
   "2026-11-28T1000-user-invitations": userInvitations,
 };
