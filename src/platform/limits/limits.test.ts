@@ -27,6 +27,18 @@ describe("shared rate limits (rate_limits: one row per key, one statement per ta
     expect(await limits.take(k, limit)).toBe(1);
   });
 
+  it("a limit lifted far out (100,000,000 per second) allows takes whose times arrive out of order", async () => {
+    // The exchange bench lifts the partner limit this way; its interval once rounded to 0 ms,
+    // the tolerance with it, and a take read a moment before the previous one was refused.
+    const lifted = { burst: 100_000_000, perSecond: 100_000_000 };
+    const k = rateLimitKey("test", "lifted");
+    const start = Date.parse("2026-11-28T10:00:00Z");
+    const later = createRateLimits({ database: t.database, clock: createManualClock(new Date(start + 5)) });
+    const earlier = createRateLimits({ database: t.database, clock: createManualClock(new Date(start)) });
+    expect(await later.take(k, lifted)).toBe(0);
+    expect(await earlier.take(k, lifted)).toBe(0);
+  });
+
   it("wait() tells the seconds until a request is allowed without taking one; takeEach counts several keys at once", async () => {
     const clock = createManualClock();
     const limits = createRateLimits({ database: t.database, clock });

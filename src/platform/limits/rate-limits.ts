@@ -59,8 +59,12 @@ ORDER BY k.key`);
 const refundDeleteSql = `DELETE FROM rate_limits WHERE key = $2::text AND tat - $3::float8 <= $1::float8`;
 const refundSql = `UPDATE rate_limits SET tat = tat - $3::float8 WHERE key = $2::text AND tat - $3::float8 > $1::float8`;
 
-/** The interval in milliseconds, to the microsecond (1000 / (1/30) must be 30000, not a hair more). */
-const intervalOf = (limit: RateLimit) => Math.round(1_000_000 / limit.perSecond) / 1000;
+/**
+ * The interval in milliseconds, to the microsecond (1000 / (1/30) must be 30000, not a hair more),
+ * and never 0: above 2,000,000 per second it would round to 0, the tolerance with it, and a take
+ * whose `now` was read a moment before another's (the row lock orders them) would be refused.
+ */
+const intervalOf = (limit: RateLimit) => Math.max(Math.round(1_000_000 / limit.perSecond), 1) / 1000;
 const toleranceOf = (limit: RateLimit) => limit.burst * intervalOf(limit);
 
 /** Seconds until a bucket with `tat` allows a request at `now` (0: now). */
