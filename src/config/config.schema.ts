@@ -124,6 +124,7 @@ export const ConfigSchema = Type.Object({
   }),
   HANSE_SESSION_TTL_SECONDS: seconds(43200, "Lifetime of user sessions"),
   HANSE_INVITATION_TTL_SECONDS: seconds(259200, "How long a user's invitation can be accepted"),
+  HANSE_PASSWORD_RESET_TTL_SECONDS: seconds(3600, "How long a password reset can be used"),
   HANSE_SIGN_IN_ACCOUNT_FAILURES: Type.Integer({
     minimum: 1,
     default: 100,

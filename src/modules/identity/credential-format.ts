@@ -7,6 +7,7 @@ import { randomSecret, sha256, uuidFromDigest } from "../../platform/crypto/inde
  *   access token   hanse_at_<32 hex id>_<43 base64url secret>
  *   partner key    <apiKeyId uuid>:hanse_pk_<43 base64url secret>
  *   invitation     hanse_it_<32 hex id>_<43 base64url secret> (not a bearer: accepted once for a session)
+ *   password reset hanse_rt_<32 hex id>_<43 base64url secret> (not a bearer: used once for a new password)
  * A bootstrap token chosen by the operator has no id inside; its id is derived from its hash.
  */
 const prefixed = /^hanse_(st|at)_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
@@ -58,6 +59,18 @@ const invitation = /^hanse_it_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
 /** The invitation id an invitation token names; undefined for anything else. */
 export function invitationIdOf(token: string): string | undefined {
   const hex = invitation.exec(token)?.[1];
+  return hex ? hexToUuid(hex) : undefined;
+}
+
+export function newPasswordResetToken(id: string): string {
+  return `hanse_rt_${uuidToHex(id)}_${randomSecret()}`;
+}
+
+const passwordReset = /^hanse_rt_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
+
+/** The password reset id a reset token names; undefined for anything else. */
+export function passwordResetIdOf(token: string): string | undefined {
+  const hex = passwordReset.exec(token)?.[1];
   return hex ? hexToUuid(hex) : undefined;
 }
 

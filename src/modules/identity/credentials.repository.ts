@@ -219,13 +219,20 @@ export async function revokeCredential(db: Db, tenantId: string, kind: Credentia
 }
 
 /** Ends every open session of a user (a deactivation: CONTRACT §7). */
-export async function revokeUserSessions(db: Db, tenantId: string, userId: string, at: Date): Promise<void> {
-  await db
+export async function revokeUserSessions(
+  db: Db,
+  tenantId: string,
+  userId: string,
+  at: Date,
+  exceptSessionId?: string,
+): Promise<void> {
+  let query = db
     .updateTable("credentials")
     .set({ revoked_at: at })
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", "session")
     .where("principal_id", "=", userId)
-    .where("revoked_at", "is", null)
-    .execute();
+    .where("revoked_at", "is", null);
+  if (exceptSessionId !== undefined) query = query.where("id", "<>", exceptSessionId);
+  await query.execute();
 }

@@ -13,6 +13,8 @@ export interface IdentityDeps {
   sessionTtlSeconds: number;
   /** How long an invitation can be accepted (HANSE_INVITATION_TTL_SECONDS). */
   invitationTtlSeconds: number;
+  /** How long a password reset can be used (HANSE_PASSWORD_RESET_TTL_SECONDS). */
+  passwordResetTtlSeconds: number;
   /** Failed sign-ins of an account (all addresses) before its checks are spaced out. */
   signInAccountFailures: number;
 }

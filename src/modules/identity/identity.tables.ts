@@ -39,6 +39,18 @@ export interface UserInvitationsTable {
   used_at: Date | null;
 }
 
+/** A password reset issued by an administrator (CONTRACT §7); token stored as a hash, used once. */
+export interface PasswordResetsTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  secret_hash: ColumnType<Uint8Array, Buffer, Buffer>;
+  created_by: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
 export type CredentialKind = "session" | "access_token" | "api_key";
 
 export interface CredentialsTable {
@@ -61,4 +73,5 @@ export interface IdentityTables {
   users: UsersTable;
   credentials: CredentialsTable;
   user_invitations: UserInvitationsTable;
+  password_resets: PasswordResetsTable;
 }

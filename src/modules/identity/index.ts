@@ -8,6 +8,7 @@ import { createIdentityService, type IdentityService } from "./identity.service.
 export type { IdentityService } from "./identity.service.js";
 export type { IdentityTables, TenantsTable } from "./identity.tables.js";
 export { systemTenantSlug } from "./identity.service.js";
+export { newPasswordProblem } from "./users/index.js";
 
 export function createIdentityModule(deps: ModuleDeps): HanseModule & { service: IdentityService } {
   const service = createIdentityService({
@@ -17,6 +18,7 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
     cursors: deps.cursors,
     sessionTtlSeconds: deps.config.HANSE_SESSION_TTL_SECONDS,
     invitationTtlSeconds: deps.config.HANSE_INVITATION_TTL_SECONDS,
+    passwordResetTtlSeconds: deps.config.HANSE_PASSWORD_RESET_TTL_SECONDS,
     signInAccountFailures: deps.config.HANSE_SIGN_IN_ACCOUNT_FAILURES,
   });
   const href = "/api/v1/admin/access-tokens";
@@ -61,6 +63,12 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
         tenantTypes: ["system", "customer"],
         actions: crudActions(usersPath, { read: "users:read", write: "users:write" }, [
           { id: "update", method: "PATCH", href: `${usersPath}/{id}`, anyScopes: ["users:write"] },
+          {
+            id: "passwordReset",
+            method: "POST",
+            href: `${usersPath}/{id}/password-reset`,
+            anyScopes: ["users:write"],
+          },
         ]),
         schemas: { create: CreateUserBody, update: UpdateUserBody, item: UserItem },
       },

@@ -16,7 +16,12 @@ export const CreateTenantBody = Type.Object(
       Type.Object(
         {
           email: Type.String({ minLength: 3, maxLength: 254, pattern: "^[^\\s@]+@[^\\s@]+$" }),
-          password: Type.String({ minLength: 12, maxLength: 1024 }),
+          password: Type.String({
+            maxLength: 4096,
+            description:
+              "At least 15 and at most 1024 characters, not one of the most common passwords (else 400 at " +
+              "/admin/password)",
+          }),
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         },
         { additionalProperties: false, description: "The tenant's first administrator" },

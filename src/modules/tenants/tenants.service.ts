@@ -10,8 +10,7 @@ import { AppError } from "../../platform/errors/app-error.js";
 import { readPage, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency } from "../../platform/http/idempotency.js";
 import type { JobContext, JobQueue, JobSpec } from "../../platform/jobs/index.js";
-import type { TenantsTable } from "../identity/index.js";
-import type { IdentityService } from "../identity/index.js";
+import { newPasswordProblem, type IdentityService, type TenantsTable } from "../identity/index.js";
 import type { ProvisioningStep } from "../module.js";
 import * as repo from "./tenants.repository.js";
 import type { TenantProvisioningTable, TenantTables } from "./tenants.tables.js";
@@ -113,6 +112,12 @@ export function createTenantsService(deps: TenantsDeps) {
 
     /** Starts provisioning: tenant row, provisioning status and job in one transaction. */
     async createTenant(principal: Principal, key: string, body: CreateTenantInput) {
+      const problem = body.admin ? newPasswordProblem(body.admin.password) : undefined;
+      if (problem) {
+        throw new AppError("ERR_VALIDATION", `The administrator's password ${problem}.`, {
+          errors: [{ pointer: "/admin/password", message: problem }],
+        });
+      }
       const fingerprint = canonicalJson(body);
       const passwordHash = body.admin ? await hashPassword(body.admin.password) : undefined;
       try {

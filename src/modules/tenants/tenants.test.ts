@@ -174,6 +174,23 @@ describe("POST /api/v1/system/tenants", () => {
       // An unknown field is named by the object that holds it: an error never repeats the request.
       [{ name: "x", slug: uniqueSlug(), unknown: true }, ""],
       [{ name: "x", slug: uniqueSlug(), admin: { email: "a@b.c", password: "short" } }, "/admin/password"],
+      // CONTRACT §7: the new-password policy (15 to 1024 characters, not a common password).
+      [
+        { name: "x", slug: uniqueSlug(), admin: { email: "a@b.c", password: "fourteen chars" } },
+        "/admin/password",
+      ],
+      [
+        { name: "x", slug: uniqueSlug(), admin: { email: "a@b.c", password: "x".repeat(1025) } },
+        "/admin/password",
+      ],
+      [
+        { name: "x", slug: uniqueSlug(), admin: { email: "a@b.c", password: "1qaz2wsx3edc4rfv" } },
+        "/admin/password",
+      ],
+      [
+        { name: "x", slug: uniqueSlug(), admin: { email: "a@b.c", password: "PasswordPassword" } },
+        "/admin/password",
+      ],
     ];
     for (const [payload, pointer] of cases) {
       const response = await createTenant(`bad-${pointer}`, payload);

@@ -24,6 +24,7 @@ const tableOwners: Readonly<Record<string, string>> = {
   users: "src/modules/identity",
   credentials: "src/modules/identity",
   user_invitations: "src/modules/identity",
+  password_resets: "src/modules/identity",
   tenant_provisioning: "src/modules/tenants",
   workflow_definitions: "src/modules/workflows",
   workflow_entities: "src/modules/workflows",

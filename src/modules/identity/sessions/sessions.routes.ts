@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../../platform/auth/index.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
-import { AcceptInvitationBody } from "../users/index.js";
+import { AcceptInvitationBody, ChangePasswordBody, UsePasswordResetBody } from "../users/index.js";
 import { CreateSessionBody, SessionResponse, WhoamiResponse } from "./sessions.schemas.js";
 import type { createSessions } from "./sessions.service.js";
 
@@ -53,6 +53,60 @@ export const sessionRoutes =
         },
       },
       async (request, reply) => reply.code(201).send(await service.acceptInvitation(request.body)),
+    );
+
+    app.post(
+      "/api/v1/auth/password",
+      {
+        config: { auth: { kind: "session" } },
+        bodyLimit: 16 * 1024,
+        schema: {
+          operationId: "changePassword",
+          tags: ["auth"],
+          summary: "Change the calling user's password",
+          description:
+            "With a user session only (an access token is 403). The current password must be right, else 400 " +
+            "at /currentPassword (counted like a failed sign-in: too many are 429 ERR_RATE_LIMITED); the new " +
+            "one has at least 15 and at most 1024 characters and is not one of the most common passwords, " +
+            "else 400 at /newPassword. The user's other sessions end; the calling one stays.",
+          body: ChangePasswordBody,
+          response: {
+            204: { type: "null", description: "Changed" },
+            ...problemResponses(400, 401, 403, 413, 429, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        await service.changePassword(requirePrincipal(request), request.body, request.ip);
+        return reply.code(204).send();
+      },
+    );
+
+    app.post(
+      "/api/v1/auth/password-resets",
+      {
+        config: { auth: { kind: "public" } },
+        bodyLimit: 16 * 1024,
+        schema: {
+          operationId: "usePasswordReset",
+          tags: ["auth"],
+          summary: "Set a new password with a password reset",
+          description:
+            "The reset's token (from issuePasswordReset) and the user's new password: at least 15 and at most " +
+            "1024 characters, not one of the most common passwords, else 400 at /password (the token stays " +
+            "usable). Every session of the user ends; the reset is used up. An unknown, used or expired " +
+            "reset, or one of a user no longer active, is 401.",
+          body: UsePasswordResetBody,
+          response: {
+            204: { type: "null", description: "The new password is set" },
+            ...problemResponses(400, 401, 413, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        await service.usePasswordReset(request.body);
+        return reply.code(204).send();
+      },
     );
 
     app.delete(

@@ -8,7 +8,7 @@ import {
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
 import type { TenantType } from "../../../protocol/scopes.js";
-import { hashSecret, invitationIdOf, newSessionToken } from "../credential-format.js";
+import { hashSecret, invitationIdOf, newSessionToken, passwordResetIdOf } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import * as users from "../users/index.js";
 import type { Executor, IdentityDeps } from "../identity.deps.js";
@@ -17,6 +17,18 @@ import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
 const badInvitation = () =>
   new AppError("ERR_UNAUTHENTICATED", "The invitation is unknown, used or expired.");
+const badPasswordReset = () =>
+  new AppError("ERR_UNAUTHENTICATED", "The password reset is unknown, used or expired.");
+
+/** 400 at `pointer` when `password` may not be a new password (users/password-policy.ts). */
+function checkNewPassword(password: string, pointer: string): void {
+  const problem = users.newPasswordProblem(password);
+  if (problem) {
+    throw new AppError("ERR_VALIDATION", `The password ${problem}.`, {
+      errors: [{ pointer, message: problem }],
+    });
+  }
+}
 
 /** Sign-in with tenant, e-mail and password (or an invitation) for a session token, and sign-out. */
 export function createSessions(deps: IdentityDeps, database: Database<IdentityTables>) {
@@ -87,12 +99,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
      * the same 401. The invitation is locked while it is used, so that it is used once.
      */
     async acceptInvitation(input: { token: string; password: string }) {
-      const problem = users.newPasswordProblem(input.password);
-      if (problem) {
-        throw new AppError("ERR_VALIDATION", `The password ${problem}.`, {
-          errors: [{ pointer: "/password", message: problem }],
-        });
-      }
+      checkNewPassword(input.password, "/password");
       const id = invitationIdOf(input.token);
       const presented = hashSecret(input.token);
       const usable = (invitation: Awaited<ReturnType<typeof users.findInvitation>>, now: Date) =>
@@ -121,6 +128,70 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
           { id: invitation.tenant_id, type: invitation.tenant_type },
           now,
         );
+      });
+    },
+
+    /**
+     * CONTRACT §7: a user changes its own password with its current one; its other sessions end,
+     * the calling one stays. Only a user session may (an access token is 403: it proves no
+     * password). A wrong current password is 400 at /currentPassword and counts against the
+     * account like a failed sign-in, from the same throttle (so a stolen session cannot guess the
+     * password faster than a sign-in could); a bad new password is 400 at /newPassword.
+     */
+    async changePassword(
+      principal: Principal,
+      input: { currentPassword: string; newPassword: string },
+      clientAddress = "",
+    ) {
+      if (principal.kind !== "user") {
+        throw new AppError("ERR_FORBIDDEN", "Only a user's session can change its password.");
+      }
+      const tenantId = principal.tenant.id;
+      const user = await users.findUserPassword(db, tenantId, principal.id);
+      if (!user || user.status !== "active") {
+        throw new AppError("ERR_UNAUTHENTICATED", "The session's user is not active.");
+      }
+      const account = `${principal.tenant.slug}\n${user.email.toLowerCase()}`;
+      await signInThrottle.admit(account, clientAddress);
+      if (!(await verifyPassword(input.currentPassword, user.password_hash))) {
+        await signInThrottle.recordFailure(account, clientAddress);
+        throw new AppError("ERR_VALIDATION", "The current password is wrong.", {
+          errors: [{ pointer: "/currentPassword", message: "is wrong" }],
+        });
+      }
+      checkNewPassword(input.newPassword, "/newPassword");
+      const passwordHash = await hashPassword(input.newPassword);
+      await database.transaction(async (trx) => {
+        await users.setPassword(trx, tenantId, principal.id, passwordHash);
+        await repo.revokeUserSessions(trx, tenantId, principal.id, deps.clock.now(), principal.credentialId);
+      });
+    },
+
+    /**
+     * CONTRACT §7: a password reset's token and the user's new password; every session of the user
+     * ends and the reset is used up. The policy is checked first (400 at /password, the token
+     * stays usable); an unknown, used or expired reset, or one of a user no longer active, is 401.
+     */
+    async usePasswordReset(input: { token: string; password: string }) {
+      checkNewPassword(input.password, "/password");
+      const id = passwordResetIdOf(input.token);
+      const presented = hashSecret(input.token);
+      const usable = (reset: Awaited<ReturnType<typeof users.findPasswordReset>>, now: Date) =>
+        reset !== undefined &&
+        digestsEqual(Buffer.from(reset.secret_hash), presented) &&
+        reset.used_at === null &&
+        reset.expires_at > now &&
+        reset.user_status === "active" &&
+        reset.tenant_status === "active";
+      if (!id || !usable(await users.findPasswordReset(db, id), deps.clock.now())) throw badPasswordReset();
+      const passwordHash = await hashPassword(input.password);
+      await database.transaction(async (trx) => {
+        const now = deps.clock.now();
+        const reset = await users.findPasswordReset(trx, id, true);
+        if (!reset || !usable(reset, now)) throw badPasswordReset();
+        await users.usePasswordReset(trx, reset.id, now);
+        await users.setPassword(trx, reset.tenant_id, reset.user_id, passwordHash);
+        await repo.revokeUserSessions(trx, reset.tenant_id, reset.user_id, now);
       });
     },
 

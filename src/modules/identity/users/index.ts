@@ -4,9 +4,22 @@ export {
   activateInvitedUser,
   findInvitation,
   findUserByEmail,
+  findUserPassword,
+  findPasswordReset,
+  insertPasswordReset,
+  setPassword,
+  usePasswordReset,
   updateUser,
   useInvitation,
 } from "./users.repository.js";
 export { newPasswordProblem } from "./password-policy.js";
-export { AcceptInvitationBody, CreateUserBody, UpdateUserBody, UserItem } from "./users.schemas.js";
+export {
+  AcceptInvitationBody,
+  ChangePasswordBody,
+  CreateUserBody,
+  PasswordResetItem,
+  UpdateUserBody,
+  UsePasswordResetBody,
+  UserItem,
+} from "./users.schemas.js";
 export * from "./roles.js";

@@ -469,7 +469,13 @@ describe("CONTRACT §7: who may read and change users", () => {
     };
     const owner = await actionsOf(tenant.token);
     expect(owner).toMatchObject({ kind: "crud", metaHref: "/api/v1/profile/entrypoints/admin.users/meta" });
-    expect(owner?.actions.map((a) => a.id).sort()).toEqual(["create", "list", "read", "update"]);
+    expect(owner?.actions.map((a) => a.id).sort()).toEqual([
+      "create",
+      "list",
+      "passwordReset",
+      "read",
+      "update",
+    ]);
     expect((await actionsOf(viewer.token))?.actions.map((a) => a.id).sort()).toEqual(["list", "read"]);
     const meta = await t.inject({
       method: "GET",

@@ -1,6 +1,11 @@
 import type { Insertable, Kysely, Transaction, Updateable } from "kysely";
 import { creationPage, type CreationPosition } from "../../../platform/db/creation-order.js";
-import type { IdentityTables, UserInvitationsTable, UsersTable } from "../identity.tables.js";
+import type {
+  IdentityTables,
+  PasswordResetsTable,
+  UserInvitationsTable,
+  UsersTable,
+} from "../identity.tables.js";
 
 type Db = Kysely<IdentityTables>;
 
@@ -19,6 +24,16 @@ export function findUserByEmail(db: Db, tenantId: string, email: string) {
     .selectAll()
     .where("tenant_id", "=", tenantId)
     .where((eb) => eb(eb.fn("lower", ["email"]), "=", email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+/** What a password check needs: the user's e-mail, status and password hash. */
+export function findUserPassword(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom("users")
+    .select(["email", "status", "password_hash"])
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
     .executeTakeFirst();
 }
 
@@ -150,4 +165,46 @@ export async function activateInvitedUser(
     .where("status", "=", "invited")
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
+}
+
+export async function setPassword(db: Db, tenantId: string, id: string, passwordHash: string): Promise<void> {
+  await db
+    .updateTable("users")
+    .set({ password_hash: passwordHash })
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .execute();
+}
+
+export async function insertPasswordReset(db: Db, reset: Insertable<PasswordResetsTable>): Promise<void> {
+  await db.insertInto("password_resets").values(reset).execute();
+}
+
+/**
+ * A password reset with its user's status and its tenant's status. `lock` (inside a transaction)
+ * locks it until commit, so that it is used once.
+ */
+export function findPasswordReset(db: Db, id: string, lock = false) {
+  const query = db
+    .selectFrom("password_resets as r")
+    .innerJoin("users as u", (join) =>
+      join.onRef("u.tenant_id", "=", "r.tenant_id").onRef("u.id", "=", "r.user_id"),
+    )
+    .innerJoin("tenants as t", "t.id", "r.tenant_id")
+    .select([
+      "r.id",
+      "r.tenant_id",
+      "r.user_id",
+      "r.secret_hash",
+      "r.expires_at",
+      "r.used_at",
+      "u.status as user_status",
+      "t.status as tenant_status",
+    ])
+    .where("r.id", "=", id);
+  return (lock ? query.forUpdate("r") : query).executeTakeFirst();
+}
+
+export async function usePasswordReset(db: Db, id: string, at: Date): Promise<void> {
+  await db.updateTable("password_resets").set({ used_at: at }).where("id", "=", id).execute();
 }

@@ -3,7 +3,14 @@ import { requirePrincipal } from "../../../platform/auth/index.js";
 import { pagedDescription, registerCollectionRoutes } from "../../../platform/http/crud-routes.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
 import { IdParams } from "../identity.schemas.js";
-import { CreateUserBody, CreatedUser, UpdateUserBody, UserItem, UserList } from "./users.schemas.js";
+import {
+  CreateUserBody,
+  CreatedUser,
+  PasswordResetItem,
+  UpdateUserBody,
+  UserItem,
+  UserList,
+} from "./users.schemas.js";
 import type { createUsers } from "./users.service.js";
 
 type Users = ReturnType<typeof createUsers>;
@@ -68,5 +75,26 @@ export const usersRoutes =
         },
       },
       async (request) => service.updateUser(requirePrincipal(request), request.params.id, request.body),
+    );
+
+    app.post(
+      `${usersPath}/:id/password-reset`,
+      {
+        config: { auth: { kind: "session", allScopes: [scopes.write] } },
+        schema: {
+          operationId: "issuePasswordReset",
+          tags: ["users"],
+          summary: "Issue a password reset for a user (users:write)",
+          description:
+            "A one-use token, in this answer only (stored as a hash), valid HANSE_PASSWORD_RESET_TTL_SECONDS " +
+            "(default 1 hour). Hand it to the user, who sets a new password with it at " +
+            "POST /api/v1/auth/password-resets; that ends every session of the user. An unknown id, or " +
+            "another tenant's, is 404; an invited or deactivated user is 409.",
+          params: IdParams,
+          response: { 201: PasswordResetItem, ...problemResponses(400, 401, 403, 404, 409, 500, 503) },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await service.issuePasswordReset(requirePrincipal(request), request.params.id)),
     );
   };

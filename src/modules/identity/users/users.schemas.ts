@@ -109,3 +109,41 @@ export const AcceptInvitationBody = Type.Object(
     examples: [{ token: "<invitation token>", password: "a long and memorable passphrase" }],
   },
 );
+
+const newPasswordSchema = (description: string) =>
+  Type.String({
+    maxLength: 4096,
+    description: `${description}: at least 15 and at most 1024 characters, not one of the most common passwords`,
+  });
+
+export const ChangePasswordBody = Type.Object(
+  {
+    currentPassword: Type.String({ maxLength: 4096, description: "The user's current password" }),
+    newPassword: newPasswordSchema("The user's new password"),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { currentPassword: "the old long passphrase", newPassword: "a new long and memorable passphrase" },
+    ],
+  },
+);
+
+export const PasswordResetItem = Type.Object(
+  {
+    token: Type.String({ description: "The reset token: shown only in this answer, used once" }),
+    expiresAt: Timestamp,
+  },
+  { examples: [{ token: "hanse_rt_…", expiresAt: "2026-11-28T10:00:00.000Z" }] },
+);
+
+export const UsePasswordResetBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 256, description: "The password reset's token" }),
+    password: newPasswordSchema("The user's new password"),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ token: "<reset token>", password: "a new long and memorable passphrase" }],
+  },
+);

@@ -4,7 +4,7 @@ import { unusablePasswordHash } from "../../../platform/crypto/index.js";
 import { isUniqueViolation } from "../../../platform/db/errors.js";
 import { AppError } from "../../../platform/errors/app-error.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
-import { hashSecret, newInvitationToken } from "../credential-format.js";
+import { hashSecret, newInvitationToken, newPasswordResetToken } from "../credential-format.js";
 import * as credentials from "../credentials.repository.js";
 import type { Executor, IdentityDeps } from "../identity.deps.js";
 import type { IdentityTables, UsersTable } from "../identity.tables.js";
@@ -130,6 +130,41 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
         throw error;
       }
       return { ...toUserView(row), invitation: { token, expiresAt: expiresAt.toISOString() } };
+    },
+
+    /**
+     * CONTRACT §7: a one-use password reset for an active user of the tenant, valid
+     * HANSE_PASSWORD_RESET_TTL_SECONDS; its token is in this answer only (stored as its hash). An
+     * invited user has no password to reset (it accepts its invitation) and a deactivated one
+     * cannot sign in: both 409. Earlier resets of the user stay usable until they expire.
+     */
+    async issuePasswordReset(principal: Principal, id: string) {
+      const tenantId = principal.tenant.id;
+      const user = await users.findUser(db, tenantId, id);
+      if (!user) throw notFound();
+      if (user.status !== "active") {
+        throw new AppError(
+          "ERR_CONFLICT",
+          user.status === "invited"
+            ? "This user has not accepted its invitation; it sets its password by accepting one."
+            : "This user is deactivated; reactivate it first.",
+        );
+      }
+      const now = deps.clock.now();
+      const resetId = deps.newId();
+      const token = newPasswordResetToken(resetId);
+      const expiresAt = new Date(now.getTime() + deps.passwordResetTtlSeconds * 1000);
+      await users.insertPasswordReset(db, {
+        id: resetId,
+        tenant_id: tenantId,
+        user_id: id,
+        secret_hash: hashSecret(token),
+        created_by: principal.id,
+        created_at: now,
+        expires_at: expiresAt,
+        used_at: null,
+      });
+      return { token, expiresAt: expiresAt.toISOString() };
     },
 
     /**
