@@ -50,29 +50,28 @@ export function newAccessToken(id: string): string {
   return `hanse_at_${uuidToHex(id)}_${randomSecret()}`;
 }
 
+/** Tokens used once, not bearers: invitations (`it`) and password resets (`rt`). */
+const oneUse = /^hanse_(it|rt)_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
+
+/** The id a one-use token of `kind` names; undefined for anything else. */
+function oneUseIdOf(kind: "it" | "rt", token: string): string | undefined {
+  const match = oneUse.exec(token);
+  return match?.[1] === kind && match[2] ? hexToUuid(match[2]) : undefined;
+}
+
 export function newInvitationToken(id: string): string {
   return `hanse_it_${uuidToHex(id)}_${randomSecret()}`;
 }
 
-const invitation = /^hanse_it_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
-
 /** The invitation id an invitation token names; undefined for anything else. */
-export function invitationIdOf(token: string): string | undefined {
-  const hex = invitation.exec(token)?.[1];
-  return hex ? hexToUuid(hex) : undefined;
-}
+export const invitationIdOf = (token: string): string | undefined => oneUseIdOf("it", token);
 
 export function newPasswordResetToken(id: string): string {
   return `hanse_rt_${uuidToHex(id)}_${randomSecret()}`;
 }
 
-const passwordReset = /^hanse_rt_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
-
 /** The password reset id a reset token names; undefined for anything else. */
-export function passwordResetIdOf(token: string): string | undefined {
-  const hex = passwordReset.exec(token)?.[1];
-  return hex ? hexToUuid(hex) : undefined;
-}
+export const passwordResetIdOf = (token: string): string | undefined => oneUseIdOf("rt", token);
 
 /** Returns the secret part; the full bearer token is `<apiKeyId>:<secret>`. */
 export function newPartnerKeySecret(): string {

@@ -31,6 +31,35 @@ function checkNewPassword(password: string, pointer: string): void {
 }
 
 /** Sign-in with tenant, e-mail and password (or an invitation) for a session token, and sign-out. */
+/** What an invitation or a password reset row holds that decides whether its token may be used. */
+interface OneUseToken {
+  secret_hash: Uint8Array;
+  used_at: Date | null;
+  expires_at: Date;
+  user_status: string;
+  tenant_status: string;
+}
+
+/**
+ * A one-use token (an invitation, a password reset) may be used: its hash matches the presented
+ * token's, it is unused and unexpired, its user has `userStatus` and its tenant is active.
+ */
+function oneUseTokenUsable(
+  row: OneUseToken | undefined,
+  presented: Buffer,
+  now: Date,
+  userStatus: "invited" | "active",
+): boolean {
+  return (
+    row !== undefined &&
+    digestsEqual(Buffer.from(row.secret_hash), presented) &&
+    row.used_at === null &&
+    row.expires_at > now &&
+    row.user_status === userStatus &&
+    row.tenant_status === "active"
+  );
+}
+
 export function createSessions(deps: IdentityDeps, database: Database<IdentityTables>) {
   const signInThrottle = createSignInThrottle(
     deps.clock,
@@ -102,13 +131,8 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       checkNewPassword(input.password, "/password");
       const id = invitationIdOf(input.token);
       const presented = hashSecret(input.token);
-      const usable = (invitation: Awaited<ReturnType<typeof users.findInvitation>>, now: Date) =>
-        invitation !== undefined &&
-        digestsEqual(Buffer.from(invitation.secret_hash), presented) &&
-        invitation.used_at === null &&
-        invitation.expires_at > now &&
-        invitation.user_status === "invited" &&
-        invitation.tenant_status === "active";
+      const usable = (invitation: OneUseToken | undefined, now: Date) =>
+        oneUseTokenUsable(invitation, presented, now, "invited");
       // Checked before the password is hashed, so a wrong token costs no scrypt.
       if (!id || !usable(await users.findInvitation(db, id), deps.clock.now())) throw badInvitation();
       const passwordHash = await hashPassword(input.password);
@@ -162,7 +186,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       checkNewPassword(input.newPassword, "/newPassword");
       const passwordHash = await hashPassword(input.newPassword);
       await database.transaction(async (trx) => {
-        await users.setPassword(trx, tenantId, principal.id, passwordHash);
+        await users.updateUser(trx, tenantId, principal.id, { password_hash: passwordHash });
         await repo.revokeUserSessions(trx, tenantId, principal.id, deps.clock.now(), principal.credentialId);
       });
     },
@@ -176,13 +200,8 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       checkNewPassword(input.password, "/password");
       const id = passwordResetIdOf(input.token);
       const presented = hashSecret(input.token);
-      const usable = (reset: Awaited<ReturnType<typeof users.findPasswordReset>>, now: Date) =>
-        reset !== undefined &&
-        digestsEqual(Buffer.from(reset.secret_hash), presented) &&
-        reset.used_at === null &&
-        reset.expires_at > now &&
-        reset.user_status === "active" &&
-        reset.tenant_status === "active";
+      const usable = (reset: OneUseToken | undefined, now: Date) =>
+        oneUseTokenUsable(reset, presented, now, "active");
       if (!id || !usable(await users.findPasswordReset(db, id), deps.clock.now())) throw badPasswordReset();
       const passwordHash = await hashPassword(input.password);
       await database.transaction(async (trx) => {
@@ -190,7 +209,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         const reset = await users.findPasswordReset(trx, id, true);
         if (!reset || !usable(reset, now)) throw badPasswordReset();
         await users.usePasswordReset(trx, reset.id, now);
-        await users.setPassword(trx, reset.tenant_id, reset.user_id, passwordHash);
+        await users.updateUser(trx, reset.tenant_id, reset.user_id, { password_hash: passwordHash });
         await repo.revokeUserSessions(trx, reset.tenant_id, reset.user_id, now);
       });
     },

@@ -7,7 +7,6 @@ export {
   findUserPassword,
   findPasswordReset,
   insertPasswordReset,
-  setPassword,
   usePasswordReset,
   updateUser,
   useInvitation,

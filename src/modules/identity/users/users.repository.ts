@@ -167,15 +167,6 @@ export async function activateInvitedUser(
   return result.numUpdatedRows === 1n;
 }
 
-export async function setPassword(db: Db, tenantId: string, id: string, passwordHash: string): Promise<void> {
-  await db
-    .updateTable("users")
-    .set({ password_hash: passwordHash })
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", id)
-    .execute();
-}
-
 export async function insertPasswordReset(db: Db, reset: Insertable<PasswordResetsTable>): Promise<void> {
   await db.insertInto("password_resets").values(reset).execute();
 }
