@@ -73,8 +73,13 @@ cleanup() {
     for log in "$dir"/*.log "$dir"/*/*.log; do
       [ -f "$log" ] || continue
       echo "== $log" >&2
-      tail -60 "$log" >&2
+      tail -40 "$log" >&2
     done
+    # Last, so that a CI which keeps only the end of the output still names the failed tests.
+    if [ -s "$dir/vitest.out" ]; then
+      echo "==== ci-topology $command: the failed tests again" >&2
+      sed -n '/Failed Tests/,$p' "$dir/vitest.out" | tail -120 >&2
+    fi
   fi
   [ -d "$dir/topology" ] && scripts/topology.sh stop "$dir/topology"
   [ -d "$dir/pgbouncer" ] && scripts/pgbouncer.sh stop "$dir/pgbouncer"
@@ -90,14 +95,14 @@ case "$command" in
     # Test databases are created directly (HANSE_TEST_ADMIN_DATABASE_URL) and opened through PgBouncer.
     DATABASE_URL="$bouncer/postgres" HANSE_DATABASE_POOLER=transaction \
       HANSE_TEST_ADMIN_DATABASE_URL="$direct/postgres" \
-      npx vitest run "${pooler_files[@]}"
+      npx vitest run "${pooler_files[@]}" 2>&1 | tee "$dir/vitest.out"
     ;;
   topology)
     install_missing
     scripts/topology.sh start "$dir/topology" >"$dir/settings"
     # Only HTTP (and the job queue, to wait for the workers): no database of the tests' own.
     # shellcheck disable=SC2046 # the settings are KEY=value lines without spaces
-    env -u DATABASE_URL -u HANSE_DATABASE_POOLER $(cat "$dir/settings") npx vitest run "${remote_files[@]}"
+    env -u DATABASE_URL -u HANSE_DATABASE_POOLER $(cat "$dir/settings") npx vitest run "${remote_files[@]}" 2>&1 | tee "$dir/vitest.out"
     ;;
   *)
     echo "usage: $0 pgbouncer | topology" >&2

@@ -1022,17 +1022,19 @@ describe("processing and status", () => {
     const { statusUrl, requestId } = response.json<{ statusUrl: string; requestId: string }>();
     const pending = await readStatus(statusUrl);
     expect(pending.statusCode).toBe(200);
-    expect(pending.json<StatusDocument>()).toMatchObject({
-      requestId,
-      status: "pending",
-      entity: "product",
-      entityId: entity.id,
-      transition: "submit",
-      completedAt: null,
-      result: null,
-      error: null,
-    });
-    expect(pending.headers["retry-after"]).toMatch(/^\d+$/);
+    // Remotely the topology's workers run all the time: the first read may find one on it already.
+    const first = pending.json<StatusDocument>();
+    expect(first).toMatchObject({ requestId, entity: "product", entityId: entity.id, transition: "submit" });
+    if (remote) expect(["pending", "processing", "succeeded"]).toContain(first.status);
+    if (!remote || first.status !== "succeeded") {
+      expect(first).toMatchObject({
+        status: remote ? first.status : "pending",
+        completedAt: null,
+        result: null,
+        error: null,
+      });
+      expect(pending.headers["retry-after"]).toMatch(/^\d+$/);
+    }
     await t.drainJobs();
     const done = await readStatus(statusUrl);
     const document = done.json<StatusDocument>();
