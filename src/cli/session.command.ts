@@ -1,6 +1,7 @@
 import type { Command } from "commander";
-import { createClient } from "../sdk/index.js";
+import { createClient, type UserSession } from "../sdk/index.js";
 import { readSecret } from "./cli-io.js";
+import { registerItemAction, registerList } from "./collection.js";
 import { credentialsPath, removeCredentials, writeCredentials } from "./credentials.js";
 import { CliError, type Runtime } from "./runtime.js";
 
@@ -12,7 +13,7 @@ interface LoginOptions {
   json?: boolean;
 }
 
-/** `hanse login`, `hanse logout`, `hanse whoami`. */
+/** `hanse login`, `hanse logout`, `hanse whoami`, `hanse sessions list|end`. */
 export function registerSessionCommands(program: Command, rt: Runtime): void {
   rt.command(program, "login")
     .description("Log in with tenant, e-mail and password; stores the session token (mode 0600)")
@@ -109,4 +110,30 @@ export function registerSessionCommands(program: Command, rt: Runtime): void {
         );
       }),
     );
+
+  const sessions = rt
+    .command(program, "sessions")
+    .description("The signed-in user's own sessions (needs a user session, not an access token)");
+  registerList<UserSession>(rt, sessions, {
+    description: "List your open sessions, oldest first; * marks this one (never a token)",
+    empty: "No open sessions.",
+    columns: [
+      ["ID", (s) => `${s.id}${s.current ? " *" : ""}`],
+      ["METHOD", (s) => s.method],
+      ["CREATED", (s) => s.createdAt],
+      ["LAST USED", (s) => s.lastUsedAt],
+      ["EXPIRES", (s) => s.expiresAt],
+    ],
+    fetch: (client, query) => client.sessions.list(query),
+  });
+  registerItemAction<{ id: string; ended: true }>(rt, sessions, {
+    name: "end",
+    description: "End one of your sessions at once (its token is refused from then on)",
+    argument: "session-id",
+    run: async (client, id) => {
+      await client.sessions.end(id);
+      return { id, ended: true };
+    },
+    render: (s) => `ended session ${s.id}`,
+  });
 }

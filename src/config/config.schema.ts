@@ -123,6 +123,13 @@ export const ConfigSchema = Type.Object({
     description: "Age at which a tenant's grant signing key is rotated",
   }),
   HANSE_SESSION_TTL_SECONDS: seconds(43200, "Lifetime of user sessions"),
+  HANSE_SESSION_IDLE_SECONDS: Type.Integer({
+    // Above the minute to which a session's last use is recorded (docs/decisions.md).
+    minimum: 300,
+    default: 28800,
+    description:
+      "A user session unused for longer is refused (idle expiry; its last use is recorded to the minute)",
+  }),
   HANSE_INVITATION_TTL_SECONDS: seconds(259200, "How long a user's invitation can be accepted"),
   HANSE_PASSWORD_RESET_TTL_SECONDS: seconds(3600, "How long a password reset can be used"),
   HANSE_SIGN_IN_ACCOUNT_FAILURES: Type.Integer({

@@ -5,6 +5,7 @@ import { selectAction, selectEntry } from "./entrypoints.js";
 import { HanseProtocolError } from "./errors.js";
 import { createTransport, type Transport } from "./http.js";
 import { createTenantsApi, systemTenantsEntryId, type TenantsApi } from "./tenants.js";
+import { authSessionsEntryId, createSessionsApi, type SessionsApi } from "./sessions.js";
 import type { LoginInput, Session } from "./types.js";
 import { createWebhooksAdminApi, type WebhooksAdminApi } from "./webhooks-admin.js";
 
@@ -38,6 +39,8 @@ export interface HanseClient {
   /** Revokes the current session on the server (published action `auth.sessions` / `delete`). */
   logout(): Promise<void>;
   whoami(): Promise<Whoami>;
+  /** The signed-in user's own sessions: list them, end one (published `auth.sessions` actions). */
+  readonly sessions: SessionsApi;
   /** The session's entrypoints; read once per client unless `refresh` is set. */
   entrypoints(options?: { refresh?: boolean }): Promise<Entrypoint[]>;
   /** The published entry, or EntrypointMissingError (a definitive denial). */
@@ -73,6 +76,15 @@ export function createClient(options: ClientOptions): HanseClient {
 
   const findEntry = async (id: string): Promise<Entrypoint> => selectEntry(await entrypoints(), id);
 
+  const publicEntrypoints = async (): Promise<Entrypoint[]> => {
+    const answer = await transport.send<EntrypointList>({
+      method: "GET",
+      href: paths.publicEntrypoints,
+      anonymous: true,
+    });
+    return listOf(answer.body);
+  };
+
   return {
     baseUrl: transport.baseUrl,
     authenticated: transport.authenticated,
@@ -83,18 +95,11 @@ export function createClient(options: ClientOptions): HanseClient {
         .body;
     },
 
-    async publicEntrypoints() {
-      const answer = await transport.send<EntrypointList>({
-        method: "GET",
-        href: paths.publicEntrypoints,
-        anonymous: true,
-      });
-      return listOf(answer.body);
-    },
+    publicEntrypoints,
 
     async login(input) {
-      const published = await this.publicEntrypoints();
-      const action = selectAction(selectEntry(published, "auth.sessions"), "create");
+      const published = await publicEntrypoints();
+      const action = selectAction(selectEntry(published, authSessionsEntryId), "create");
       const answer = await transport.send<Session>({
         method: action.method,
         href: action.href,
@@ -107,8 +112,8 @@ export function createClient(options: ClientOptions): HanseClient {
     },
 
     async logout() {
-      const published = await this.publicEntrypoints();
-      const action = selectAction(selectEntry(published, "auth.sessions"), "delete");
+      const published = await publicEntrypoints();
+      const action = selectAction(selectEntry(published, authSessionsEntryId), "delete");
       await transport.send({ method: action.method, href: action.href });
     },
 
@@ -116,6 +121,7 @@ export function createClient(options: ClientOptions): HanseClient {
       return (await transport.send<Whoami>({ method: "GET", href: paths.whoami })).body;
     },
 
+    sessions: createSessionsApi(transport, async (id) => selectEntry(await publicEntrypoints(), id)),
     entrypoints: (opts) => entrypoints(opts?.refresh ?? false),
     findEntry,
     action: async (entryId, actionId) => selectAction(await findEntry(entryId), actionId),

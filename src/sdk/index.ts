@@ -123,4 +123,5 @@ export type {
   Session,
   Tenant,
 } from "./types.js";
+export { authSessionsEntryId, type SessionsApi, type UserSession } from "./sessions.js";
 export type { Discovery, Entrypoint, EntrypointAction, Whoami } from "../protocol/index.js";

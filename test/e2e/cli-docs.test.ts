@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerEdiCommands } from "../../src/cli/edi.command.js";
 import { registerCliCommands } from "../../src/cli/index.js";
 import { Capture, createCliRunner } from "../support/cli-runner.js";
+import { provisionTenant } from "../support/fixtures.js";
 import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
 
 /** docs/cli.md matches the CLI: every command it shows parses, and the read-only ones run. */
@@ -236,6 +237,8 @@ describe(
     let t: TestApp;
     let dir: string;
     const env: Record<string, string> = {};
+    /** A user's session, for the commands that take one (`sessions …`: an access token is 403). */
+    let userSession = "";
     const { hanse } = createCliRunner(() => env);
 
     beforeAll(async () => {
@@ -246,6 +249,7 @@ describe(
         HANSE_TOKEN: bootstrapToken,
         HANSE_CLI_CONFIG: join(dir, "credentials.json"),
       });
+      userSession = (await provisionTenant(t)).token;
     }, 180_000);
     afterAll(async () => {
       await t.close();
@@ -262,7 +266,7 @@ describe(
       );
       expect(runnable.length).toBeGreaterThan(15);
       for (const { line, argv } of runnable) {
-        const run = await hanse(argv);
+        const run = await hanse(argv, argv[0] === "sessions" ? { env: { HANSE_TOKEN: userSession } } : {});
         expect(run.exitCode, `${line}\n${run.err}`).toBe(0);
         if (argv.includes("--json")) expect(() => JSON.parse(run.out) as unknown, line).not.toThrow();
       }

@@ -129,6 +129,54 @@ describe("hanse login / whoami / discover", () => {
     await expect(readFile(configPath, "utf8")).rejects.toThrow();
   });
 
+  it("sessions list marks the current session and shows how each was opened; sessions end ends another (CONTRACT §7)", async () => {
+    const other = await t.inject({
+      method: "POST",
+      url: "/api/v1/auth/sessions",
+      payload: { tenant: tenant.slug, email: tenant.email, password: tenant.password },
+    });
+    expect(other.statusCode).toBe(201);
+    const otherSession = other.json<{ id: string; token: string }>();
+    const login = await hanse(
+      ["login", "--url", baseUrl, "--tenant", tenant.slug, "--email", tenant.email, "--password-stdin"],
+      { stdin: `${tenant.password}\n` },
+    );
+    expect(login.exitCode, login.err).toBe(0);
+    const listed = await hanse(["sessions", "list"]);
+    expect(listed.exitCode, listed.err).toBe(0);
+    expect(listed.out).toMatch(/^ID\s+METHOD\s+CREATED\s+LAST USED\s+EXPIRES/);
+    expect(listed.out).toContain(`${otherSession.id}  `);
+    expect(listed.out).not.toContain(`${otherSession.id} *`);
+    expect(listed.out).toMatch(/ \* +password /);
+    expect(listed.out).not.toContain(otherSession.token.slice(-43));
+    const json = JSON.parse((await hanse(["sessions", "list", "--json"])).out) as {
+      items: { id: string; current: boolean; method: string }[];
+    };
+    expect(json.items.filter((s) => s.current)).toHaveLength(1);
+    expect(json.items.find((s) => s.id === otherSession.id)).toMatchObject({
+      current: false,
+      method: "password",
+    });
+
+    const ended = await hanse(["sessions", "end", otherSession.id]);
+    expect(ended.exitCode, ended.err).toBe(0);
+    expect(ended.out).toContain(`ended session ${otherSession.id}`);
+    const whoami = await t.inject({
+      method: "GET",
+      url: "/api/v1/profile/whoami",
+      headers: { authorization: `Bearer ${otherSession.token}` },
+    });
+    expect(whoami.statusCode).toBe(401);
+    const again = await hanse(["sessions", "end", otherSession.id]);
+    expect(again.exitCode).toBe(1);
+    expect(again.err).toContain("ERR_NOT_FOUND");
+    // An access token has no sessions of its own.
+    const withToken = await hanse(["sessions", "list"], { env: admin() });
+    expect(withToken.exitCode).toBe(1);
+    expect(withToken.err).toContain("ERR_FORBIDDEN");
+    expect((await hanse(["logout"])).exitCode).toBe(0);
+  });
+
   it("login takes the password from HANSE_PASSWORD; a wrong one is 401 with code and correlation id", async () => {
     const wrong = await hanse(["login", "--url", baseUrl, "--tenant", tenant.slug, "--email", tenant.email], {
       env: { HANSE_PASSWORD: "not the password at all" },

@@ -61,3 +61,24 @@ export async function userIdOf(t: TestApp, token: string): Promise<string> {
   expect(whoami.statusCode).toBe(200);
   return whoami.json<{ principal: { id: string } }>().principal.id;
 }
+
+/** The status of `GET /api/v1/profile/whoami` with `token`: 200 while the session lives, then 401. */
+export const whoamiStatus = async (t: TestApp, token: string): Promise<number> =>
+  (await t.inject({ method: "GET", url: "/api/v1/profile/whoami", headers: bearer(token) })).statusCode;
+
+export interface Problem {
+  code: string;
+  errors?: { pointer: string; message: string }[];
+}
+
+/** Checks an answer's status and problem code; the problem. */
+export function expectProblem(
+  response: { statusCode: number; json: () => unknown },
+  status: number,
+  code: string,
+): Problem {
+  expect(response.statusCode).toBe(status);
+  const problem = response.json() as Problem;
+  expect(problem.code).toBe(code);
+  return problem;
+}

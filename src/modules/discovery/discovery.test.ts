@@ -52,6 +52,8 @@ describe("public discovery", () => {
           actions: [
             { id: "create", method: "POST", href: "/api/v1/auth/sessions" },
             { id: "delete", method: "DELETE", href: "/api/v1/auth/sessions/current" },
+            { id: "list", method: "GET", href: "/api/v1/auth/sessions" },
+            { id: "end", method: "DELETE", href: "/api/v1/auth/sessions/{id}" },
           ],
         },
       ],

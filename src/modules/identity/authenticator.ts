@@ -6,6 +6,9 @@ import { hashSecret, parseBearer, type ParsedBearer } from "./credential-format.
 import * as repo from "./credentials.repository.js";
 import type { IdentityTables } from "./identity.tables.js";
 
+/** How often a session's last use is written at most (and so how far behind it may be). */
+export const sessionUseResolutionMs = 60_000;
+
 /** A text[] parameter as its literal, which both drivers pass through unchanged. */
 const rowsSql = (input: string) => ({
   sql: repo.credentialRowsCheckSql(input),
@@ -52,9 +55,27 @@ const scopesLiteral = (scopes: readonly string[]): string => {
 export function createAuthenticator(deps: {
   database: Database<IdentityTables>;
   clock: Clock;
+  /** A session unused for longer is refused (HANSE_SESSION_IDLE_SECONDS). */
+  sessionIdleSeconds: number;
 }): Authenticator {
   const database = deps.database;
   const findCredentialWithTenant = repo.createCredentialLookup(database);
+  const idleMs = deps.sessionIdleSeconds * 1000;
+  /** Sessions whose use is being recorded by this process (one write in flight per session). */
+  const touching = new Set<string>();
+  /**
+   * A session's use is recorded at most once a minute, after the request's own check and off its
+   * path: nothing waits for the write, and a failed write is tried again at the session's next
+   * use. The recorded time is therefore at most a minute behind the last use (docs/decisions.md).
+   */
+  const recordUse = (id: string, lastUsedAt: Date, now: Date): void => {
+    if (now.getTime() - lastUsedAt.getTime() < sessionUseResolutionMs || touching.has(id)) return;
+    touching.add(id);
+    void repo
+      .touchSession(database.db, id, now, new Date(now.getTime() - sessionUseResolutionMs))
+      .catch(() => undefined)
+      .finally(() => touching.delete(id));
+  };
   /**
    * Every refusal looks the same (null): unknown id, wrong secret (compared in constant time on
    * the hashes), a bearer of another kind, revoked, expired, or a tenant whose provisioning failed.
@@ -69,8 +90,15 @@ export function createAuthenticator(deps: {
     if (parsed.kind !== "unknown" && parsed.kind !== row.kind) return null;
     if (row.revoked_at || (row.expires_at && row.expires_at <= now)) return null;
     if (row.tenant_status === "failed") return null;
-    // A deactivated user's sessions end at once (CONTRACT §7).
-    if (row.kind === "session" && row.user_status !== "active") return null;
+    if (row.kind === "session") {
+      // A deactivated user's sessions end at once (CONTRACT §7).
+      if (row.user_status !== "active") return null;
+      // Idle expiry: judged on the recorded last use, which may be up to a minute behind, so a
+      // session is refused at the latest `idle` after its last use, never later.
+      const lastUsedAt = row.last_used_at ?? now;
+      if (lastUsedAt.getTime() < now.getTime() - idleMs) return null;
+      recordUse(row.id, lastUsedAt, now);
+    }
     const kind = row.kind === "session" ? "user" : row.kind;
     const principal: Principal = {
       kind,
@@ -103,6 +131,7 @@ export function createAuthenticator(deps: {
           presented: presented.toString("hex"),
           kinds: (partner ? partnerKindsFor : sessionKindsFor)[parsed.kind],
           now: now.toISOString(),
+          idle_since: new Date(now.getTime() - idleMs).toISOString(),
           scopes: scopesLiteral(scopes),
           tenant_id: tenantId,
         },

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely } from "kysely";
+import { sql, type Insertable, type Kysely } from "kysely";
 import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { createLookupById } from "../../platform/db/statement-batcher.js";
@@ -25,6 +25,8 @@ export interface CredentialWithTenant {
   /** Sessions only: the user's current role and status (null for other credentials). */
   user_role: "owner" | "admin" | "viewer" | null;
   user_status: "invited" | "active" | "deactivated" | null;
+  /** Sessions: when last used (to the minute), its creation when never recorded; null for other kinds. */
+  last_used_at: Date | null;
 }
 
 /**
@@ -40,7 +42,8 @@ const roleScopesSql = `CASE t.type || ':' || u.role ${roleScopeRows()
 const credentialColumns = `c.id, c.kind, c.principal_id, c.name, c.secret_hash,
     CASE WHEN c.kind = 'session' THEN ${roleScopesSql} ELSE c.scopes END AS scopes, c.connection_ids,
     c.expires_at, c.revoked_at, t.id AS tenant_id, t.slug AS tenant_slug, t.type AS tenant_type,
-    t.status AS tenant_status, u.role AS user_role, u.status AS user_status`;
+    t.status AS tenant_status, u.role AS user_role, u.status AS user_status,
+    CASE WHEN c.kind = 'session' THEN COALESCE(c.last_used_at, c.created_at) END AS last_used_at`;
 
 /** The user of a session credential (`credentials AS c`), none for other kinds. */
 const sessionUserJoin = `LEFT JOIN users AS u
@@ -54,10 +57,14 @@ const sessionUserJoin = `LEFT JOIN users AS u
  */
 export const credentialJsonColumn = "to_json(credential) AS credential";
 
-type CredentialJson = Omit<CredentialWithTenant, "secret_hash" | "expires_at" | "revoked_at"> & {
+type CredentialJson = Omit<
+  CredentialWithTenant,
+  "secret_hash" | "expires_at" | "revoked_at" | "last_used_at"
+> & {
   secret_hash: string;
   expires_at: string | null;
   revoked_at: string | null;
+  last_used_at: string | null;
 };
 
 /** The typed row from the `credential` column of a result row; undefined when it is null. */
@@ -71,6 +78,7 @@ export function credentialFromJson(value: unknown): CredentialWithTenant | undef
     secret_hash: Buffer.from(json.secret_hash.slice(2), "hex"),
     expires_at: json.expires_at === null ? null : new Date(json.expires_at),
     revoked_at: json.revoked_at === null ? null : new Date(json.revoked_at),
+    last_used_at: json.last_used_at === null ? null : new Date(json.last_used_at),
   };
 }
 
@@ -107,9 +115,10 @@ let rowsCheck: { input: string; sql: string } | undefined;
  */
 /** The check values' columns (`RowCredentialCheck.rowsSql(…).values`), JSON to typed. */
 export const credentialCheckValueColumns = {
-  types: "credential_id uuid, presented text, kinds text, now timestamptz, scopes text, tenant_id uuid",
+  types:
+    "credential_id uuid, presented text, kinds text, now timestamptz, idle_since timestamptz, scopes text, tenant_id uuid",
   select: `i.credential_id, decode(i.presented, 'hex') AS presented, i.kinds::text[] AS kinds, i.now,
-    i.scopes::text[] AS scopes, i.tenant_id`,
+    i.idle_since, i.scopes::text[] AS scopes, i.tenant_id`,
 } as const;
 
 export function credentialRowsCheckSql(input: string): string {
@@ -124,7 +133,7 @@ export function credentialRowsCheckSql(input: string): string {
   SELECT i.ord, c.tenant_id FROM credential AS c INNER JOIN ${input} AS i ON i.ord = c.ord
   WHERE c.secret_hash = i.presented AND c.kind = ANY (i.kinds) AND c.revoked_at IS NULL
     AND (c.expires_at IS NULL OR c.expires_at > i.now) AND c.tenant_status <> 'failed'
-    AND (c.kind <> 'session' OR c.user_status = 'active')
+    AND (c.kind <> 'session' OR (c.user_status = 'active' AND c.last_used_at >= i.idle_since))
     AND c.scopes @> i.scopes AND (i.tenant_id IS NULL OR c.tenant_id = i.tenant_id)
 )`;
   rowsCheck = { input, sql };
@@ -235,4 +244,68 @@ export async function revokeUserSessions(
     .where("revoked_at", "is", null);
   if (exceptSessionId !== undefined) query = query.where("id", "<>", exceptSessionId);
   await query.execute();
+}
+
+/**
+ * The open sessions of one user, oldest first: not revoked, not expired, and used since
+ * `idleSince` (a session idle longer is refused, so it is not listed either).
+ */
+export function listUserSessions(
+  db: Db,
+  tenantId: string,
+  userId: string,
+  open: { now: Date; idleSince: Date },
+  limit: number,
+  after?: CreationPosition,
+) {
+  const query = db
+    .selectFrom("credentials")
+    .select(["id", "method", "created_at", "expires_at"])
+    .select(sql<Date>`COALESCE(last_used_at, created_at)`.as("last_used_at"))
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", "session")
+    .where("principal_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", open.now)
+    .where(sql<boolean>`COALESCE(last_used_at, created_at) >= ${open.idleSince}`);
+  return creationPage(query, limit, after).execute();
+}
+
+/**
+ * Ends one open session of one user (the user is part of the condition: another user's session
+ * is not found). False when there is none: unknown, another user's, or already ended.
+ */
+export async function endUserSession(
+  db: Db,
+  tenantId: string,
+  userId: string,
+  sessionId: string,
+  open: { now: Date; idleSince: Date },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("credentials")
+    .set({ revoked_at: open.now })
+    .where("tenant_id", "=", tenantId)
+    .where("kind", "=", "session")
+    .where("principal_id", "=", userId)
+    .where("id", "=", sessionId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", open.now)
+    .where(sql<boolean>`COALESCE(last_used_at, created_at) >= ${open.idleSince}`)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Records that a session was used at `at`, unless a use at or after `recordedSince` is already
+ * recorded (so that concurrent requests, or several processes, write it once a minute at most).
+ */
+export async function touchSession(db: Db, id: string, at: Date, recordedSince: Date): Promise<void> {
+  await db
+    .updateTable("credentials")
+    .set({ last_used_at: at })
+    .where("id", "=", id)
+    .where("kind", "=", "session")
+    .where(sql<boolean>`COALESCE(last_used_at, created_at) < ${recordedSince}`)
+    .execute();
 }

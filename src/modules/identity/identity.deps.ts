@@ -11,6 +11,8 @@ export interface IdentityDeps {
   newId: IdGenerator;
   cursors: CursorCodec;
   sessionTtlSeconds: number;
+  /** A session unused this long is refused (HANSE_SESSION_IDLE_SECONDS). */
+  sessionIdleSeconds: number;
   /** How long an invitation can be accepted (HANSE_INVITATION_TTL_SECONDS). */
   invitationTtlSeconds: number;
   /** How long a password reset can be used (HANSE_PASSWORD_RESET_TTL_SECONDS). */

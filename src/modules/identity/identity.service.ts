@@ -20,7 +20,11 @@ export type { AccessTokenView } from "./access-tokens/index.js";
 export function createIdentityService(deps: IdentityDeps) {
   const database = deps.database.as<IdentityTables>();
   return {
-    authenticator: createAuthenticator({ database, clock: deps.clock }),
+    authenticator: createAuthenticator({
+      database,
+      clock: deps.clock,
+      sessionIdleSeconds: deps.sessionIdleSeconds,
+    }),
     ...createSessions(deps, database),
     ...createAccessTokens(deps, database),
     ...createPartnerKeys(deps, database),

@@ -53,6 +53,9 @@ export interface PasswordResetsTable {
 
 export type CredentialKind = "session" | "access_token" | "api_key";
 
+/** How a session was opened (CONTRACT §7); other credentials keep the default. */
+export type SessionMethod = "password" | "sso" | "invitation" | "password-reset";
+
 export interface CredentialsTable {
   id: string;
   tenant_id: string;
@@ -66,6 +69,10 @@ export interface CredentialsTable {
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  /** Sessions: how it was opened (default `password`). */
+  method: ColumnType<SessionMethod, SessionMethod | undefined, SessionMethod>;
+  /** Sessions: when it was last used, kept to the minute (authenticator.ts); null for other kinds. */
+  last_used_at: ColumnType<Date | null, Date | null | undefined, Date>;
 }
 
 export interface IdentityTables {

@@ -17,6 +17,7 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
     newId: deps.newId,
     cursors: deps.cursors,
     sessionTtlSeconds: deps.config.HANSE_SESSION_TTL_SECONDS,
+    sessionIdleSeconds: deps.config.HANSE_SESSION_IDLE_SECONDS,
     invitationTtlSeconds: deps.config.HANSE_INVITATION_TTL_SECONDS,
     passwordResetTtlSeconds: deps.config.HANSE_PASSWORD_RESET_TTL_SECONDS,
     signInAccountFailures: deps.config.HANSE_SIGN_IN_ACCOUNT_FAILURES,

@@ -29,7 +29,7 @@ export interface RowCredentialCheck {
   principalOf(row: Readonly<Record<string, unknown>>): Principal | null;
   /**
    * The check over the rows of `input` (a relation with an integer `ord` and the columns of
-   * `CredentialCheckValues`, typed: uuid, bytea, text[], timestamptz, text[], uuid): CTEs
+   * `CredentialCheckValues`, typed: uuid, bytea, text[], timestamptz, timestamptz, text[], uuid): CTEs
    * `credential` (`ord` and the credential's row, none for an unknown id) and `authorized`
    * (`ord` and `tenant_id` of every row whose credential passes), and the select-list item
    * `returning` that returns the credential row of `credential`. `values` gives the statement
@@ -54,6 +54,8 @@ export interface CredentialCheckValues {
   readonly kinds: string;
   /** ISO time the expiry is judged at. */
   readonly now: string;
+  /** ISO time before which a session's last recorded use makes it idle (refused). */
+  readonly idle_since: string;
   /** Scopes the caller must hold, a text[] literal. */
   readonly scopes: string;
   /** The tenant the credential must belong to; null: any (the statement ties it itself). */

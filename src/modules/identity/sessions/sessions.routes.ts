@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../../platform/auth/index.js";
-import { problemResponses } from "../../../platform/http/openapi-schemas.js";
+import { PageQuery, problemResponses } from "../../../platform/http/openapi-schemas.js";
+import { IdParams } from "../identity.schemas.js";
 import { AcceptInvitationBody, ChangePasswordBody, UsePasswordResetBody } from "../users/index.js";
-import { CreateSessionBody, SessionResponse, WhoamiResponse } from "./sessions.schemas.js";
+import { CreateSessionBody, SessionList, SessionResponse, WhoamiResponse } from "./sessions.schemas.js";
 import type { createSessions } from "./sessions.service.js";
 
 type Sessions = ReturnType<typeof createSessions>;
 
-/** Sign-in, sign-out and whoami. */
+/** Sign-in, sign-out, the user's sessions, passwords and whoami. */
 export const sessionRoutes =
   (service: Sessions): FastifyPluginAsyncTypebox =>
   async (app) => {
@@ -126,6 +127,54 @@ export const sessionRoutes =
       async (request, reply) => {
         const principal = requirePrincipal(request);
         if (principal.kind === "user") await service.revokeSession(principal);
+        return reply.code(204).send();
+      },
+    );
+
+    app.get(
+      "/api/v1/auth/sessions",
+      {
+        config: { auth: { kind: "session" } },
+        schema: {
+          operationId: "listSessions",
+          tags: ["auth"],
+          summary: "List the calling user's open sessions",
+          description:
+            "With a user session only (an access token is 403). The user's sessions that are not ended, " +
+            "expired or idle, oldest first, paged with `limit` and `cursor`; `current` marks the calling one, " +
+            "`method` says how each was opened. Never a token.",
+          querystring: PageQuery,
+          response: { 200: SessionList, ...problemResponses(400, 401, 403, 500, 503) },
+        },
+      },
+      async (request) =>
+        service.listSessions(requirePrincipal(request), {
+          limit: request.query.limit ?? 50,
+          cursor: request.query.cursor,
+        }),
+    );
+
+    app.delete(
+      "/api/v1/auth/sessions/:id",
+      {
+        config: { auth: { kind: "session" } },
+        schema: {
+          operationId: "deleteSession",
+          tags: ["auth"],
+          summary: "End one of the calling user's sessions",
+          description:
+            "With a user session only (an access token is 403). The session's token is refused from then on " +
+            "(the calling session may end itself this way too). Another user's session, or an unknown or " +
+            "already ended one, is 404 and nothing ends.",
+          params: IdParams,
+          response: {
+            204: { type: "null", description: "Ended" },
+            ...problemResponses(401, 403, 404, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        await service.endSession(requirePrincipal(request), request.params.id);
         return reply.code(204).send();
       },
     );

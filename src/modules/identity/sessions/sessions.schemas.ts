@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Timestamp, Uuid } from "../../../platform/http/openapi-schemas.js";
+import { listOf, stringEnum, Timestamp, Uuid } from "../../../platform/http/openapi-schemas.js";
 
 export const CreateSessionBody = Type.Object(
   {
@@ -66,3 +66,33 @@ export const WhoamiResponse = Type.Object(
     ],
   },
 );
+
+/** One of the calling user's open sessions (CONTRACT §7); never its token. */
+export const SessionItem = Type.Object(
+  {
+    id: Uuid,
+    createdAt: Timestamp,
+    lastUsedAt: Type.String({
+      format: "date-time",
+      description:
+        "When the session was last used, recorded at most once a minute (so up to a minute behind); its creation at first",
+    }),
+    expiresAt: Timestamp,
+    current: Type.Boolean({ description: "Whether this is the session the request came with" }),
+    method: stringEnum(["password", "sso", "invitation", "password-reset"] as const),
+  },
+  {
+    examples: [
+      {
+        id: "7c4e2a1b-9d3f-4b6a-8e5c-1f2a3b4c5d6e",
+        createdAt: "2026-11-27T09:00:00.000Z",
+        lastUsedAt: "2026-11-27T10:41:00.000Z",
+        expiresAt: "2026-11-27T21:00:00.000Z",
+        current: true,
+        method: "password",
+      },
+    ],
+  },
+);
+
+export const SessionList = listOf(SessionItem);

@@ -7,12 +7,13 @@ import {
 } from "../../../platform/crypto/index.js";
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
+import { readPage, toCreationPosition } from "../../../platform/http/cursor.js";
 import type { TenantType } from "../../../protocol/scopes.js";
 import { hashSecret, invitationIdOf, newSessionToken, passwordResetIdOf } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import * as users from "../users/index.js";
 import type { Executor, IdentityDeps } from "../identity.deps.js";
-import type { IdentityTables } from "../identity.tables.js";
+import type { IdentityTables, SessionMethod } from "../identity.tables.js";
 import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
 const badInvitation = () =>
@@ -60,7 +61,20 @@ function oneUseTokenUsable(
   );
 }
 
+/** The user whose own sessions a principal may list or end: a user session's, else 403. */
+function ownSessionsOf(principal: Principal, action: "list" | "end") {
+  if (principal.kind !== "user") {
+    throw new AppError("ERR_FORBIDDEN", `Only a user's session can ${action} its user's sessions.`);
+  }
+  return { tenantId: principal.tenant.id, id: principal.id };
+}
+
 export function createSessions(deps: IdentityDeps, database: Database<IdentityTables>) {
+  /** What an open session is now: unexpired and used within the idle limit. */
+  const openAt = () => {
+    const now = deps.clock.now();
+    return { now, idleSince: new Date(now.getTime() - deps.sessionIdleSeconds * 1000) };
+  };
   const signInThrottle = createSignInThrottle(
     deps.clock,
     { ...signInLimits, perAccount: { ...signInLimits.perAccount, burst: deps.signInAccountFailures } },
@@ -74,6 +88,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
     user: { id: string; email: string; role: users.Role },
     tenant: { id: string; type: TenantType },
     now: Date,
+    method: SessionMethod,
   ) {
     const id = deps.newId();
     const token = newSessionToken(id);
@@ -93,6 +108,9 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       created_at: now,
       expires_at: expiresAt,
       revoked_at: null,
+      method,
+      // Opening a session is its first use (idle expiry counts from here).
+      last_used_at: now,
     });
     await users.updateUser(executor, tenant.id, user.id, { last_sign_in_at: now });
     return { id, token, expiresAt: expiresAt.toISOString(), scopes, createdAt: now.toISOString() };
@@ -118,7 +136,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         await signInThrottle.recordFailure(account, clientAddress);
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
-      return database.transaction((trx) => openSession(trx, user, tenant, deps.clock.now()));
+      return database.transaction((trx) => openSession(trx, user, tenant, deps.clock.now(), "password"));
     },
 
     /**
@@ -151,6 +169,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
           { id: invitation.user_id, email: invitation.email, role: invitation.role },
           { id: invitation.tenant_id, type: invitation.tenant_type },
           now,
+          "invitation",
         );
       });
     },
@@ -212,6 +231,39 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         await users.updateUser(trx, reset.tenant_id, reset.user_id, { password_hash: passwordHash });
         await repo.revokeUserSessions(trx, reset.tenant_id, reset.user_id, now);
       });
+    },
+
+    /**
+     * CONTRACT §7: the calling user's open sessions (not ended, expired or idle), oldest first;
+     * `current` marks the one the request came with. Only a user session may (an access token is
+     * 403: it has no sessions of its own).
+     */
+    async listSessions(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+      const user = ownSessionsOf(principal, "list");
+      const open = openAt();
+      return readPage(deps.cursors, `sessions:${user.tenantId}:${user.id}`, page, {
+        fetch: (after) => repo.listUserSessions(db, user.tenantId, user.id, open, page.limit, after),
+        position: toCreationPosition,
+        view: (row) => ({
+          id: row.id,
+          createdAt: row.created_at.toISOString(),
+          lastUsedAt: row.last_used_at.toISOString(),
+          expiresAt: (row.expires_at ?? row.created_at).toISOString(),
+          current: row.id === principal.credentialId,
+          method: row.method,
+        }),
+      });
+    },
+
+    /**
+     * CONTRACT §7: ends one open session of the calling user; its token is refused from then on.
+     * Another user's session, or one unknown or already ended, is 404 and nothing ends.
+     */
+    async endSession(principal: Principal, sessionId: string) {
+      const user = ownSessionsOf(principal, "end");
+      if (!(await repo.endUserSession(db, user.tenantId, user.id, sessionId, openAt()))) {
+        throw new AppError("ERR_NOT_FOUND", "No such session.");
+      }
     },
 
     async revokeSession(principal: Principal) {

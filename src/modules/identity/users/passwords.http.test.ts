@@ -5,9 +5,11 @@ import { provisionTenant, type ProvisionedTenant } from "../../../../test/suppor
 import { adminHeaders, bearer, createTestApp, type TestApp } from "../../../../test/support/test-app.js";
 import {
   addUser,
+  expectProblem,
   inviteUser,
   patchUser,
   usersUrl,
+  whoamiStatus as whoamiOf,
   type InvitedUser,
 } from "../../../../test/support/users.js";
 
@@ -16,8 +18,6 @@ const clock = createManualClock(new Date("2026-11-28T12:00:00.000Z"));
 let t: TestApp;
 beforeAll(async () => (t = await createTestApp({ clock })));
 afterAll(() => t.close());
-
-type Problem = { code: string; errors?: { pointer: string; message: string }[] };
 
 const changeUrl = "/api/v1/auth/password";
 const resetsUrl = "/api/v1/auth/password-resets";
@@ -37,22 +37,11 @@ const issueReset = (token: string, id: string) =>
 const useReset = (payload: object) => inject({ method: "POST", url: resetsUrl, payload });
 const signIn = (tenant: ProvisionedTenant, email: string, password: string) =>
   inject({ method: "POST", url: "/api/v1/auth/sessions", payload: { tenant: tenant.slug, email, password } });
-const whoamiStatus = async (token: string) =>
-  (await inject({ method: "GET", url: "/api/v1/profile/whoami", headers: bearer(token) })).statusCode;
+const whoamiStatus = (token: string) => whoamiOf(t, token);
 const newSession = async (tenant: ProvisionedTenant, email: string, password: string) => {
   const response = await signIn(tenant, email, password);
   expect(response.statusCode, response.body).toBe(201);
   return response.json<{ token: string }>().token;
-};
-const expectProblem = (
-  response: { statusCode: number; json: () => unknown },
-  status: number,
-  code: string,
-) => {
-  expect(response.statusCode).toBe(status);
-  const problem = response.json() as Problem;
-  expect(problem.code).toBe(code);
-  return problem;
 };
 const passwordHashOf = async (tenantId: string, userId: string) => {
   const { rows } = await sql<{ h: string }>`SELECT password_hash AS h FROM users
