@@ -95,7 +95,7 @@ describe("CONTRACT §7: GET /api/v1/auth/sessions lists the caller's own session
     expect(listBody).not.toContain("hanse_st_");
   });
 
-  it("pages with limit and cursor, and leaves out ended and expired sessions", async () => {
+  it("pages with limit and a cursor bound to the user, and leaves out ended sessions", async () => {
     const tenant = await provisionTenant(t);
     const user = await addUser(t, tenant, "admin");
     const more = [];
