@@ -49,6 +49,16 @@ async function serve(entries: unknown[], route: Route = () => false): Promise<Fa
   return api;
 }
 
+/** A fake server whose public entrypoints publish `auth.sessions` with `actions` under /x/sessions. */
+const serveAuthSessions = (actions: unknown[], route: Route) =>
+  serve([], (request, response) => {
+    if (request.url !== "/api/v1/meta/entrypoints") return route(request, response);
+    sendJson(response, 200, {
+      entrypoints: [{ id: "auth.sessions", kind: "auth", href: "/x/sessions", actions }],
+    });
+    return true;
+  });
+
 const accept = (response: ServerResponse, location: string | undefined) => {
   sendJson(
     response,
@@ -270,26 +280,16 @@ describe("createClient", () => {
   });
 
   it("login follows the public auth.sessions entrypoint", async () => {
-    const fake = await serve([], (request, response) => {
-      if (request.url === "/api/v1/meta/entrypoints") {
-        sendJson(response, 200, {
-          entrypoints: [
-            {
-              id: "auth.sessions",
-              kind: "auth",
-              href: "/x/sessions",
-              actions: [{ id: "create", method: "POST", href: "/x/sessions" }],
-            },
-          ],
-        });
-        return true;
-      }
-      if (request.url === "/x/sessions" && request.method === "POST") {
-        sendJson(response, 201, { id: "s", token: "t0k", expiresAt: "x", scopes: [], createdAt: "x" });
-        return true;
-      }
-      return false;
-    });
+    const fake = await serveAuthSessions(
+      [{ id: "create", method: "POST", href: "/x/sessions" }],
+      (request, response) => {
+        if (request.url === "/x/sessions" && request.method === "POST") {
+          sendJson(response, 201, { id: "s", token: "t0k", expiresAt: "x", scopes: [], createdAt: "x" });
+          return true;
+        }
+        return false;
+      },
+    );
     const session = await createClient({ baseUrl: fake.url }).login({
       tenant: "a",
       email: "e@x",
@@ -301,6 +301,40 @@ describe("createClient", () => {
       email: "e@x",
       password: "p",
     });
+  });
+
+  it("sessions.list and sessions.end follow the published auth.sessions actions, with the token", async () => {
+    const sessionId = "01a2002b-23a8-7036-922f-00e75614c1d5";
+    const actions = [
+      { id: "list", method: "GET", href: "/x/sessions" },
+      { id: "end", method: "DELETE", href: "/x/sessions/{id}" },
+    ];
+    const fake = await serveAuthSessions(actions, (request, response) => {
+      if (request.url === "/x/sessions?limit=2" && request.method === "GET") {
+        sendJson(response, 200, { items: [], meta: { hasMore: false, nextCursor: null } });
+        return true;
+      }
+      if (request.url === `/x/sessions/${sessionId}` && request.method === "DELETE") {
+        response.writeHead(204).end();
+        return true;
+      }
+      return false;
+    });
+    const client = createClient({ baseUrl: fake.url, token });
+    expect(await client.sessions.list({ limit: 2 })).toEqual({
+      items: [],
+      meta: { hasMore: false, nextCursor: null },
+    });
+    await client.sessions.end(sessionId);
+    const calls = fake.requests.filter((r) => r.url.startsWith("/x/"));
+    expect(calls.map((r) => `${r.method} ${r.url}`)).toEqual([
+      "GET /x/sessions?limit=2",
+      `DELETE /x/sessions/${sessionId}`,
+    ]);
+    for (const call of calls) expect(call.headers.authorization).toBe(`Bearer ${token}`);
+    // The public entrypoints are read without the token.
+    const published = fake.requests.filter((r) => r.url === "/api/v1/meta/entrypoints");
+    expect(published.map((r) => r.headers.authorization)).toEqual([undefined, undefined]);
   });
 });
 

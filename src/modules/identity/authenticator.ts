@@ -7,7 +7,7 @@ import * as repo from "./credentials.repository.js";
 import type { IdentityTables } from "./identity.tables.js";
 
 /** How often a session's last use is written at most (and so how far behind it may be). */
-export const sessionUseResolutionMs = 60_000;
+const sessionUseResolutionMs = 60_000;
 
 /** A text[] parameter as its literal, which both drivers pass through unchanged. */
 const rowsSql = (input: string) => ({
