@@ -323,6 +323,11 @@ describe("CONTRACT §7 offboarding: suspend and resume a tenant", () => {
           WHERE tenant_id = ${tenant.id}::uuid AND state = 'queued'`.execute(t.container.database.db)
       ).rows[0]?.n ?? 0;
     expect(await waiting()).toBeGreaterThanOrEqual(2);
+    // Waiting on purpose is not overdue: the oldest-due gauge leaves a suspended tenant's jobs out.
+    const metrics = await t.container.metrics.scrape();
+    for (const job of ["entitlements.deliver-webhooks", "exchange.process-upload"]) {
+      expect(metrics).toMatch(new RegExp(`^hanse_jobs_oldest_due_age_seconds\\{job="${job}"\\} 0$`, "m"));
+    }
     const read = await t.inject({
       method: "GET",
       url: `/api/v1/system/tenants/${tenant.id}`,
