@@ -1,3 +1,4 @@
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -93,6 +94,15 @@ describe("CONTRACT §7 offboarding: revoke a service binding", () => {
     const current = rotated.json<ServiceCredential>();
     expect((await introspect(previous)).statusCode).toBe(200);
     expect((await introspect(current)).statusCode).toBe(200);
+    await app.set("alice");
+    const grantTarget = "/api/v1/public/v1/app-entitlements/service/grants/alice";
+    const issued = await t.inject({
+      method: "POST",
+      url: grantTarget,
+      headers: signedHeaders(current, "POST", grantTarget),
+    });
+    expect(issued.statusCode, issued.body).toBe(200);
+    const { grant } = issued.json<{ grant: string }>();
 
     const revoked = await as(tenant.token, "POST", `/api/v1/admin/service-bindings/${app.binding.id}/revoke`);
     expect(revoked.statusCode, revoked.body).toBe(200);
@@ -106,6 +116,18 @@ describe("CONTRACT §7 offboarding: revoke a service binding", () => {
       expect(refused.statusCode).toBe(401);
       expect(code(refused)).toBe("ERR_SERVICE_AUTH_INVALID_CREDENTIAL");
     }
+    // A grant issued before stays valid until it expires: it still verifies against the JWKS.
+    const keys = (
+      await t.inject({ method: "GET", url: "/api/v1/public/v1/app-entitlements/jwks" })
+    ).json<JSONWebKeySet>();
+    const { payload } = await jwtVerify(grant, createLocalJWKSet(keys), { audience: app.binding.audience });
+    expect(payload).toMatchObject({ sub: "alice", binding: app.binding.id });
+    const refusedGrant = await t.inject({
+      method: "POST",
+      url: grantTarget,
+      headers: signedHeaders(current, "POST", grantTarget),
+    });
+    expect(code(refusedGrant)).toBe("ERR_SERVICE_AUTH_INVALID_CREDENTIAL");
     // Decision (docs/decisions.md): revoking twice is 200 with the binding as it is, one record.
     const again = await as(tenant.token, "POST", `/api/v1/admin/service-bindings/${app.binding.id}/revoke`);
     expect(again.statusCode).toBe(200);
