@@ -17,6 +17,7 @@ import {
 import { startHttpsReceiver, webhookReceiverEnv, type HttpsReceiver } from "../support/https-receiver.js";
 import { signedHeaders, type ServiceCredential } from "../support/service-signer.js";
 import { adminHeaders, bearer, bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
+import { waitUntil } from "../support/wait-until.js";
 import { subscribeWebhook } from "../support/webhook-subscriptions.js";
 
 /*
@@ -233,6 +234,31 @@ describe("CONTRACT §7 offboarding: delete a webhook subscription", () => {
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_attempts
       WHERE subscription_id = ${hook.subscription.id}::uuid`.execute(t.container.database.db);
     expect(rows[0]?.n).toBe(1);
+  });
+
+  it("a delivery in flight at the deletion may finish, but it is not retried: its failure starts nothing more", async () => {
+    const tenant = await provisionTenant(t);
+    const hook = await hookAt(tenant, "/in-flight");
+    let release: (status: number) => void = () => undefined;
+    const answered = new Promise<number>((resolve) => (release = resolve));
+    receiver.answer = async (request) =>
+      request.url === "/in-flight" ? { status: await answered } : { status: 204 };
+    await hook.change("alice");
+    const draining = t.drainJobs();
+    await waitUntil(async () => hook.received().length === 1, { what: "the delivery in flight" });
+    const deleted = await as(
+      tenant.token,
+      "DELETE",
+      `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`,
+    );
+    expect(deleted.statusCode).toBe(204);
+    release(500);
+    await draining;
+    await t.drainJobs();
+    expect(hook.received()).toHaveLength(1);
+    const { rows } = await sql<{ state: string }>`SELECT state FROM webhook_deliveries
+      WHERE subscription_id = ${hook.subscription.id}::uuid`.execute(t.container.database.db);
+    expect(rows.map((row) => row.state)).toEqual(["cancelled"]);
   });
 
   it("an unknown subscription is 404", async () => {
