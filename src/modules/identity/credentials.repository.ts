@@ -39,7 +39,7 @@ const roleScopesSql = `CASE t.type || ':' || u.role ${roleScopeRows()
 /**
  * Tenant statuses whose credentials are refused as if unknown: provisioning failed, or the tenant
  * is suspended (CONTRACT §7). Every credential check reads it: the bearer checks here (in the
- * process and in the statements of the hot paths) and the service credentials' (`tenantAdmitsSql`).
+ * process and in the statements of the hot paths) and the service credentials' (`tenantAdmitsCredentialsSql`).
  */
 export const refusedTenantStatuses: readonly TenantsTable["status"][] = ["failed", "suspended"];
 const refusedStatusesSql = refusedTenantStatuses.map((status) => `'${status}'`).join(", ");
