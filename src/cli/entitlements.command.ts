@@ -328,6 +328,21 @@ export function registerEntitlementsCommands(program: Command, rt: Runtime): voi
       }),
     );
 
+  rt.command(bindings, "revoke")
+    .description(
+      "Revoke a binding: every credential of it is refused from now on and its webhook subscriptions stop " +
+        "(grants already issued stay valid until they expire)",
+    )
+    .argument("<binding>", "binding id")
+    .option("--json", "machine-readable output")
+    .action(
+      rt.action(async (id: string, options: { json?: boolean }) => {
+        const binding = await (await rt.client()).entitlements.revokeBinding(id);
+        if (options.json) rt.printJson(binding);
+        else rt.print(`revoked binding ${binding.id} at ${binding.revokedAt ?? "-"}`);
+      }),
+    );
+
   // ---- the service interface (service credential) --------------------------------------------
 
   interface ServiceOptions {

@@ -48,7 +48,7 @@ const parseSeconds = (value: string): number => {
   return seconds;
 };
 
-/** `hanse tenants list|get|create`: only through the published `system.tenants` entry. */
+/** `hanse tenants list|get|create|suspend|resume`: only through the published `system.tenants` entry. */
 export function registerTenantsCommands(program: Command, rt: Runtime): void {
   const tenants = rt
     .command(program, "tenants")
@@ -95,6 +95,27 @@ export function registerTenantsCommands(program: Command, rt: Runtime): void {
         else rt.print(renderTenant(tenant));
       }),
     );
+
+  for (const act of ["suspend", "resume"] as const) {
+    rt.command(tenants, act)
+      .description(
+        act === "suspend"
+          ? "Suspend a tenant: its sessions, access tokens, partner API keys and service credentials are " +
+              "refused, its deliveries and webhooks wait; nothing is deleted"
+          : "Resume a suspended tenant: the same credentials work again, its waiting jobs run",
+      )
+      .argument("<id>", "tenant id")
+      .option("--json", "machine-readable output")
+      .action(
+        rt.action(async (id: string, options: { json?: boolean }) => {
+          const client = await rt.client();
+          const tenant =
+            act === "suspend" ? await client.tenants.suspend(id) : await client.tenants.resume(id);
+          if (options.json) rt.printJson(tenant);
+          else rt.print(renderTenant(tenant));
+        }),
+      );
+  }
 
   rt.command(tenants, "create")
     .description("Start provisioning a customer tenant (202); --wait follows its status to the end")

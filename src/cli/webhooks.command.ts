@@ -207,6 +207,16 @@ export function registerWebhooksCommands(program: Command, rt: Runtime): void {
       );
   }
 
+  rt.command(webhooks, "delete")
+    .description("Delete a subscription: no delivery of it starts after this (pending ones are dropped)")
+    .argument("<id>", "subscription id")
+    .action(
+      rt.action(async (id: string) => {
+        await (await api()).deleteSubscription(id);
+        rt.print(`deleted webhook subscription ${id}; no delivery of it starts from now on`);
+      }),
+    );
+
   json(rt.command(webhooks, "rotate-secret"))
     .description("Issue a new signing secret (printed once); the old one signs beside it for the overlap")
     .argument("<id>", "subscription id")

@@ -31,6 +31,9 @@ export interface ServiceBinding {
   audience: string;
   requiredCapabilities: string[];
   credentialId: string;
+  /** `revoked`: every credential of the binding is refused and its webhook subscriptions stopped. */
+  status: "active" | "revoked";
+  revokedAt: string | null;
   createdAt: string;
 }
 
@@ -77,6 +80,8 @@ export interface EntitlementsAdminApi {
     requiredCapabilities: string[];
   }): Promise<CreatedServiceBinding>;
   rotateBinding(bindingId: string): Promise<RotatedCredential>;
+  /** Offboarding (CONTRACT §7): every credential of the binding refused from now on; idempotent. */
+  revokeBinding(bindingId: string): Promise<ServiceBinding>;
 }
 
 /** Admin calls through the session's published entries only (spec B: no path is guessed). */
@@ -98,5 +103,6 @@ export function createEntitlementsAdminApi(
       run(e.entitlements, "history", { appId, actorId }, { query }),
     createBinding: (input) => run(e.bindings, "create", {}, { body: input }),
     rotateBinding: (bindingId) => run(e.bindings, "rotate", { id: bindingId }),
+    revokeBinding: (bindingId) => run(e.bindings, "revoke", { id: bindingId }),
   };
 }

@@ -49,6 +49,10 @@ export interface TenantsApi {
   /** Every tenant, following `meta.nextCursor` page by page. */
   listAll(options?: { limit?: number }): AsyncGenerator<Tenant, void, undefined>;
   get(tenantId: string): Promise<Tenant>;
+  /** Offboarding (CONTRACT §7): every credential of the tenant refused, its jobs waiting; idempotent. */
+  suspend(tenantId: string): Promise<Tenant>;
+  /** Brings a suspended tenant back with the same credentials; idempotent. */
+  resume(tenantId: string): Promise<Tenant>;
   create(input: CreateTenantInput, options?: CreateOptions): Promise<CreateTenantResult>;
   provisioning(tenantId: string): Promise<ProvisioningRead>;
   waitForProvisioning(tenantId: string, options?: WaitOptions): Promise<ProvisioningStatus>;
@@ -87,6 +91,13 @@ export function createTenantsApi(transport: Transport, entry: () => Promise<Entr
     return answer.body;
   };
 
+  /** One action of the published entry on one tenant, answered with the tenant. */
+  const tenantAction = async (actionId: "read" | "suspend" | "resume", tenantId: string): Promise<Tenant> => {
+    const action = selectAction(await entry(), actionId);
+    const href = expandAction(action.href, { tenantId, id: tenantId });
+    return (await transport.send<Tenant>({ method: action.method, href })).body;
+  };
+
   return {
     list,
 
@@ -100,11 +111,9 @@ export function createTenantsApi(transport: Transport, entry: () => Promise<Entr
       }
     },
 
-    async get(tenantId) {
-      const action = selectAction(await entry(), "read");
-      const href = expandAction(action.href, { tenantId, id: tenantId });
-      return (await transport.send<Tenant>({ method: action.method, href })).body;
-    },
+    get: (tenantId) => tenantAction("read", tenantId),
+    suspend: (tenantId) => tenantAction("suspend", tenantId),
+    resume: (tenantId) => tenantAction("resume", tenantId),
 
     async create(input, options = {}) {
       const published = await entry();

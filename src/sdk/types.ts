@@ -4,7 +4,8 @@ export interface Tenant {
   name: string;
   slug: string;
   type: "system" | "customer";
-  status: "provisioning" | "active" | "failed";
+  /** `suspended`: offboarded until resumed (every credential of it refused, its jobs waiting). */
+  status: "provisioning" | "active" | "failed" | "suspended";
   createdAt: string;
 }
 

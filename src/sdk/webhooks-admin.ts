@@ -62,6 +62,8 @@ export interface WebhooksAdminApi {
   /** Pending deliveries are dropped. */
   disable(id: string): Promise<WebhookSubscription>;
   rotateSecret(id: string): Promise<RotatedWebhookSecret>;
+  /** Offboarding (CONTRACT §7): no delivery of it starts after the answer; 404 from then on. */
+  deleteSubscription(id: string): Promise<void>;
 }
 
 /** Webhook subscription administration through the session's published entry only. */
@@ -80,5 +82,6 @@ export function createWebhooksAdminApi(
     enable: (id) => run(entry, "enable", { id }),
     disable: (id) => run(entry, "disable", { id }),
     rotateSecret: (id) => run(entry, "rotateSecret", { id }),
+    deleteSubscription: (id) => run(entry, "delete", { id }),
   };
 }

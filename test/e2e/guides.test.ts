@@ -272,7 +272,13 @@ walkThrough("guides in one shell", [
   "docs/partner-exchange.md#4. The worker loop",
 ]);
 // Users and invitations as getting-started's tenant owner (ADMIN_TOKEN).
-walkThrough("operators", ["docs/getting-started.md", "docs/operators.md"]);
+// Offboarding's webhook receiver, hooks.example.com, resolves to a public address (example.com's).
+walkThrough("operators", ["docs/getting-started.md", "docs/operators.md"], {
+  lookupHost: (host) =>
+    host.endsWith(".example.com")
+      ? Promise.resolve([{ address: "93.184.215.14", family: 4 }])
+      : Promise.reject(new Error(`${host} does not resolve in the test`)),
+});
 // Entitlements as the system administrator (signing keys) and a tenant administrator of
 // getting-started's tenant: HANSE_TOKEN is still the bootstrap token here (workflows unsets it).
 // The guide's webhook receiver, sync.example.com, resolves to a public address (example.com's) here

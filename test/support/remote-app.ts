@@ -60,8 +60,10 @@ async function drainRemote(jobsDatabaseUrl: string): Promise<number> {
     const deadline = Date.now() + 60_000;
     for (let quiet = 0; quiet < 2;) {
       const { rows } = await client.query<{ n: number }>(
+        // A suspended tenant's jobs wait until it is resumed (job_tenant_pauses): not the workers' to run.
         `SELECT count(*)::int AS n FROM jobs
-          WHERE state = 'running' OR (state = 'queued' AND run_at <= now())`,
+          WHERE state = 'running' OR (state = 'queued' AND run_at <= now()
+            AND NOT EXISTS (SELECT 1 FROM job_tenant_pauses AS p WHERE p.tenant_id = jobs.tenant_id))`,
       );
       const busy = rows[0]?.n ?? 0;
       quiet = busy === 0 ? quiet + 1 : 0;

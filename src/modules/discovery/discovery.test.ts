@@ -62,10 +62,10 @@ describe("public discovery", () => {
 });
 
 describe("authenticated entrypoints (spec B)", () => {
-  it("the system administrator sees system.tenants with list, read and create and the create contract", async () => {
+  it("the system administrator sees system.tenants with list, read and create (and CONTRACT §7's suspend and resume) and the create contract", async () => {
     const entry = await tenantsEntry(adminHeaders);
     expect(entry).toMatchObject({ kind: "system-resource", href: "/api/v1/system/tenants" });
-    expect(entry?.actions.map((a) => a.id)).toEqual(["list", "read", "create"]);
+    expect(entry?.actions.map((a) => a.id)).toEqual(["list", "read", "create", "suspend", "resume"]);
     expect(entry?.actions.find((a) => a.id === "create")).toEqual({
       id: "create",
       method: "POST",

@@ -197,9 +197,28 @@ export const entitlementAdminRoutes =
             "Issues a new credential id and secret (shown only here); the previous ones stay valid for " +
             "HANSE_CREDENTIAL_OVERLAP_SECONDS.",
           params: IdParams,
-          response: { 200: RotatedCredential, ...problemResponses(400, 401, 403, 404, 500, 503) },
+          response: { 200: RotatedCredential, ...problemResponses(400, 401, 403, 404, 409, 500, 503) },
         },
       },
       async (request) => bindings.rotateCredential(requirePrincipal(request), request.params.id),
+    );
+    app.post(
+      `${p.bindings}/:id/revoke`,
+      {
+        config: write,
+        schema: {
+          tags,
+          operationId: "revokeServiceBinding",
+          summary: "Revoke a service binding (admin:write)",
+          description:
+            "CONTRACT §7, offboarding: from the answer on every credential of the binding, the previous one " +
+            "of a rotation's overlap included, is refused (401 ERR_SERVICE_AUTH_INVALID_CREDENTIAL) in every " +
+            "process, and its webhook subscriptions stop. Grants already issued stay valid until they expire. " +
+            "Revoking a revoked binding answers it unchanged.",
+          params: IdParams,
+          response: { 200: BindingSchema, ...problemResponses(400, 401, 403, 404, 500, 503) },
+        },
+      },
+      async (request) => bindings.revokeBinding(requirePrincipal(request), request.params.id),
     );
   };

@@ -6,6 +6,7 @@ import {
   createStatementBatcher,
   runJsonStatements,
 } from "../../platform/db/statement-batcher.js";
+import { tenantAdmitsCredentialsSql } from "../identity/index.js";
 import type {
   EntitlementTables,
   ServiceBindingsTable,
@@ -38,6 +39,17 @@ export const lockBinding = (trx: Trx, tenantId: string, id: string) =>
     .where("id", "=", id)
     .forUpdate()
     .executeTakeFirst();
+
+/** Marks the binding revoked (its row locked by `lockBinding`): its credentials are refused from then on. */
+export async function revokeBinding(trx: Trx, tenantId: string, id: string, at: Date): Promise<void> {
+  await trx
+    .updateTable("service_bindings")
+    .set({ revoked_at: at })
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .execute();
+}
 
 /** Bindings, each with the id of its newest credential (the one a rotation issued last). */
 const bindingsWithCredential = (db: Db, tenantId: string) =>
@@ -94,6 +106,8 @@ export const currentCredential = (db: Db | Trx, tenantId: string, bindingId: str
     .executeTakeFirst();
 
 export interface CredentialWithBinding {
+  /** False when the binding is revoked or its tenant refuses credentials (suspended, failed). */
+  admitted: boolean;
   id: string;
   tenant_id: string;
   binding_id: string;
@@ -118,7 +132,8 @@ const credentialFromJson = (value: unknown): CredentialWithBinding | undefined =
  * The credential lookup of every signed request: a credential by its id, with its binding.
  * Lookups that arrive together share one prepared statement (`createLookupById`, as the
  * bearer credential lookup in identity.repository.ts), the row as one JSON column. Nothing is
- * cached: a rotation or expiry counts from the next request on.
+ * cached: a rotation, expiry, revocation or tenant suspension counts from the next request on, in
+ * every process (`admitted`: the binding is not revoked and its tenant admits credentials).
  */
 export function createCredentialLookup(
   database: Database<EntitlementTables>,
@@ -127,7 +142,8 @@ export function createCredentialLookup(
     database,
     {
       name: "hanse_service_credential_lookup",
-      relation: `SELECT c.id, c.tenant_id, c.binding_id, c.secret, c.expires_at, b.app_id, b.audience, b.required_capabilities
+      relation: `SELECT c.id, c.tenant_id, c.binding_id, c.secret, c.expires_at, b.app_id, b.audience, b.required_capabilities,
+    b.revoked_at IS NULL AND ${tenantAdmitsCredentialsSql("c.tenant_id")} AS admitted
   FROM service_credentials AS c
   INNER JOIN service_bindings AS b ON b.tenant_id = c.tenant_id AND b.id = c.binding_id`,
       alias: "credential",

@@ -11,6 +11,7 @@ import type { ModuleDeps } from "../module.js";
 import * as bindings from "./bindings.repository.js";
 import { findApp } from "./entitlements.repository.js";
 import { checkCapabilitiesOfApp } from "./entitlements.service.js";
+import { stopBindingSubscriptions } from "./webhooks.repository.js";
 import type { EntitlementTables, ServiceBindingsTable } from "./entitlements.tables.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
@@ -27,6 +28,8 @@ const toBinding = (row: ServiceBindingsTable, credentialUuid: string) => ({
   audience: row.audience,
   requiredCapabilities: row.required_capabilities,
   credentialId: serviceCredentialId(credentialUuid),
+  status: row.revoked_at ? ("revoked" as const) : ("active" as const),
+  revokedAt: row.revoked_at?.toISOString() ?? null,
   createdAt: row.created_at.toISOString(),
 });
 
@@ -85,6 +88,7 @@ export function createBindingsService(deps: Deps) {
         audience: body.audience,
         required_capabilities: body.requiredCapabilities,
         created_at: deps.clock.now(),
+        revoked_at: null,
       };
       const credential = await database.transaction(async (trx) => {
         await bindings.insertBinding(trx, row);
@@ -111,6 +115,7 @@ export function createBindingsService(deps: Deps) {
       return database.transaction(async (trx) => {
         const binding = await bindings.lockBinding(trx, tenantId, bindingId.toLowerCase());
         if (!binding) throw noSuchBinding();
+        if (binding.revoked_at) throw new AppError("ERR_CONFLICT", "The service binding is revoked.");
         const previous = await bindings.currentCredential(trx, tenantId, binding.id);
         const until = new Date(
           deps.clock.now().getTime() + deps.config.HANSE_CREDENTIAL_OVERLAP_SECONDS * 1000,
@@ -124,6 +129,37 @@ export function createBindingsService(deps: Deps) {
           previousCredentialId: previous ? serviceCredentialId(previous.id) : null,
           previousValidUntil: previous ? until.toISOString() : null,
         };
+      });
+    },
+
+    /**
+     * CONTRACT §7, offboarding: every credential of the binding, the previous one of a rotation's
+     * overlap included, is refused from the commit on (the lookup of each signed request reads the
+     * binding's `revoked_at`; nothing caches it), and its webhook subscriptions stop (disabled, their
+     * pending deliveries cancelled). Grants already issued stay valid until they expire. Revoking a
+     * revoked binding answers it unchanged, without a second record.
+     */
+    async revokeBinding(principal: Principal, bindingId: string) {
+      const tenantId = principal.tenant.id;
+      if (!isUuid(bindingId)) throw noSuchBinding();
+      return database.transaction(async (trx) => {
+        const binding = await bindings.lockBinding(trx, tenantId, bindingId.toLowerCase());
+        if (!binding) throw noSuchBinding();
+        const credential = await bindings.currentCredential(trx, tenantId, binding.id);
+        const credentialId = credential?.id ?? "";
+        if (binding.revoked_at) return toBinding(binding, credentialId);
+        const now = deps.clock.now();
+        await bindings.revokeBinding(trx, tenantId, binding.id, now);
+        await stopBindingSubscriptions(trx, tenantId, binding.id, now);
+        await recordAudit(trx, {
+          tenantId,
+          id: deps.newId(),
+          type: "service_binding.revoked",
+          occurredAt: now,
+          principalId: principal.id,
+          data: { bindingId: binding.id },
+        });
+        return toBinding({ ...binding, revoked_at: now }, credentialId);
       });
     },
 

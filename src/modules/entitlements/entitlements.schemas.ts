@@ -56,6 +56,8 @@ const bindingExample = {
   audience: "crm-backend",
   requiredCapabilities: ["contacts.read"],
   credentialId: "svc_8f2a1c",
+  status: "active",
+  revokedAt: null,
   createdAt: at,
 };
 const subscriptionExample = {
@@ -185,6 +187,11 @@ export const BindingSchema = Type.Object(
     audience: Type.String(),
     requiredCapabilities: Type.Array(Type.String()),
     credentialId: Type.String({ description: "The binding's newest credential" }),
+    status: Type.Union([Type.Literal("active"), Type.Literal("revoked")], {
+      description:
+        "revoked: every credential of the binding is refused and its webhook subscriptions stopped",
+    }),
+    revokedAt: NullableTimestamp,
     createdAt: Timestamp,
   },
   { examples: [bindingExample] },

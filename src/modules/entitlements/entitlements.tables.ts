@@ -72,6 +72,8 @@ export interface ServiceBindingsTable {
   audience: string;
   required_capabilities: string[];
   created_at: Date;
+  /** Offboarded (CONTRACT §7): every credential of the binding is refused from then on. */
+  revoked_at: Date | null;
 }
 
 export interface ServiceCredentialsTable {
@@ -124,6 +126,8 @@ export interface WebhookSubscriptionsTable {
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   created_at: Date;
+  /** Deleted by an administrator (CONTRACT §7): kept with its attempts, invisible, never delivered again. */
+  deleted_at: Date | null;
 }
 
 export type WebhookDeliveryState = "pending" | "delivered" | "failed" | "cancelled";

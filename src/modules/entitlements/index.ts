@@ -213,6 +213,7 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
         [
           ...crudActions(p.bindings, { read: "admin:read", write: "admin:write" }),
           { id: "rotate", method: "POST", href: `${p.bindings}/{id}/rotate`, anyScopes: ["admin:write"] },
+          { id: "revoke", method: "POST", href: `${p.bindings}/{id}/revoke`, anyScopes: ["admin:write"] },
         ],
       ),
       admin(
@@ -251,6 +252,7 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
             href: `${p.subscriptions}/{id}/rotate-secret`,
             anyScopes: ["admin:write"],
           },
+          { id: "delete", method: "DELETE", href: `${p.subscriptions}/{id}`, anyScopes: ["admin:write"] },
         ],
       ),
     ],

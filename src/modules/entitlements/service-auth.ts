@@ -62,7 +62,8 @@ export function createServiceAuthenticator(deps: {
       const parsed = parse(request.headers);
       const now = deps.clock.now();
       const credential = await findCredential(parsed.uuid);
-      if (!credential || (credential.expires_at !== null && credential.expires_at <= now)) {
+      // Revoked bindings and suspended tenants are refused as unknown credentials (CONTRACT §7).
+      if (!credential?.admitted || (credential.expires_at !== null && credential.expires_at <= now)) {
         throw new AppError(
           "ERR_SERVICE_AUTH_INVALID_CREDENTIAL",
           "The service credential is unknown or no longer valid.",

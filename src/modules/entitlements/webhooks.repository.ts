@@ -18,12 +18,14 @@ export async function insertSubscription(
   await db.insertInto("webhook_subscriptions").values(row).execute();
 }
 
+/** A subscription that is not deleted (a deleted one is kept for its attempts, unseen). */
 export const findSubscription = (db: Db | Trx, tenantId: string, id: string) =>
   db
     .selectFrom("webhook_subscriptions")
     .selectAll()
     .where("tenant_id", "=", tenantId)
     .where("id", "=", id)
+    .where("deleted_at", "is", null)
     .executeTakeFirst();
 
 export const listSubscriptions = (
@@ -33,7 +35,11 @@ export const listSubscriptions = (
   after: CreationPosition | undefined,
 ) =>
   creationPage(
-    db.selectFrom("webhook_subscriptions").selectAll().where("tenant_id", "=", tenantId),
+    db
+      .selectFrom("webhook_subscriptions")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("deleted_at", "is", null),
     limit,
     after,
   ).execute();
@@ -101,6 +107,10 @@ export async function leaseDeliveries(
       WHERE tenant_id = ${tenantId}::uuid AND subscription_id = ${subscriptionId}::uuid AND state = 'pending'
         AND next_attempt_at <= ${now}::timestamptz
         AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)
+        -- Read in this statement, not before it: a subscription disabled, deleted or whose binding
+        -- was revoked after the job read it starts no delivery (CONTRACT §7).
+        AND EXISTS (SELECT 1 FROM webhook_subscriptions AS s WHERE s.tenant_id = ${tenantId}::uuid
+          AND s.id = ${subscriptionId}::uuid AND s.enabled AND s.deleted_at IS NULL)
       ORDER BY sequence, id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
@@ -212,6 +222,33 @@ export async function cancelPendingDeliveries(
     .where("subscription_id", "=", subscriptionId)
     .where("state", "=", "pending")
     .execute();
+}
+
+/**
+ * Deletes a subscription (CONTRACT §7): it is kept, with its attempts, but disabled, unseen by
+ * `findSubscription` and the list, and its pending deliveries are cancelled: none starts after this.
+ */
+export async function deleteSubscription(trx: Trx, tenantId: string, id: string, at: Date): Promise<void> {
+  await trx
+    .updateTable("webhook_subscriptions")
+    .set({ deleted_at: at, enabled: false, disabled_reason: "deleted" })
+    .where("tenant_id", "=", tenantId)
+    .where("id", "=", id)
+    .execute();
+  await cancelPendingDeliveries(trx, tenantId, id, at);
+}
+
+/** A revoked binding's subscriptions stop: disabled, their pending deliveries cancelled. */
+export async function stopBindingSubscriptions(trx: Trx, tenantId: string, bindingId: string, at: Date) {
+  const stopped = await trx
+    .updateTable("webhook_subscriptions")
+    .set({ enabled: false, disabled_reason: "service binding revoked" })
+    .where("tenant_id", "=", tenantId)
+    .where("binding_id", "=", bindingId)
+    .where("deleted_at", "is", null)
+    .returning("id")
+    .execute();
+  for (const { id } of stopped) await cancelPendingDeliveries(trx, tenantId, id, at);
 }
 
 export const listAttempts = (

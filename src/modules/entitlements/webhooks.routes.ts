@@ -93,12 +93,32 @@ export const webhooksRoutes =
               ? "Deliveries resume from where they stopped."
               : "No deliveries until enabled again; pending ones are dropped (recover re-sends from a sequence).",
             params: IdParams,
-            response: { 200: SubscriptionSchema, ...errors },
+            response: { 200: SubscriptionSchema, ...errors, ...problemResponses(409) },
           },
         },
         async (request) => webhooks.setEnabled(requirePrincipal(request), request.params.id, enabled),
       );
     }
+    app.delete(
+      `${subscriptionsHref}/:id`,
+      {
+        config: write,
+        schema: {
+          tags,
+          operationId: "deleteWebhookSubscription",
+          summary: "Delete a webhook subscription (admin:write)",
+          description:
+            "CONTRACT §7, offboarding: no delivery of the subscription starts after the answer (its pending " +
+            "deliveries are cancelled; one already being sent may finish). It is 404 from then on.",
+          params: IdParams,
+          response: { 204: { type: "null", description: "Deleted" }, ...errors },
+        },
+      },
+      async (request, reply) => {
+        await webhooks.delete(requirePrincipal(request), request.params.id);
+        return reply.code(204).send();
+      },
+    );
     app.post(
       `${subscriptionsHref}/:id/recover`,
       {

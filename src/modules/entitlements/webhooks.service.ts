@@ -106,6 +106,11 @@ export function createWebhooksService(deps: Deps) {
           errors: [{ pointer: "/bindingId", message: "no such service binding" }],
         });
       }
+      if (binding.revoked_at) {
+        throw new AppError("ERR_VALIDATION", "The service binding is revoked.", {
+          errors: [{ pointer: "/bindingId", message: "the service binding is revoked" }],
+        });
+      }
       let url: URL;
       try {
         url = await deps.outbound.checkTarget(body.url);
@@ -127,6 +132,7 @@ export function createWebhooksService(deps: Deps) {
         previous_secret: null,
         previous_secret_expires_at: null,
         created_at: deps.clock.now(),
+        deleted_at: null,
       };
       await database.transaction(async (trx) => {
         await repo.insertSubscription(trx, row);
@@ -165,6 +171,9 @@ export function createWebhooksService(deps: Deps) {
     async setEnabled(principal: Principal, id: string, enabled: boolean) {
       return database.transaction(async (trx) => {
         const row = await subscriptionOf(trx, principal.tenant.id, id);
+        if (enabled && (await findBinding(trx, row.tenant_id, row.binding_id))?.revoked_at) {
+          throw new AppError("ERR_CONFLICT", "The subscription's service binding is revoked.");
+        }
         const now = deps.clock.now();
         const values = enabled
           ? { enabled: true, disabled_reason: null, failing_since: null }
@@ -178,6 +187,19 @@ export function createWebhooksService(deps: Deps) {
           row.id,
         );
         return toSubscription({ ...row, ...values });
+      });
+    },
+
+    /**
+     * CONTRACT §7: no delivery of the subscription starts after the answer (its pending ones are
+     * cancelled, and a delivery job reads the subscription in the statement that leases them); one
+     * already sent may finish. The subscription is kept with its attempts, unseen (404 from then on).
+     */
+    async delete(principal: Principal, id: string): Promise<void> {
+      await database.transaction(async (trx) => {
+        const row = await subscriptionOf(trx, principal.tenant.id, id);
+        await repo.deleteSubscription(trx, row.tenant_id, row.id, deps.clock.now());
+        await audit(trx, principal, "webhook_subscription.deleted", row.id);
       });
     },
 

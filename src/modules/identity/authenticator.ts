@@ -78,7 +78,8 @@ export function createAuthenticator(deps: {
   };
   /**
    * Every refusal looks the same (null): unknown id, wrong secret (compared in constant time on
-   * the hashes), a bearer of another kind, revoked, expired, or a tenant whose provisioning failed.
+   * the hashes), a bearer of another kind, revoked, expired, or a tenant whose provisioning failed
+   * or that is suspended (CONTRACT §7: refused as if unknown).
    */
   const principalOf = (
     parsed: ParsedBearer,
@@ -89,7 +90,7 @@ export function createAuthenticator(deps: {
     if (!row?.id || !digestsEqual(Buffer.from(row.secret_hash), presented)) return null;
     if (parsed.kind !== "unknown" && parsed.kind !== row.kind) return null;
     if (row.revoked_at || (row.expires_at && row.expires_at <= now)) return null;
-    if (row.tenant_status === "failed") return null;
+    if (repo.refusedTenantStatuses.includes(row.tenant_status)) return null;
     if (row.kind === "session") {
       // A deactivated user's sessions end at once (CONTRACT §7).
       if (row.user_status !== "active") return null;

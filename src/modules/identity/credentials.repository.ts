@@ -38,6 +38,23 @@ const roleScopesSql = `CASE t.type || ':' || u.role ${roleScopeRows()
   .map(({ tenantType, role, scopes }) => `WHEN '${tenantType}:${role}' THEN '{${scopes.join(",")}}'::text[]`)
   .join(" ")} ELSE '{}'::text[] END`;
 
+/**
+ * Tenant statuses whose credentials are refused as if unknown: provisioning failed, or the tenant
+ * is suspended (CONTRACT §7). Every credential check reads it: the bearer checks here (in the
+ * process and in the statements of the hot paths) and the service credentials' (`tenantAdmitsCredentialsSql`).
+ */
+export const refusedTenantStatuses: readonly TenantsTable["status"][] = ["failed", "suspended"];
+const refusedStatusesSql = refusedTenantStatuses.map((status) => `'${status}'`).join(", ");
+
+/**
+ * A boolean SQL expression: the tenant whose id is `tenantIdSql` (a column or parameter of the
+ * caller's statement) admits credentials. For another module's credential lookup (the service
+ * credentials of entitlements), so that nobody else spells the tenants table's columns.
+ */
+export const tenantAdmitsCredentialsSql = (tenantIdSql: string): string =>
+  `EXISTS (SELECT 1 FROM tenants AS admitting WHERE admitting.id = ${tenantIdSql}
+    AND admitting.status NOT IN (${refusedStatusesSql}))`;
+
 /** The columns of `CredentialWithTenant`, from `credentials AS c` and `tenants AS t`. */
 const credentialColumns = `c.id, c.kind, c.principal_id, c.name, c.secret_hash,
     CASE WHEN c.kind = 'session' THEN ${roleScopesSql} ELSE c.scopes END AS scopes, c.connection_ids,
@@ -132,7 +149,7 @@ export function credentialRowsCheckSql(input: string): string {
 ), authorized AS (
   SELECT i.ord, c.tenant_id FROM credential AS c INNER JOIN ${input} AS i ON i.ord = c.ord
   WHERE c.secret_hash = i.presented AND c.kind = ANY (i.kinds) AND c.revoked_at IS NULL
-    AND (c.expires_at IS NULL OR c.expires_at > i.now) AND c.tenant_status <> 'failed'
+    AND (c.expires_at IS NULL OR c.expires_at > i.now) AND c.tenant_status NOT IN (${refusedStatusesSql})
     AND (c.kind <> 'session' OR (c.user_status = 'active' AND c.last_used_at >= i.idle_since))
     AND c.scopes @> i.scopes AND (i.tenant_id IS NULL OR c.tenant_id = i.tenant_id)
 )`;
@@ -158,6 +175,11 @@ export function findSystemTenant(db: Db) {
 
 export async function insertTenant(db: Db, tenant: TenantsTable): Promise<void> {
   await db.insertInto("tenants").values(tenant).execute();
+}
+
+/** Locks the tenant's row until the caller's transaction ends (a suspension and a resumption in turn). */
+export function lockTenant(db: Db, id: string) {
+  return db.selectFrom("tenants").selectAll().where("id", "=", id).forUpdate().executeTakeFirst();
 }
 
 export async function setTenantStatus(db: Db, id: string, status: TenantsTable["status"], at: Date) {

@@ -6,7 +6,8 @@ export interface TenantsTable {
   name: string;
   slug: string;
   type: TenantType;
-  status: "provisioning" | "active" | "failed";
+  /** `suspended`: offboarded for now (CONTRACT §7): every credential of it refused, its jobs wait. */
+  status: "provisioning" | "active" | "failed" | "suspended";
   created_at: Date;
   updated_at: Date;
 }

@@ -9,6 +9,7 @@ export type { IdentityService } from "./identity.service.js";
 export type { IdentityTables, TenantsTable } from "./identity.tables.js";
 export { systemTenantSlug } from "./identity.service.js";
 export { newPasswordProblem } from "./users/index.js";
+export { tenantAdmitsCredentialsSql } from "./credentials.repository.js";
 
 export function createIdentityModule(deps: ModuleDeps): HanseModule & { service: IdentityService } {
   const service = createIdentityService({

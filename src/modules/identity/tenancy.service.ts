@@ -41,7 +41,15 @@ export function createTenancy(deps: IdentityDeps, database: Database<IdentityTab
       return repo.findTenantBySlug(trx, slug);
     },
 
-    /** A tenant's provisioning ended: `active`, or `failed` (its credentials stop working). */
+    /** The tenant, its row locked until the caller's transaction ends (suspend and resume take turns). */
+    lockTenant(trx: Executor, id: string) {
+      return repo.lockTenant(trx, id);
+    },
+
+    /**
+     * A tenant's provisioning ended (`active` or `failed`), or it was suspended or resumed: from
+     * `failed` and `suspended` on, its credentials are refused as if unknown.
+     */
     async setTenantStatus(trx: Executor, tenantId: string, status: TenantsTable["status"], at: Date) {
       await repo.setTenantStatus(trx, tenantId, status, at);
     },

@@ -49,6 +49,8 @@ export function createTenantsModule(
             statusHref: `${href}/{tenantId}/provisioning`,
             statusRequiredAnyScopes: ["tenants:read", "system_diagnostics:read"],
           },
+          { id: "suspend", method: "POST", href: `${href}/{tenantId}/suspend`, anyScopes: ["tenants:write"] },
+          { id: "resume", method: "POST", href: `${href}/{tenantId}/resume`, anyScopes: ["tenants:write"] },
         ],
       },
     ],

@@ -99,6 +99,36 @@ export const tenantsRoutes =
       },
     );
 
+    for (const act of ["suspend", "resume"] as const) {
+      app.post(
+        `${base}/:tenantId/${act}`,
+        {
+          config: { auth: { kind: "session", systemTenant: true, allScopes: ["tenants:write"] } },
+          schema: {
+            operationId: act === "suspend" ? "suspendTenant" : "resumeTenant",
+            tags: ["tenants"],
+            summary:
+              act === "suspend"
+                ? "Suspend a tenant (system tenant, tenants:write)"
+                : "Resume a suspended tenant (system tenant, tenants:write)",
+            description:
+              act === "suspend"
+                ? "CONTRACT §7, offboarding: from the answer on, the tenant's sessions, access tokens, partner API " +
+                  "keys and service credentials are refused as if unknown (401 with the code of their area), its " +
+                  "exchange deliveries and webhooks wait, nothing is deleted. Suspending a suspended tenant " +
+                  "answers it unchanged; the system tenant, or a tenant that is not active, is 409 ERR_CONFLICT."
+                : "Brings a suspended tenant back: the same credentials work again and its waiting jobs run. " +
+                  "Resuming an active tenant answers it unchanged; a tenant neither active nor suspended is 409.",
+            params: TenantIdParams,
+            response: { 200: TenantSchema, ...problemResponses(400, 401, 403, 404, 409, 500, 503) },
+          },
+        },
+        async (request) =>
+          act === "suspend"
+            ? service.suspendTenant(requirePrincipal(request), request.params.tenantId)
+            : service.resumeTenant(requirePrincipal(request), request.params.tenantId),
+      );
+    }
     app.get(
       `${base}/:tenantId/provisioning`,
       {

@@ -46,7 +46,19 @@ export const TenantSchema = Type.Object(
     name: Type.String(),
     slug: Type.String(),
     type: Type.Union([Type.Literal("system"), Type.Literal("customer")]),
-    status: Type.Union([Type.Literal("provisioning"), Type.Literal("active"), Type.Literal("failed")]),
+    status: Type.Union(
+      [
+        Type.Literal("provisioning"),
+        Type.Literal("active"),
+        Type.Literal("failed"),
+        Type.Literal("suspended"),
+      ],
+      {
+        description:
+          "suspended: offboarded until resumed (every credential of the tenant refused as unknown, its " +
+          "deliveries and webhooks wait, nothing deleted)",
+      },
+    ),
     createdAt: Timestamp,
   },
   {

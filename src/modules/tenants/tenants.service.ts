@@ -1,4 +1,5 @@
 import type { Selectable, Transaction } from "kysely";
+import { recordAudit } from "../../platform/audit/index.js";
 import { tenantAdminScopes } from "../../protocol/scopes.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
@@ -85,6 +86,37 @@ export function createTenantsService(deps: TenantsDeps) {
     },
   };
   const allSteps = () => [administratorStep, ...deps.steps()];
+
+  async function changeStatus(principal: Principal, id: string, to: "suspended" | "active") {
+    const from = to === "suspended" ? "active" : "suspended";
+    return database.transaction(async (trx) => {
+      const row = await deps.identity.lockTenant(trx as never, id);
+      if (!row) throw new AppError("ERR_NOT_FOUND", "No such tenant.");
+      if (row.type === "system") {
+        throw new AppError("ERR_CONFLICT", "The system tenant cannot be suspended or resumed.");
+      }
+      if (row.status === to) return toTenant(row);
+      if (row.status !== from) {
+        throw new AppError(
+          "ERR_CONFLICT",
+          `Only a tenant that is ${from} can be ${to === "active" ? "resumed" : to}.`,
+        );
+      }
+      const now = deps.clock.now();
+      await deps.identity.setTenantStatus(trx as never, row.id, to, now);
+      if (to === "suspended") await deps.jobs.pauseTenant(trx, row.id);
+      else await deps.jobs.resumeTenant(trx, row.id);
+      await recordAudit(trx, {
+        tenantId: principal.tenant.id,
+        id: deps.newId(),
+        type: to === "suspended" ? "tenant.suspended" : "tenant.resumed",
+        occurredAt: now,
+        principalId: principal.id,
+        data: { tenantId: row.id },
+      });
+      return toTenant({ ...row, status: to });
+    });
+  }
 
   return {
     /** How logs name an idempotency key: an opaque keyed-hash reference. */
@@ -177,6 +209,21 @@ export function createTenantsService(deps: TenantsDeps) {
         if (isUniqueViolation(error)) throw new AppError("ERR_CONFLICT", "The slug is taken.");
         throw error;
       }
+    },
+
+    /**
+     * CONTRACT §7: suspends an active customer tenant. From the commit on its credentials are
+     * refused as if unknown (identity reads the status with every credential) and no worker claims
+     * its jobs (they wait, queued); nothing is deleted. Suspending a suspended tenant answers it as
+     * it is (no second record); the system tenant, or one that is not active, is 409.
+     */
+    async suspendTenant(principal: Principal, id: string) {
+      return changeStatus(principal, id, "suspended");
+    },
+
+    /** CONTRACT §7: a suspended tenant becomes active again, with the same credentials and its waiting jobs. */
+    async resumeTenant(principal: Principal, id: string) {
+      return changeStatus(principal, id, "active");
     },
 
     /** The provisioning job: resumable, each step committed with its own state. */

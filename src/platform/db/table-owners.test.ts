@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 const tableOwners: Readonly<Record<string, string>> = {
   instance_settings: "src/platform/db",
   jobs: "src/platform/jobs",
+  job_tenant_pauses: "src/platform/jobs",
   idempotency_records: "src/platform/http",
   audit_events: "src/platform/audit",
   blobs: "src/platform/blobs",

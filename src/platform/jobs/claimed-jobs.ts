@@ -16,6 +16,8 @@ type Db = Kysely<JobTables>;
 /**
  * One statement: picks due or lease-expired jobs of these names, skips rows other workers hold,
  * takes the lease. A claimed job gives up its coalesce key: later enqueues get a run of their own.
+ * Jobs of a paused tenant (`JobQueue.pauseTenant`: a suspended tenant) are left where they are, due,
+ * until the tenant is resumed; a job one of them already runs finishes.
  */
 export async function claimJobs(
   db: Db,
@@ -29,6 +31,7 @@ export async function claimJobs(
         SELECT id FROM jobs
         WHERE name = ANY(${names}::text[])
           AND ((state = 'queued' AND run_at <= ${now}) OR (state = 'running' AND locked_until < ${now}))
+          AND NOT EXISTS (SELECT 1 FROM job_tenant_pauses AS p WHERE p.tenant_id = jobs.tenant_id)
         ORDER BY run_at, id
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED

@@ -40,7 +40,9 @@ export function registerJobMetrics(
       SELECT name,
         CASE WHEN state = 'queued' AND attempts > 0 THEN 'failed' ELSE state END AS state,
         count(*)::int AS n,
-        min(run_at) FILTER (WHERE state = 'queued' AND run_at <= ${now}) AS oldest_due
+        -- A suspended tenant's jobs wait on purpose (job_tenant_pauses): they are not overdue.
+        min(run_at) FILTER (WHERE state = 'queued' AND run_at <= ${now} AND NOT EXISTS
+          (SELECT 1 FROM job_tenant_pauses AS p WHERE p.tenant_id = jobs.tenant_id)) AS oldest_due
       FROM jobs WHERE state IN ('queued', 'running', 'dead')
       GROUP BY 1, 2`.execute(deps.db);
     for (const name of new Set([...names, ...rows.map((row) => row.name)])) {

@@ -22,6 +22,13 @@ export interface JobsTable {
   trace_context: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
+/** A tenant whose jobs wait (a suspended tenant, CONTRACT §7): the claim skips them until the row goes. */
+export interface JobTenantPausesTable {
+  tenant_id: string;
+  paused_at: Date;
+}
+
 export interface JobTables {
   jobs: JobsTable;
+  job_tenant_pauses: JobTenantPausesTable;
 }

@@ -97,6 +97,26 @@ describe("job queue", () => {
     expect(runs).toEqual(["committed"]);
   });
 
+  it("CONTRACT §7 (a suspended tenant's work waits): a paused tenant's jobs stay queued, other jobs run; resuming runs them", async () => {
+    const paused = uuidv7();
+    const other = uuidv7();
+    await t.database.transaction(async (trx) => {
+      await queue.enqueue(trx, record, { label: "paused tenant" }, { tenantId: paused });
+      await queue.enqueue(trx, record, { label: "other tenant" }, { tenantId: other });
+      await queue.enqueue(trx, record, { label: "no tenant" });
+      await queue.pauseTenant(trx, paused);
+    });
+    await t.database.transaction((trx) => queue.pauseTenant(trx, paused));
+    expect(await worker().drain()).toBe(2);
+    expect(runs.sort()).toEqual(["no tenant", "other tenant"]);
+    expect((await jobs()).filter((job) => job.state === "queued").map((job) => job.tenant_id)).toEqual([
+      paused,
+    ]);
+    await t.database.transaction((trx) => queue.resumeTenant(trx, paused));
+    expect(await worker().drain()).toBe(1);
+    expect(runs).toContain("paused tenant");
+  });
+
   it("a job key is unique: enqueueing it again returns the same job and runs once", async () => {
     const first = await t.database.transaction((trx) =>
       queue.enqueue(trx, record, { label: "a" }, { key: "k-1" }),

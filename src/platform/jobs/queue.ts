@@ -106,6 +106,13 @@ export interface JobQueue {
   enqueue<P>(trx: Executor, job: JobSpec<P>, payload: P, options?: EnqueueOptions): Promise<string>;
   /** The row `enqueue` would insert (see `NewJobRow`); nothing is written. */
   newJobRow<P>(job: JobSpec<P>, payload: P, options?: Omit<EnqueueOptions, "coalesceKey">): NewJobRow;
+  /**
+   * In the caller's transaction: no worker claims the tenant's jobs from its commit on (a suspended
+   * tenant's deliveries and webhooks wait, CONTRACT §7); they stay queued, nothing is dropped.
+   */
+  pauseTenant(trx: Executor, tenantId: string): Promise<void>;
+  /** Undoes `pauseTenant` in the caller's transaction and wakes the workers: the jobs run again. */
+  resumeTenant(trx: Executor, tenantId: string): Promise<void>;
 }
 
 /**
@@ -149,6 +156,18 @@ export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQ
         createdAt: now,
         traceContext: enqueuingTraceContext(),
       };
+    },
+    async pauseTenant(trx, tenantId) {
+      await (trx as Kysely<JobTables>)
+        .insertInto("job_tenant_pauses")
+        .values({ tenant_id: tenantId, paused_at: deps.clock.now() })
+        .onConflict((oc) => oc.column("tenant_id").doNothing())
+        .execute();
+    },
+    async resumeTenant(trx, tenantId) {
+      const db = trx as Kysely<JobTables>;
+      await db.deleteFrom("job_tenant_pauses").where("tenant_id", "=", tenantId).execute();
+      await sql`SELECT pg_notify(${jobsChannel}, 'resume')`.execute(db);
     },
     async enqueue(trx, job, payload, options = {}) {
       const db = trx as Kysely<JobTables>;

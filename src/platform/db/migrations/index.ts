@@ -19,6 +19,7 @@ import * as duplicateInterchanges from "./2026-11-28T1000-duplicate-interchanges
 import * as userInvitations from "./2026-11-28T1000-user-invitations.js";
 import * as passwordResets from "./2026-11-28T1100-password-resets.js";
 import * as sessionActivity from "./2026-11-28T1300-session-activity.js";
+import * as offboarding from "./2026-11-28T1300-offboarding.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1000-user-invitations": userInvitations,
   "2026-11-28T1100-password-resets": passwordResets,
   "2026-11-28T1300-session-activity": sessionActivity,
+  "2026-11-28T1300-offboarding": offboarding,
 };
