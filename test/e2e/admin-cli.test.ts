@@ -1,3 +1,4 @@
+// remote mode: in-process only: a manual clock and HANSE_MAILBOX_MAX_ATTEMPTS=1 of its own
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and HANSE_SESSION_IDLE_SECONDS of its own
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: builds the package and starts a process of its own (nothing of the topology)
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: settings of its own (HANSE_PUBLIC_URL, webhook receiver) for the browser
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and HANSE_FEED_RETENTION_SECONDS of its own
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and HANSE_FEED_RETENTION_SECONDS of its own
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and HANSE_FEED_RETENTION_SECONDS of its own
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { expectSessionRouteDenials } from "../support/auth-cases.js";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and settings of its own
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and HANSE_SIGNING_KEY_ROTATION_DAYS of its own
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EntitlementsModule } from "../../src/modules/entitlements/index.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";

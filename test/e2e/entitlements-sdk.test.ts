@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and grant and feed settings of its own
 import { createPublicKey, generateKeyPairSync, verify as verifySignature } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: its own outbound address guard and host lookup
 import type { LookupAddress } from "node:dns";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";

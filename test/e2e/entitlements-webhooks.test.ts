@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and a webhook receiver's settings of its own
 import { sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: HANSE_PUBLIC_URL and HANSE_GRANT_TTL_SECONDS of its own (the grants' issuer and lifetime)
 import { createPublicKey, verify as verifySignature } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import type { InjectOptions } from "fastify";

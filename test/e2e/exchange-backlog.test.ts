@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and backlog limits of its own
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backlogRefreshMs } from "../../src/modules/exchange/index.js";

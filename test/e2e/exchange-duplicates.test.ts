@@ -1,3 +1,4 @@
+// remote mode: in-process only: reads and writes its own database (processed times, the plan of the lookup)
 import { CompiledQuery, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { duplicateLookup, interchangeKeyHash } from "../../src/modules/exchange/index.js";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: measures the event loop of its own in-process worker
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

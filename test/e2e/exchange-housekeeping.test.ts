@@ -1,3 +1,4 @@
+// remote mode: in-process only: a manual clock and rate limits of its own
 import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";

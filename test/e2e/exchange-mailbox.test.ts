@@ -1,3 +1,4 @@
+// remote mode: in-process only: a manual clock (leases and retries are timed)
 /* eslint-disable @typescript-eslint/no-unsafe-assignment -- vitest asymmetric matchers are typed any */
 import { createHash } from "node:crypto";
 import { sql } from "kysely";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a manual clock and HANSE_MAILBOX_MAX_ATTEMPTS=1 of its own
 /* eslint-disable @typescript-eslint/no-unsafe-assignment -- vitest asymmetric matchers are typed any */
 import { createHash } from "node:crypto";
 import { sql } from "kysely";

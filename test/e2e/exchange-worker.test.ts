@@ -1,3 +1,4 @@
+// remote mode: in-process only: mailbox lease and retry settings of its own
 import {
   existsSync,
   mkdirSync,

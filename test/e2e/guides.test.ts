@@ -1,3 +1,4 @@
+// remote mode: in-process only: the guides create fixed tenant slugs (acme) and set settings of their own
 import { execFile, spawnSync } from "node:child_process";
 import { mkdtemp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";

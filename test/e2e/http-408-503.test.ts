@@ -1,3 +1,4 @@
+// remote mode: in-process only: Node's request time-outs made short in-process, and a shutdown of its own
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverLimits } from "../../src/platform/http/http-server.js";

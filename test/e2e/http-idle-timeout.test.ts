@@ -1,3 +1,4 @@
+// remote mode: in-process only: HANSE_HTTP_IDLE_TIMEOUT_MS of its own on Hanse's own socket
 import { connect } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

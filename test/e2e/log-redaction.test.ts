@@ -1,3 +1,4 @@
+// remote mode: in-process only: reads the server's log lines
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapToken, adminHeaders, bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { uniqueSlug } from "../support/fixtures.js";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and the process's own metrics
 import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a webhook receiver's settings of its own
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppWithBinding, createCliRunner } from "../support/cli-runner.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a webhook receiver's settings of its own, and reads its database
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

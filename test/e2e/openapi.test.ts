@@ -1,3 +1,4 @@
+// remote mode: in-process only: HANSE_PUBLIC_URL of its own (the document's server URL)
 import { readFileSync } from "node:fs";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { Validator } from "@seriousme/openapi-schema-validator";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: starts Hanse processes of its own (nothing of the topology)
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock (retention by age)
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "../../src/platform/crypto/index.js";

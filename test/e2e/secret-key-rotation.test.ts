@@ -1,3 +1,4 @@
+// remote mode: in-process only: secret keys of its own, switched between restarts
 import { execFile } from "node:child_process";
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";

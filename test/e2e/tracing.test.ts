@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and the server's own log lines and spans
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupPartner, validOrders } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";

@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and a webhook receiver's settings of its own
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";

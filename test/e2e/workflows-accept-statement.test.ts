@@ -1,3 +1,4 @@
+// remote mode: in-process only: runs the accept statement on its own database
 import { createHash } from "node:crypto";
 import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

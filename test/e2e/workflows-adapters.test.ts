@@ -1,3 +1,4 @@
+// remote mode: in-process only: a fake clock and a lifecycle adapter receiver's settings of its own
 import { createHmac } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

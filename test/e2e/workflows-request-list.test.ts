@@ -1,3 +1,4 @@
+// remote mode: in-process only: a manual clock (lists by time)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectSessionRouteDenials } from "../support/auth-cases.js";
 import type { TransitionRequestStatus as StatusDocument } from "../../src/sdk/workflows.js";
