@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Config } from "../../config/index.js";
 import { serviceCredentialId } from "../../protocol/service-signature.js";
-import { recordAudit } from "../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
@@ -59,7 +59,7 @@ export function createBindingsService(deps: Deps) {
       id: deps.newId(),
       type,
       occurredAt: now,
-      principalId: principal.id,
+      actor: actorOf(principal),
       data: { bindingId: binding.id, credentialId: serviceCredentialId(id) },
     });
     return { id, secret };
@@ -93,7 +93,7 @@ export function createBindingsService(deps: Deps) {
           id: deps.newId(),
           type: "service_binding.created",
           occurredAt: row.created_at,
-          principalId: principal.id,
+          actor: actorOf(principal),
           data: { bindingId: row.id, appId: row.app_id },
         });
         return issueCredential(trx, principal, row, "service_credential.issued");

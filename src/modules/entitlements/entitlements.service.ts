@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
 import type { Entitlement } from "../../protocol/entitlement-decision.js";
 import { characterCount } from "../../protocol/headers.js";
-import { recordAudit } from "../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/errors/app-error.js";
@@ -80,7 +80,7 @@ export function createEntitlementsService(deps: Deps) {
           id: deps.newId(),
           type: "entitlement_app.created",
           occurredAt: row.created_at,
-          principalId: principal.id,
+          actor: actorOf(principal),
           data: { appId: row.id },
         });
       });
@@ -162,7 +162,7 @@ export function createEntitlementsService(deps: Deps) {
           id: deps.newId(),
           type: "entitlement.changed",
           occurredAt: now,
-          principalId: principal.id,
+          actor: actorOf(principal),
           data: { appId, actorId, sequence, status: body.status },
         });
         return entitlement;

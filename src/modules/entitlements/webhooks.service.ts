@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { Config } from "../../config/index.js";
-import { recordAudit } from "../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
@@ -82,7 +82,7 @@ export function createWebhooksService(deps: Deps) {
       id: deps.newId(),
       type,
       occurredAt: deps.clock.now(),
-      principalId: principal.id,
+      actor: actorOf(principal),
       data: { subscriptionId },
     });
 

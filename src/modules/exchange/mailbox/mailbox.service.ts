@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import { recordAudit } from "../../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { isUuid, randomSecret } from "../../../platform/crypto/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
@@ -190,10 +190,12 @@ export function createMailboxService(deps: ExchangeDeps) {
           id: deps.newId(),
           type: "delivery.claimed",
           occurredAt: now,
-          principalId: principal.id,
+          actor: actorOf(principal),
           connectionId: connection.id,
           uploadId: row.upload_id,
           deliveryAttemptId: id,
+          targetType: "delivery",
+          targetId: id,
           data: { attempt },
         });
         // Ends the lease on time even when nobody reads the mailbox.
@@ -243,10 +245,12 @@ export function createMailboxService(deps: ExchangeDeps) {
           id: deps.newId(),
           type: "delivery.acknowledged",
           occurredAt: now,
-          principalId: principal.id,
+          actor: actorOf(principal),
           connectionId: connection.id,
           uploadId: row.upload_id,
           deliveryAttemptId: id,
+          targetType: "delivery",
+          targetId: id,
           data: { attempt: row.attempts },
         });
         return { deliveryAttemptId: id, receiptId, acknowledgedAt: now.toISOString(), replay: false };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { recordAudit } from "../../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { readBlob } from "../../../platform/blobs/index.js";
 import { digestsEqual, isUuid } from "../../../platform/crypto/index.js";
@@ -61,7 +61,7 @@ export function createPayloadService(deps: ExchangeDeps) {
           id: deps.newId(),
           type,
           occurredAt: clock.now(),
-          principalId: principal.id,
+          actor: actorOf(principal),
           connectionId: connection.id,
           uploadId: row.upload_id,
           deliveryAttemptId: row.id,
@@ -117,7 +117,7 @@ export function createPayloadService(deps: ExchangeDeps) {
                 id: deps.newId(),
                 type: verified ? "payload.verified" : "payload.failed",
                 occurredAt: clock.now(),
-                principalId: principal.id,
+                actor: actorOf(principal),
                 connectionId: connection.id,
                 uploadId: row.upload_id,
                 deliveryAttemptId: row.id,

@@ -18,6 +18,7 @@ import * as userRoles from "./2026-11-28T0700-user-roles.js";
 import * as duplicateInterchanges from "./2026-11-28T1000-duplicate-interchanges.js";
 import * as userInvitations from "./2026-11-28T1000-user-invitations.js";
 import * as passwordResets from "./2026-11-28T1100-password-resets.js";
+import * as auditRecordShape from "./2026-11-28T1300-audit-record-shape.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1000-duplicate-interchanges": duplicateInterchanges,
   "2026-11-28T1000-user-invitations": userInvitations,
   "2026-11-28T1100-password-resets": passwordResets,
+  "2026-11-28T1300-audit-record-shape": auditRecordShape,
 };
