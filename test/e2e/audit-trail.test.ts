@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultProfile } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { ownDatabaseOnly } from "../support/remote-app.js";
 import { provisionTenant, uniqueSlug, type ProvisionedTenant } from "../support/fixtures.js";
 import { adminHeaders, bearer, createTestApp, type TestApp } from "../support/test-app.js";
@@ -18,7 +19,8 @@ import {
 // filters; a record and its change are written in one transaction; no record holds a secret.
 
 let t: TestApp;
-beforeAll(async () => (t = await createTestApp()));
+// Webhook subscriptions to a local address may be created (none is delivered: see below).
+beforeAll(async () => (t = await createTestApp({ env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1" } })));
 afterAll(() => t.close());
 
 /** Every password, token and secret these tests issued or sent: none may appear in a record. */
@@ -319,6 +321,116 @@ describe("CONTRACT §7 audit: access tokens and tenants", () => {
       principalId: inSystem.principalId,
       principalKind: "access_token",
     });
+  });
+});
+
+/** An admin request of the tenant's owner that must succeed; its JSON body. */
+async function act(method: "POST" | "PATCH" | "PUT", url: string, payload?: object) {
+  const response = await t.inject({
+    method,
+    url,
+    headers: { ...bearer(tenant.token), ...correlation(`act${url.replaceAll("/", ":")}`) },
+    ...(payload ? { payload } : {}),
+  });
+  expect(response.statusCode, `${method} ${url}: ${response.body}`).toBeLessThan(300);
+  return response.json<Record<string, unknown>>();
+}
+
+/** The one record of `type` on `targetId`, by the owner, with `targetType` and what `more` says. */
+async function ownerRecord(type: string, targetType: string, targetId: string, more: object = {}) {
+  const record = await theRecord(tenant.token, type, targetId);
+  expect(record).toMatchObject({ principalId: ownerId, principalKind: "user", targetType, ...more });
+  return record;
+}
+
+describe("CONTRACT §7 audit: partners, connections, profile revisions and API keys", () => {
+  it("each act is one record on its target; updates name the fields changed", async () => {
+    const partner = await act("POST", "/api/v1/admin/partners", { name: "Audited partner" });
+    const partnerId = partner.id as string;
+    await ownerRecord("partner.created", "partner", partnerId, {
+      correlationId: "act:api:v1:admin:partners",
+    });
+    await act("PATCH", `/api/v1/admin/partners/${partnerId}`, { name: "Renamed partner" });
+    await ownerRecord("partner.updated", "partner", partnerId, { changes: ["name"] });
+
+    const connection = await act("POST", "/api/v1/admin/connections", { partnerId, profile: defaultProfile });
+    const connectionId = connection.id as string;
+    await ownerRecord("connection.created", "connection", connectionId);
+    await act("PATCH", `/api/v1/admin/connections/${connectionId}`, { status: "suspended" });
+    await ownerRecord("connection.updated", "connection", connectionId, { changes: ["status"] });
+    const revisions = `/api/v1/admin/connections/${connectionId}/profile-revisions`;
+    await act("POST", revisions, {
+      ...defaultProfile,
+      directory: "D25A",
+    });
+    await ownerRecord("profile_revision.created", "connection", connectionId, { data: { revision: 2 } });
+    await act("POST", `${revisions}/2/activate`);
+    await ownerRecord("profile_revision.activated", "connection", connectionId, {
+      data: { revision: 2, previousRevision: 1 },
+    });
+
+    const key = await act("POST", "/api/v1/admin/api-keys", {
+      partnerId,
+      scopes: ["b2b_exchange_partner_inbox:create"],
+    });
+    keep(key.token as string);
+    const keyId = key.id as string;
+    await ownerRecord("api_key.created", "api_key", keyId, { data: { partnerId } });
+    await act("POST", `/api/v1/admin/api-keys/${keyId}/revoke`);
+    await act("POST", `/api/v1/admin/api-keys/${keyId}/revoke`);
+    await ownerRecord("api_key.revoked", "api_key", keyId);
+  });
+});
+
+describe("CONTRACT §7 audit: apps, entitlements, service bindings and webhook subscriptions", () => {
+  it("each act is one record on its target, without the credential's or the subscription's secret", async () => {
+    const appId = `audited-${uniqueSlug("app")}`;
+    await act("POST", "/api/v1/admin/apps", { id: appId, name: appId, capabilities: ["read"] });
+    await ownerRecord("app.created", "app", appId);
+    await act("PUT", `/api/v1/admin/apps/${appId}/entitlements/alice`, {
+      status: "active",
+      plan: "pro",
+      capabilities: ["read"],
+    });
+    const changed = (await records(tenant.token, "type=entitlement.changed")).filter(
+      (r) => r.data.appId === appId,
+    );
+    expect(changed).toHaveLength(1);
+    expect(changed[0]).toMatchObject({ principalId: ownerId, targetType: "entitlement", targetId: "alice" });
+
+    const binding = await act("POST", "/api/v1/admin/service-bindings", {
+      appId,
+      audience: `aud-${appId}`,
+      requiredCapabilities: ["read"],
+    });
+    keep(binding.secret as string);
+    const bindingId = binding.id as string;
+    await ownerRecord("service_binding.created", "service_binding", bindingId, {
+      data: { appId, credentialId: binding.credentialId },
+    });
+    const rotated = await act("POST", `/api/v1/admin/service-bindings/${bindingId}/rotate`);
+    keep(rotated.secret as string);
+    await ownerRecord("service_binding.rotated", "service_binding", bindingId, {
+      data: { credentialId: rotated.credentialId, previousCredentialId: binding.credentialId },
+    });
+
+    // No entitlement of the app changes after this: nothing is delivered to the unused address.
+    const subscription = await act("POST", "/api/v1/admin/webhook-subscriptions", {
+      bindingId,
+      url: "https://localhost:9/hooks",
+    });
+    keep(subscription.secret as string);
+    const subscriptionId = subscription.id as string;
+    await ownerRecord("webhook_subscription.created", "webhook_subscription", subscriptionId);
+    const href = `/api/v1/admin/webhook-subscriptions/${subscriptionId}`;
+    await act("POST", `${href}/disable`);
+    const secret = await act("POST", `${href}/rotate-secret`);
+    keep(secret.secret as string);
+    const updates = (await records(tenant.token, "type=webhook_subscription.updated")).filter(
+      (r) => r.targetId === subscriptionId,
+    );
+    expect(updates.map((r) => r.changes)).toEqual([["enabled"], ["secret"]]);
+    expect(updates[0]?.data).toMatchObject({ enabled: false });
   });
 });
 

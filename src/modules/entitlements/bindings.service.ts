@@ -41,7 +41,8 @@ export function createBindingsService(deps: Deps) {
     trx: Parameters<Parameters<typeof database.transaction>[0]>[0],
     principal: Principal,
     binding: { tenant_id: string; id: string },
-    type: "service_credential.issued" | "service_credential.rotated",
+    type: "service_binding.created" | "service_binding.rotated",
+    extra: Record<string, string | null>,
   ) {
     const secret = newServiceSecret();
     const now = deps.clock.now();
@@ -60,7 +61,9 @@ export function createBindingsService(deps: Deps) {
       type,
       occurredAt: now,
       actor: actorOf(principal),
-      data: { bindingId: binding.id, credentialId: serviceCredentialId(id) },
+      targetType: "service_binding",
+      targetId: binding.id,
+      data: { ...extra, credentialId: serviceCredentialId(id) },
     });
     return { id, secret };
   }
@@ -88,15 +91,8 @@ export function createBindingsService(deps: Deps) {
       };
       const credential = await database.transaction(async (trx) => {
         await bindings.insertBinding(trx, row);
-        await recordAudit(trx, {
-          tenantId,
-          id: deps.newId(),
-          type: "service_binding.created",
-          occurredAt: row.created_at,
-          actor: actorOf(principal),
-          data: { bindingId: row.id, appId: row.app_id },
-        });
-        return issueCredential(trx, principal, row, "service_credential.issued");
+        // One record: the binding and its first credential (its id, never its secret).
+        return issueCredential(trx, principal, row, "service_binding.created", { appId: row.app_id });
       });
       return { ...toBinding(row, credential.id), secret: credential.secret };
     },
@@ -116,7 +112,9 @@ export function createBindingsService(deps: Deps) {
           deps.clock.now().getTime() + deps.config.HANSE_CREDENTIAL_OVERLAP_SECONDS * 1000,
         );
         await bindings.expireCredentials(trx, tenantId, binding.id, until);
-        const credential = await issueCredential(trx, principal, binding, "service_credential.rotated");
+        const credential = await issueCredential(trx, principal, binding, "service_binding.rotated", {
+          previousCredentialId: previous ? serviceCredentialId(previous.id) : null,
+        });
         return {
           bindingId: binding.id,
           credentialId: serviceCredentialId(credential.id),

@@ -78,10 +78,11 @@ export function createEntitlementsService(deps: Deps) {
         await recordAudit(trx, {
           tenantId,
           id: deps.newId(),
-          type: "entitlement_app.created",
+          type: "app.created",
           occurredAt: row.created_at,
           actor: actorOf(principal),
-          data: { appId: row.id },
+          targetType: "app",
+          targetId: row.id,
         });
       });
       return toApp(row);
@@ -163,6 +164,9 @@ export function createEntitlementsService(deps: Deps) {
           type: "entitlement.changed",
           occurredAt: now,
           actor: actorOf(principal),
+          // What changed is the actor's entitlement in the app: the actor is the target.
+          targetType: "entitlement",
+          targetId: actorId,
           data: { appId, actorId, sequence, status: body.status },
         });
         return entitlement;

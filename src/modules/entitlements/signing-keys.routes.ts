@@ -37,6 +37,8 @@ export function signingKeysAdmin(
     type,
     occurredAt: deps.clock.now(),
     actor: actorOf(principal),
+    targetType: "signing_key",
+    targetId: kid,
     data: { kid },
   });
 

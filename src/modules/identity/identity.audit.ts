@@ -1,11 +1,5 @@
-import { recordAudit, type AuditActor } from "../../platform/audit/index.js";
+import { createAuditRecorder, type AuditActor } from "../../platform/audit/index.js";
 import type { Executor, IdentityDeps } from "./identity.deps.js";
-
-/** What an identity act changed, for its audit record (CONTRACT §7). */
-export interface IdentityAuditTarget {
-  type: "session" | "user" | "access_token" | "tenant";
-  id: string;
-}
 
 /**
  * Identity's audit records, written in the caller's transaction (the change's own): a record
@@ -13,24 +7,7 @@ export interface IdentityAuditTarget {
  * token or hash (`data` holds ids and states only).
  */
 export function identityAudit(deps: Pick<IdentityDeps, "clock" | "newId">) {
-  const record = (
-    executor: Executor,
-    tenantId: string,
-    actor: AuditActor,
-    type: string,
-    target: IdentityAuditTarget | null,
-    extra: { changes?: readonly string[]; data?: Record<string, string | number | boolean | null> } = {},
-  ) =>
-    recordAudit(executor, {
-      tenantId,
-      id: deps.newId(),
-      type,
-      occurredAt: deps.clock.now(),
-      actor,
-      targetType: target?.type ?? null,
-      targetId: target?.id ?? null,
-      ...extra,
-    });
+  const record = createAuditRecorder(deps);
   return {
     record,
     /** One `session.ended` per session a change ended (sign-out, deactivation, a new password). */

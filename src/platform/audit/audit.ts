@@ -139,6 +139,40 @@ export async function recordAudit(db: Executor, event: AuditEvent): Promise<void
     .execute();
 }
 
+/** What an administrative act changed, for its audit record. */
+export interface AuditTarget {
+  type: string;
+  id: string;
+}
+
+/**
+ * The recorder a service's acts share: a record of `type` by `actor` on `target` in `tenantId`'s
+ * trail, with a new id and the time of the clock, in the caller's executor (the change's own
+ * transaction). `extra`: the changed fields' names of an `*.updated` record, ids and states.
+ */
+export function createAuditRecorder(deps: { clock: { now(): Date }; newId: () => string }) {
+  return (
+    executor: Executor,
+    tenantId: string,
+    actor: AuditActor,
+    type: string,
+    target: AuditTarget | null,
+    extra: Pick<AuditEvent, "changes" | "data"> = {},
+  ) =>
+    recordAudit(executor, {
+      tenantId,
+      id: deps.newId(),
+      type,
+      occurredAt: deps.clock.now(),
+      actor,
+      targetType: target?.type ?? null,
+      targetId: target?.id ?? null,
+      ...extra,
+    });
+}
+
+export type AuditRecorder = ReturnType<typeof createAuditRecorder>;
+
 /**
  * SQL expressions for the fields of `AuditEvent`, evaluated once per row of the relation of
  * `insertAuditEventsSql`: text the caller writes (column references, parameters, casts), never
