@@ -94,8 +94,8 @@ export interface AuditQuery {
 /**
  * The audit list's filter, checked beyond the route's schema (`occurredFrom` before
  * `occurredBefore`) and normalised (ids lower-cased), and its cursor binding: a cursor is valid
- * only with the filter and order of the page that gave it. The unfiltered ascending list keeps
- * the binding of earlier releases, so its cursors stay valid.
+ * only with the filter and order of the page that gave it. `v2`: the position is
+ * `(occurredAt, id)`, so a cursor of an earlier release (an id alone) is refused as invalid.
  */
 export function auditFilter(tenantId: string, query: AuditQuery): { filter: AuditFilter; binding: string } {
   const from = queryTime("occurredFrom", query.occurredFrom);
