@@ -65,6 +65,8 @@ export function createPayloadService(deps: ExchangeDeps) {
           connectionId: connection.id,
           uploadId: row.upload_id,
           deliveryAttemptId: row.id,
+          targetType: "delivery",
+          targetId: row.id,
           ...extra,
           data: { attempt },
         });
@@ -121,6 +123,8 @@ export function createPayloadService(deps: ExchangeDeps) {
                 connectionId: connection.id,
                 uploadId: row.upload_id,
                 deliveryAttemptId: row.id,
+                targetType: "delivery",
+                targetId: row.id,
                 byteCount,
                 outcome: verified ? "verified" : "failed",
                 data: { attempt },

@@ -180,6 +180,8 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
       connectionId: row.connection_id,
       uploadId: subject.kind === "upload" ? subject.row.id : subject.row.upload_id,
       ...(subject.kind === "delivery" ? { deliveryAttemptId: subject.row.id } : {}),
+      targetType: subject.kind,
+      targetId: row.id,
       byteCount: bytes.length,
       outcome: "read",
       data: { view },
@@ -279,7 +281,7 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
      * of the connection's mailbox, from a delivery in any state.
      */
     async resendDelivery(principal: Principal, id: string) {
-      const resent = await mailbox.resend(principal.tenant.id, id, principal.id);
+      const resent = await mailbox.resend(principal.tenant.id, id, actorOf(principal));
       if (!resent) throw notFound("delivery");
       return toDeliveryView(resent);
     },
