@@ -599,6 +599,12 @@ describe("CONTRACT §7 / issue 33 item 1: a change and its record are one transa
 });
 
 describe("CONTRACT §7: no record holds a password, token or secret", () => {
+  it("every record the tenant's list answers, scanned for every secret these tests issued", async () => {
+    const listed = JSON.stringify(await records(tenant.token));
+    expect(secrets.length).toBeGreaterThan(20);
+    for (const secret of secrets) expect(listed.includes(secret), secret.slice(0, 12)).toBe(false);
+  });
+
   it.skipIf(ownDatabase)(
     "every record of every tenant, scanned for every secret these tests issued",
     async () => {
