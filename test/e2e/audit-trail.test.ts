@@ -1,6 +1,12 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultProfile } from "../../src/modules/exchange/testing/exchange.fixtures.js";
+import { Readable } from "node:stream";
+import {
+  defaultProfile,
+  partnerUrl,
+  setupPartner,
+  validOrders,
+} from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { ownDatabaseOnly } from "../support/remote-app.js";
 import { provisionTenant, uniqueSlug, type ProvisionedTenant } from "../support/fixtures.js";
 import { adminHeaders, bearer, createTestApp, type TestApp } from "../support/test-app.js";
@@ -379,6 +385,43 @@ describe("CONTRACT §7 audit: partners, connections, profile revisions and API k
     await act("POST", `/api/v1/admin/api-keys/${keyId}/revoke`);
     await act("POST", `/api/v1/admin/api-keys/${keyId}/revoke`);
     await ownerRecord("api_key.revoked", "api_key", keyId);
+  });
+});
+
+describe("CONTRACT §7 audit: a partner's upload names its key, the client address and the request", () => {
+  it("upload.received, from the statement that checks the key (small body) and from a streamed one", async () => {
+    const partner = await setupPartner(t, tenant.token);
+    keep(partner.token);
+    const send = (payload: string | Readable, correlationId: string) =>
+      t.inject({
+        method: "POST",
+        url: partnerUrl(partner.connectionId, "/inbox"),
+        headers: {
+          authorization: `Bearer ${partner.token}`,
+          "content-type": "application/edifact",
+          "idempotency-key": correlationId,
+          ...correlation(correlationId),
+        },
+        payload,
+      });
+    const small = await send(validOrders("AUD1"), "upload-checked");
+    expect(small.statusCode, small.body).toBe(202);
+    // No Content-Length: the key is checked first and the body streamed into the blob store.
+    const streamed = await send(Readable.from([Buffer.from(validOrders("AUD2"))]), "upload-streamed");
+    expect(streamed.statusCode, streamed.body).toBe(202);
+    for (const [response, correlationId] of [
+      [small, "upload-checked"],
+      [streamed, "upload-streamed"],
+    ] as const) {
+      const uploadId = response.json<{ uploadId: string }>().uploadId;
+      expect(await theRecord(tenant.token, "upload.received", uploadId)).toMatchObject({
+        principalId: partner.apiKeyId,
+        principalKind: "partner_api_key",
+        targetType: "upload",
+        sourceAddress: "127.0.0.1",
+        correlationId,
+      });
+    }
   });
 });
 

@@ -59,7 +59,8 @@ export function actorOf(principal: Principal | ServicePrincipal): AuditActor {
     };
   }
   return {
-    principalId: principal.id,
+    // A partner API key's principal is its partner: the record names the key that acted.
+    principalId: principal.kind === "api_key" ? principal.credentialId : principal.id,
     principalKind: principalKinds[principal.kind],
     sourceAddress: origin?.sourceAddress ?? null,
     correlationId: origin?.correlationId ?? null,

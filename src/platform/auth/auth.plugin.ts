@@ -49,6 +49,8 @@ export interface DeferredCredential {
   authenticate(): Promise<Principal>;
   /** The credential id the token names, not yet verified. */
   readonly claimedCredentialId: string;
+  /** The request's origin, for the audit record the route's statement writes. */
+  readonly origin: RequestOrigin;
 }
 
 /** Reads `Authorization: Bearer <token>`; anything else is no credential. */
@@ -134,6 +136,7 @@ function deferredCredential(
       return admit(await authenticator.authenticateBearer(token));
     },
     claimedCredentialId: authenticator.claimedCredentialId(token),
+    origin: requestOrigin(request),
   };
 }
 
