@@ -468,6 +468,7 @@ export async function run(): Promise<void> {
           at: now,
           auditId: uuidv7(),
           job: { id: uuidv7(), name: "exchange.process-upload", key: null, maxAttempts: 5 },
+          origin: { apiKeyId: tenantId, sourceAddress: "127.0.0.1", correlationId: uuidv7() },
         },
         { tenantId, profileRevision: 1, principalId: tenantId },
         small,

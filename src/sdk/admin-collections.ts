@@ -84,11 +84,22 @@ export interface ApiKey {
 /** A key as created: `token` (`<apiKeyId>:<secret>`) is shown only here. */
 export type CreatedApiKey = ApiKey & { token: string };
 
+/** One audit record (CONTRACT §7): who acted, from where, on what, and the request's correlation id. */
 export interface AuditEvent {
   id: string;
   type: string;
   occurredAt: string;
   principalId: string | null;
+  principalKind: "user" | "access_token" | "partner_api_key" | "service_credential" | null;
+  targetType: string | null;
+  targetId: string | null;
+  sourceAddress: string | null;
+  correlationId: string | null;
+  /** `*.updated` records: the names of the fields changed. */
+  changes: string[] | null;
+  /** `session.*` records: how the session was opened. */
+  method: string | null;
+  data: Record<string, string | number | boolean | null>;
   connectionId: string | null;
   uploadId: string | null;
   deliveryAttemptId: string | null;

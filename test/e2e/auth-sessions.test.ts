@@ -139,6 +139,16 @@ describe("CONTRACT §7: DELETE /api/v1/auth/sessions/{id} ends one of the caller
     expect(await whoamiStatus(other.token)).toBe(401);
     expect(await whoamiStatus(user.token)).toBe(200);
     expect((await listed(user.token)).map((s) => s.id)).not.toContain(other.id);
+    // CONTRACT §7 audit: one session.ended record names the session and who ended it.
+    const records = await inject({
+      method: "GET",
+      url: `/api/v1/admin/audit-events?type=session.ended&targetId=${other.id}`,
+      headers: bearer(tenant.token),
+    });
+    expect(records.statusCode, records.body).toBe(200);
+    expect(records.json<{ items: Record<string, unknown>[] }>().items).toEqual([
+      expect.objectContaining({ type: "session.ended", targetId: other.id, principalId: user.id }),
+    ]);
     // Once: it is no longer there to end.
     expectProblem(await end(user.token, other.id), 404, "ERR_NOT_FOUND");
     // The calling session can end itself too.

@@ -264,11 +264,10 @@ describe("apps and entitlements administration (CONTRACT §2a, §5)", () => {
     }>();
     const types = events.items.map((e) => e.type);
     for (const type of [
-      "entitlement_app.created",
+      "app.created",
       "entitlement.changed",
       "service_binding.created",
-      "service_credential.issued",
-      "service_credential.rotated",
+      "service_binding.rotated",
     ]) {
       expect(types).toContain(type);
     }

@@ -503,12 +503,13 @@ describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
       payload: { tenantId: string; uploadId: string };
     }>`SELECT payload FROM jobs WHERE payload ->> 'uploadId' = ${uploadId}`.execute(db);
     expect(jobs.rows.map((j) => j.payload)).toEqual([{ tenantId: tenant.id, uploadId }]);
+    // The upload belongs to the partner; its audit record names the key that acted (CONTRACT §7).
     const audit = await sql<{
       principal_id: string;
-    }>`SELECT principal_id FROM audit_events WHERE upload_id = ${uploadId} AND type = 'upload.received'`.execute(
-      db,
-    );
-    expect(audit.rows).toEqual([{ principal_id: p.partnerId }]);
+      principal_kind: string;
+    }>`SELECT principal_id, principal_kind FROM audit_events
+      WHERE upload_id = ${uploadId} AND type = 'upload.received'`.execute(db);
+    expect(audit.rows).toEqual([{ principal_id: p.apiKeyId, principal_kind: "partner_api_key" }]);
   });
 
   it("errors expose no secrets, SQL or paths", async ({ skip }) => {

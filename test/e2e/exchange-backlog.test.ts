@@ -70,6 +70,8 @@ describe("issue 20 defect 9: back-pressure on the inbox (HANSE_INBOX_MAX_BACKLOG
       expect((await upload(t, pa, validOrders(`A${i}`), `a-${i}`)).statusCode).toBe(202);
     }
     // Tenant A is at its bound: small and streamed uploads, on any of its connections, are refused.
+    // (The sibling connection and its key are made first: they are audited, the refusals are not.)
+    const sibling = await setupPartner(t, a.token, { partnerId: pa.partnerId });
     const before = await stored();
     expectRefused(await upload(t, pa, validOrders("A3"), "a-3"));
     const streamed = await streamUpload(base, pa, large("A4"), "a-4");
@@ -78,7 +80,6 @@ describe("issue 20 defect 9: back-pressure on the inbox (HANSE_INBOX_MAX_BACKLOG
       headers: streamed.headers,
       body: await streamed.body.text(),
     });
-    const sibling = await setupPartner(t, a.token, { partnerId: pa.partnerId });
     expectRefused(await upload(t, sibling, validOrders("A5"), "a-5"));
     expect(await stored()).toEqual(before);
 

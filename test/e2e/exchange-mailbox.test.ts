@@ -468,12 +468,20 @@ describe("audit events (admin)", () => {
     });
     expect(Object.keys(page.items[0] ?? {}).sort()).toEqual([
       "byteCount",
+      "changes",
       "connectionId",
+      "correlationId",
+      "data",
       "deliveryAttemptId",
       "id",
+      "method",
       "occurredAt",
       "outcome",
       "principalId",
+      "principalKind",
+      "sourceAddress",
+      "targetId",
+      "targetType",
       "type",
       "uploadId",
     ]);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Config } from "../../config/index.js";
 import { serviceCredentialId } from "../../protocol/service-signature.js";
-import { recordAudit } from "../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
@@ -44,7 +44,8 @@ export function createBindingsService(deps: Deps) {
     trx: Parameters<Parameters<typeof database.transaction>[0]>[0],
     principal: Principal,
     binding: { tenant_id: string; id: string },
-    type: "service_credential.issued" | "service_credential.rotated",
+    type: "service_binding.created" | "service_binding.rotated",
+    extra: Record<string, string | null>,
   ) {
     const secret = newServiceSecret();
     const now = deps.clock.now();
@@ -62,8 +63,10 @@ export function createBindingsService(deps: Deps) {
       id: deps.newId(),
       type,
       occurredAt: now,
-      principalId: principal.id,
-      data: { bindingId: binding.id, credentialId: serviceCredentialId(id) },
+      actor: actorOf(principal),
+      targetType: "service_binding",
+      targetId: binding.id,
+      data: { ...extra, credentialId: serviceCredentialId(id) },
     });
     return { id, secret };
   }
@@ -92,15 +95,8 @@ export function createBindingsService(deps: Deps) {
       };
       const credential = await database.transaction(async (trx) => {
         await bindings.insertBinding(trx, row);
-        await recordAudit(trx, {
-          tenantId,
-          id: deps.newId(),
-          type: "service_binding.created",
-          occurredAt: row.created_at,
-          principalId: principal.id,
-          data: { bindingId: row.id, appId: row.app_id },
-        });
-        return issueCredential(trx, principal, row, "service_credential.issued");
+        // One record: the binding and its first credential (its id, never its secret).
+        return issueCredential(trx, principal, row, "service_binding.created", { appId: row.app_id });
       });
       return { ...toBinding(row, credential.id), secret: credential.secret };
     },
@@ -121,7 +117,9 @@ export function createBindingsService(deps: Deps) {
           deps.clock.now().getTime() + deps.config.HANSE_CREDENTIAL_OVERLAP_SECONDS * 1000,
         );
         await bindings.expireCredentials(trx, tenantId, binding.id, until);
-        const credential = await issueCredential(trx, principal, binding, "service_credential.rotated");
+        const credential = await issueCredential(trx, principal, binding, "service_binding.rotated", {
+          previousCredentialId: previous ? serviceCredentialId(previous.id) : null,
+        });
         return {
           bindingId: binding.id,
           credentialId: serviceCredentialId(credential.id),
@@ -156,7 +154,9 @@ export function createBindingsService(deps: Deps) {
           id: deps.newId(),
           type: "service_binding.revoked",
           occurredAt: now,
-          principalId: principal.id,
+          actor: actorOf(principal),
+          targetType: "service_binding",
+          targetId: binding.id,
           data: { bindingId: binding.id },
         });
         return toBinding({ ...binding, revoked_at: now }, credentialId);

@@ -1,7 +1,7 @@
 import type { Transaction } from "kysely";
 import type { Entitlement } from "../../protocol/entitlement-decision.js";
 import { characterCount } from "../../protocol/headers.js";
-import { recordAudit } from "../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/errors/app-error.js";
@@ -78,10 +78,11 @@ export function createEntitlementsService(deps: Deps) {
         await recordAudit(trx, {
           tenantId,
           id: deps.newId(),
-          type: "entitlement_app.created",
+          type: "app.created",
           occurredAt: row.created_at,
-          principalId: principal.id,
-          data: { appId: row.id },
+          actor: actorOf(principal),
+          targetType: "app",
+          targetId: row.id,
         });
       });
       return toApp(row);
@@ -162,7 +163,10 @@ export function createEntitlementsService(deps: Deps) {
           id: deps.newId(),
           type: "entitlement.changed",
           occurredAt: now,
-          principalId: principal.id,
+          actor: actorOf(principal),
+          // What changed is the actor's entitlement in the app: the actor is the target.
+          targetType: "entitlement",
+          targetId: actorId,
           data: { appId, actorId, sequence, status: body.status },
         });
         return entitlement;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Kysely } from "kysely";
-import { recordAudit } from "../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import { requirePrincipal, type Principal } from "../../platform/auth/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { AppError } from "../../platform/errors/app-error.js";
@@ -36,7 +36,9 @@ export function signingKeysAdmin(
     id: deps.newId(),
     type,
     occurredAt: deps.clock.now(),
-    principalId: principal.id,
+    actor: actorOf(principal),
+    targetType: "signing_key",
+    targetId: kid,
     data: { kid },
   });
 

@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
 import type { Config } from "../../config/index.js";
-import { recordAudit } from "../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
 import type { CreationPosition } from "../../platform/db/creation-order.js";
@@ -76,14 +76,23 @@ export function createWebhooksService(deps: Deps) {
     return row;
   }
 
-  const audit = (trx: Trx, principal: Principal, type: string, subscriptionId: string) =>
+  const audit = (
+    trx: Trx,
+    principal: Principal,
+    type: string,
+    subscriptionId: string,
+    extra: { changes?: readonly string[]; data?: Record<string, string | number | boolean> } = {},
+  ) =>
     recordAudit(trx, {
       tenantId: principal.tenant.id,
       id: deps.newId(),
       type,
       occurredAt: deps.clock.now(),
-      principalId: principal.id,
-      data: { subscriptionId },
+      actor: actorOf(principal),
+      targetType: "webhook_subscription",
+      targetId: subscriptionId,
+      changes: extra.changes,
+      data: { subscriptionId, ...extra.data },
     });
 
   return {
@@ -180,12 +189,10 @@ export function createWebhooksService(deps: Deps) {
           : { enabled: false, disabled_reason: "disabled by an administrator" };
         await repo.updateSubscription(trx, row.tenant_id, row.id, values);
         if (!enabled) await repo.cancelPendingDeliveries(trx, row.tenant_id, row.id, now);
-        await audit(
-          trx,
-          principal,
-          enabled ? "webhook_subscription.enabled" : "webhook_subscription.disabled",
-          row.id,
-        );
+        await audit(trx, principal, "webhook_subscription.updated", row.id, {
+          changes: ["enabled"],
+          data: { enabled },
+        });
         return toSubscription({ ...row, ...values });
       });
     },
@@ -247,7 +254,8 @@ export function createWebhooksService(deps: Deps) {
           previous_secret: row.secret,
           previous_secret_expires_at: until,
         });
-        await audit(trx, principal, "webhook_subscription.secret_rotated", row.id);
+        // The field's name only: never the secret.
+        await audit(trx, principal, "webhook_subscription.updated", row.id, { changes: ["secret"] });
         return { subscriptionId: row.id, secret, previousSecretValidUntil: until.toISOString() };
       });
     },

@@ -219,11 +219,39 @@ export const AuditEventItem = Type.Object(
     type: Type.String(),
     occurredAt: Timestamp,
     principalId: Type.Union([Uuid, Type.Null()]),
+    principalKind: Type.Union([
+      stringEnum(["user", "access_token", "partner_api_key", "service_credential"]),
+      Type.Null(),
+    ]),
+    targetType: Type.Union([Type.String(), Type.Null()], {
+      description: "What was changed: `user`, `partner`, …",
+    }),
+    targetId: Type.Union([Type.String(), Type.Null()]),
+    sourceAddress: Type.Union([Type.String(), Type.Null()], {
+      description: "The client's IP address (X-Forwarded-For only from HANSE_TRUST_PROXY's proxies)",
+    }),
+    correlationId: Type.Union([Type.String(), Type.Null()], {
+      description: "The X-Correlation-Id of the request that made the change",
+    }),
+    changes: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: "`*.updated` records: the names of the fields changed, never their values",
+    }),
+    method: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "`session.*` records: how the session was opened (password, sso, invitation, password-reset)",
+    }),
     connectionId: Type.Union([Uuid, Type.Null()]),
     uploadId: Type.Union([Uuid, Type.Null()]),
     deliveryAttemptId: Type.Union([Uuid, Type.Null()]),
     byteCount: Type.Union([Type.Integer(), Type.Null()]),
     outcome: Type.Union([Type.String(), Type.Null()]),
+    data: Type.Record(
+      Type.String(),
+      Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+      {
+        description: "Further ids, counts and states of the act; never a secret",
+      },
+    ),
   },
   {
     examples: [
@@ -232,19 +260,52 @@ export const AuditEventItem = Type.Object(
         type: "delivery.acknowledged",
         occurredAt: at,
         principalId: apiKeyExample.id,
+        principalKind: "partner_api_key",
+        targetType: "delivery",
+        targetId: deliveryAttemptId,
+        sourceAddress: "203.0.113.7",
+        correlationId: "0193a5b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b",
+        changes: null,
+        method: null,
         connectionId,
         uploadId,
         deliveryAttemptId,
         byteCount: 212,
         outcome: null,
+        data: {},
       },
     ],
   },
 );
 export const AuditEventList = listOf(AuditEventItem);
+const auditTime = (description: string) =>
+  Type.Optional(Type.String({ format: "date-time", description, examples: [at] }));
 export const AuditQuery = Type.Object(
   {
-    type: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    type: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: "^[a-z0-9_]+(\\.[a-z0-9_]+)*\\.?$",
+        description: "One type (`user.updated`), or every type under a prefix ending in `.` (`user.`)",
+        examples: ["user."],
+      }),
+    ),
+    principalId: Type.Optional(
+      Type.String({ format: "uuid", description: "Only the acts of this principal" }),
+    ),
+    targetId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "Only the acts on this object (its id)" }),
+    ),
+    occurredFrom: auditTime("Only records that occurred at or after this time (RFC 3339)"),
+    occurredBefore: auditTime("Only records that occurred before this time (RFC 3339)"),
+    order: Type.Optional(
+      Type.Unsafe<"asc" | "desc">({
+        type: "string",
+        enum: ["asc", "desc"],
+        description: "Oldest first (`asc`, the default) or newest first (`desc`)",
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
   },

@@ -238,25 +238,34 @@ export function findCredential(db: Db, tenantId: string, kind: CredentialKind, i
     .executeTakeFirst();
 }
 
-export async function revokeCredential(db: Db, tenantId: string, kind: CredentialKind, id: string, at: Date) {
-  await db
+/** Revokes a credential; true when this call revoked it (false: unknown or revoked already). */
+export async function revokeCredential(
+  db: Db,
+  tenantId: string,
+  kind: CredentialKind,
+  id: string,
+  at: Date,
+): Promise<boolean> {
+  const revoked = await db
     .updateTable("credentials")
     .set({ revoked_at: at })
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind)
     .where("id", "=", id)
     .where("revoked_at", "is", null)
-    .execute();
+    .returning("id")
+    .executeTakeFirst();
+  return revoked !== undefined;
 }
 
-/** Ends every open session of a user (a deactivation: CONTRACT §7). */
+/** Ends every open session of a user (a deactivation: CONTRACT §7); the ids of those it ended. */
 export async function revokeUserSessions(
   db: Db,
   tenantId: string,
   userId: string,
   at: Date,
   exceptSessionId?: string,
-): Promise<void> {
+): Promise<string[]> {
   let query = db
     .updateTable("credentials")
     .set({ revoked_at: at })
@@ -265,7 +274,8 @@ export async function revokeUserSessions(
     .where("principal_id", "=", userId)
     .where("revoked_at", "is", null);
   if (exceptSessionId !== undefined) query = query.where("id", "<>", exceptSessionId);
-  await query.execute();
+  const ended = await query.returning("id").execute();
+  return ended.map((row) => row.id);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Selectable, Transaction } from "kysely";
-import { recordAudit } from "../../platform/audit/index.js";
 import { tenantAdminScopes } from "../../protocol/scopes.js";
+import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";
 import type { IdGenerator } from "../../platform/crypto/index.js";
@@ -111,7 +111,9 @@ export function createTenantsService(deps: TenantsDeps) {
         id: deps.newId(),
         type: to === "suspended" ? "tenant.suspended" : "tenant.resumed",
         occurredAt: now,
-        principalId: principal.id,
+        actor: actorOf(principal),
+        targetType: "tenant",
+        targetId: row.id,
         data: { tenantId: row.id },
       });
       return toTenant({ ...row, status: to });
@@ -194,6 +196,20 @@ export function createTenantsService(deps: TenantsDeps) {
               { tenantId },
               { key: `tenants.provision:${tenantId}`, tenantId },
             );
+            // In the system tenant, whose operator acted, and as the first record of the new
+            // tenant's own trail (its operators see who created it and when).
+            for (const trailOf of [principal.tenant.id, tenantId]) {
+              await recordAudit(t, {
+                tenantId: trailOf,
+                id: deps.newId(),
+                type: "tenant.created",
+                occurredAt: now,
+                actor: actorOf(principal),
+                targetType: "tenant",
+                targetId: tenantId,
+                data: { slug: body.slug },
+              });
+            }
             const responseBody = { tenantId, status: "provisioning", statusHref: provisioningHref(tenantId) };
             return {
               status: 202,

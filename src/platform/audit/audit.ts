@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import type { Principal, RequestOrigin, ServicePrincipal } from "../auth/index.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Executor = Kysely<any>;
@@ -16,6 +17,70 @@ export interface AuditEventsTable {
   byte_count: number | null;
   outcome: string | null;
   data: unknown;
+  principal_kind: AuditPrincipalKind | null;
+  target_type: string | null;
+  target_id: string | null;
+  source_address: string | null;
+  correlation_id: string | null;
+  /** The names of the fields an `*.updated` record changed (never their values). */
+  changes: string[] | null;
+}
+
+/** What kind of credential acted (CONTRACT §7); null for the system itself and refused sign-ins. */
+export type AuditPrincipalKind = "user" | "access_token" | "partner_api_key" | "service_credential";
+
+/**
+ * Who acted and from where: the part of every record that comes from the request (CONTRACT §7).
+ * Services receive it with the principal (`actorOf`) or, on public routes, build it from the
+ * request's origin (`anonymousActor`), and hand it to `recordAudit` with the change.
+ */
+export interface AuditActor {
+  principalId: string | null;
+  principalKind: AuditPrincipalKind | null;
+  sourceAddress: string | null;
+  correlationId: string | null;
+}
+
+const principalKinds: Readonly<Record<Principal["kind"], AuditPrincipalKind>> = {
+  user: "user",
+  access_token: "access_token",
+  api_key: "partner_api_key",
+};
+
+/** The actor of a request's principal: a user, an access token, a partner key or a service. */
+export function actorOf(principal: Principal | ServicePrincipal): AuditActor {
+  const origin = principal.origin;
+  if ("bindingId" in principal) {
+    return {
+      principalId: principal.bindingId,
+      principalKind: "service_credential",
+      sourceAddress: origin?.sourceAddress ?? null,
+      correlationId: origin?.correlationId ?? null,
+    };
+  }
+  return {
+    // A partner API key's principal is its partner: the record names the key that acted.
+    principalId: principal.kind === "api_key" ? principal.credentialId : principal.id,
+    principalKind: principalKinds[principal.kind],
+    sourceAddress: origin?.sourceAddress ?? null,
+    correlationId: origin?.correlationId ?? null,
+  };
+}
+
+/**
+ * The actor of a request without a principal yet (a sign-in, an invitation or a password reset):
+ * the user it names once known (`principalId`), with the request's origin.
+ */
+export function anonymousActor(
+  origin: RequestOrigin | undefined,
+  principalId: string | null = null,
+): AuditActor {
+  return {
+    principalId,
+    principalKind: principalId === null ? null : "user",
+    sourceAddress: origin?.sourceAddress ?? null,
+    correlationId: origin?.correlationId ?? null,
+  };
 }
 
 export interface AuditTables {
@@ -35,10 +100,21 @@ export interface AuditEvent {
   byteCount?: number | null;
   outcome?: string | null;
   data?: Record<string, string | number | boolean | null>;
+  /** Who acted and from where; its `principalId` stands unless the event names its own. */
+  actor?: AuditActor;
+  principalKind?: AuditPrincipalKind | null;
+  /** What was changed (`user`, `access_token`, …) and its id. */
+  targetType?: string | null;
+  targetId?: string | null;
+  sourceAddress?: string | null;
+  correlationId?: string | null;
+  /** `*.updated` records: the names of the fields changed, never their values. */
+  changes?: readonly string[];
 }
 
 /** Writes one audit record with the caller's executor (the state change's own transaction). */
 export async function recordAudit(db: Executor, event: AuditEvent): Promise<void> {
+  const actor = event.actor;
   await tables(db)
     .insertInto("audit_events")
     .values({
@@ -46,23 +122,65 @@ export async function recordAudit(db: Executor, event: AuditEvent): Promise<void
       id: event.id,
       type: event.type,
       occurred_at: event.occurredAt,
-      principal_id: event.principalId ?? null,
+      principal_id: event.principalId !== undefined ? event.principalId : (actor?.principalId ?? null),
       connection_id: event.connectionId ?? null,
       upload_id: event.uploadId ?? null,
       delivery_attempt_id: event.deliveryAttemptId ?? null,
       byte_count: event.byteCount ?? null,
       outcome: event.outcome ?? null,
       data: JSON.stringify(event.data ?? {}),
+      principal_kind:
+        event.principalKind !== undefined ? event.principalKind : (actor?.principalKind ?? null),
+      target_type: event.targetType ?? null,
+      target_id: event.targetId ?? null,
+      source_address: event.sourceAddress ?? actor?.sourceAddress ?? null,
+      correlation_id: event.correlationId ?? actor?.correlationId ?? null,
+      changes: event.changes ? [...event.changes] : null,
     })
     .execute();
 }
+
+/** What an administrative act changed, for its audit record. */
+export interface AuditTarget {
+  type: string;
+  id: string;
+}
+
+/**
+ * The recorder a service's acts share: a record of `type` by `actor` on `target` in `tenantId`'s
+ * trail, with a new id and the time of the clock, in the caller's executor (the change's own
+ * transaction). `extra`: the changed fields' names of an `*.updated` record, ids and states.
+ */
+export function createAuditRecorder(deps: { clock: { now(): Date }; newId: () => string }) {
+  return (
+    executor: Executor,
+    tenantId: string,
+    actor: AuditActor,
+    type: string,
+    target: AuditTarget | null,
+    extra: Pick<AuditEvent, "changes" | "data"> = {},
+  ) =>
+    recordAudit(executor, {
+      tenantId,
+      id: deps.newId(),
+      type,
+      occurredAt: deps.clock.now(),
+      actor,
+      targetType: target?.type ?? null,
+      targetId: target?.id ?? null,
+      ...extra,
+    });
+}
+
+export type AuditRecorder = ReturnType<typeof createAuditRecorder>;
 
 /**
  * SQL expressions for the fields of `AuditEvent`, evaluated once per row of the relation of
  * `insertAuditEventsSql`: text the caller writes (column references, parameters, casts), never
  * values. A field left out is NULL; `data` (jsonb) is `{}`.
  */
-export type AuditEventSql = { [K in keyof AuditEvent]: string };
+type AuditEventColumns = Omit<AuditEvent, "actor" | "changes">;
+export type AuditEventSql = { [K in keyof AuditEventColumns]: string };
 
 /**
  * The audit record's insert for a statement of another part that audits in its own round trip (a
@@ -72,24 +190,66 @@ export type AuditEventSql = { [K in keyof AuditEvent]: string };
 export function insertAuditEventsSql(from: string, event: AuditEventSql): string {
   return `INSERT INTO audit_events
     (tenant_id, id, type, occurred_at, principal_id, connection_id, upload_id, delivery_attempt_id,
-     byte_count, outcome, data)
+     byte_count, outcome, data, principal_kind, target_type, target_id, source_address, correlation_id)
   SELECT ${event.tenantId}, ${event.id}, ${event.type}, ${event.occurredAt}, ${event.principalId ?? "NULL"},
     ${event.connectionId ?? "NULL"}, ${event.uploadId ?? "NULL"}, ${event.deliveryAttemptId ?? "NULL"},
-    ${event.byteCount ?? "NULL"}, ${event.outcome ?? "NULL"}, ${event.data ?? "'{}'::jsonb"}
+    ${event.byteCount ?? "NULL"}, ${event.outcome ?? "NULL"}, ${event.data ?? "'{}'::jsonb"},
+    ${event.principalKind ?? "NULL"}, ${event.targetType ?? "NULL"}, ${event.targetId ?? "NULL"},
+    ${event.sourceAddress ?? "NULL"}, ${event.correlationId ?? "NULL"}
   FROM ${from}`;
 }
 
-/** A tenant's audit records after `afterId` (uuidv7 ids sort by time), of one `type` when given. */
+/** What a list of audit records is narrowed to (CONTRACT §7), already checked and normalised. */
+export interface AuditFilter {
+  /** One type, or every type starting with it when it ends in `.`. */
+  type?: string | undefined;
+  principalId?: string | undefined;
+  targetId?: string | undefined;
+  /** `occurred_at` at or after `from`, before `before`. */
+  from?: Date | undefined;
+  before?: Date | undefined;
+  order: "asc" | "desc";
+}
+
+/** The position of a record in the list's order `(occurred_at, id)`. */
+export interface AuditPosition {
+  occurredAt: string;
+  id: string;
+}
+
+/** A LIKE pattern that matches `prefix` literally at the start. */
+const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * A tenant's audit records matching `filter`, in `(occurred_at, id)` order (or its reverse),
+ * after the position `after`: each filter is served by an index in that order.
+ */
 export function listAuditEvents(
   db: Executor,
   tenantId: string,
-  page: { limit: number; type?: string | undefined; afterId?: string | undefined },
+  page: { limit: number; filter: AuditFilter; after?: AuditPosition | undefined },
 ) {
+  const { filter, after } = page;
   let q = tables(db).selectFrom("audit_events").selectAll().where("tenant_id", "=", tenantId);
-  if (page.type !== undefined) q = q.where("type", "=", page.type);
-  if (page.afterId !== undefined) q = q.where("id", ">", page.afterId);
+  if (filter.type !== undefined) {
+    q = filter.type.endsWith(".")
+      ? q.where("type", "like", likePrefix(filter.type))
+      : q.where("type", "=", filter.type);
+  }
+  if (filter.principalId !== undefined) q = q.where("principal_id", "=", filter.principalId);
+  if (filter.targetId !== undefined) q = q.where("target_id", "=", filter.targetId);
+  if (filter.from !== undefined) q = q.where("occurred_at", ">=", filter.from);
+  if (filter.before !== undefined) q = q.where("occurred_at", "<", filter.before);
+  const direction = filter.order;
+  if (after !== undefined) {
+    const at = new Date(after.occurredAt);
+    q = q.where((eb) =>
+      eb(eb.refTuple("occurred_at", "id"), direction === "asc" ? ">" : "<", eb.tuple(at, after.id)),
+    );
+  }
   return q
-    .orderBy("id")
+    .orderBy("occurred_at", direction)
+    .orderBy("id", direction)
     .limit(page.limit + 1)
     .execute();
 }

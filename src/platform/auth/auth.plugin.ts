@@ -7,6 +7,7 @@ import {
   type AuthRequirement,
   type Authenticator,
   type Principal,
+  type RequestOrigin,
   type RowCredentialCheck,
   type ServiceAuthenticator,
   type ServicePrincipal,
@@ -48,6 +49,8 @@ export interface DeferredCredential {
   authenticate(): Promise<Principal>;
   /** The credential id the token names, not yet verified. */
   readonly claimedCredentialId: string;
+  /** The request's origin, for the audit record the route's statement writes. */
+  readonly origin: RequestOrigin;
 }
 
 /** Reads `Authorization: Bearer <token>`; anything else is no credential. */
@@ -56,6 +59,16 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   if (typeof header !== "string") return undefined;
   const match = /^Bearer[ ]+([\x21-\x7e]{1,1024})$/i.exec(header.trim());
   return match?.[1];
+}
+
+/** The request's correlation id and client address (Fastify's `request.ip`: HANSE_TRUST_PROXY). */
+export function requestOrigin(request: FastifyRequest): RequestOrigin {
+  return { correlationId: request.id, sourceAddress: request.ip || null };
+}
+
+/** The principal as resolved for `request`, carrying its origin for audit records. */
+function withOrigin(request: FastifyRequest, principal: Principal): Principal {
+  return { ...principal, origin: requestOrigin(request) };
 }
 
 /** The caller of a route that declared `auth: service`. */
@@ -105,8 +118,10 @@ function deferredCredential(
   auth: SessionRequirement | PartnerRequirement,
 ): DeferredCredential {
   const admit = (principal: Principal | null): Principal =>
-    (request.principal =
-      auth.kind === "partner" ? admitPartner(principal, auth) : admitSession(principal, auth));
+    (request.principal = withOrigin(
+      request,
+      auth.kind === "partner" ? admitPartner(principal, auth) : admitSession(principal, auth),
+    ));
   const scopes = auth.kind === "partner" ? partnerScopes(auth) : (auth.allScopes ?? noScopes);
   const partner = auth.kind === "partner";
   return {
@@ -121,6 +136,7 @@ function deferredCredential(
       return admit(await authenticator.authenticateBearer(token));
     },
     claimedCredentialId: authenticator.claimedCredentialId(token),
+    origin: requestOrigin(request),
   };
 }
 
@@ -165,11 +181,14 @@ async function authenticate(
       request.deferredCredential = deferredCredential(authenticator, request, token, auth);
       return;
     }
-    request.principal = admitPartner(await authenticator.authenticateBearer(token), auth);
+    request.principal = withOrigin(
+      request,
+      admitPartner(await authenticator.authenticateBearer(token), auth),
+    );
     return;
   }
   const principal = token ? await authenticator.authenticateBearer(token) : null;
-  request.principal = admitSession(principal, auth);
+  request.principal = withOrigin(request, admitSession(principal, auth));
 }
 
 /**
@@ -230,7 +249,7 @@ export const authPlugin = fp<{ authenticator: Authenticator; services?: ServiceA
           body,
         })
         .then((principal) => {
-          request.service = principal;
+          request.service = { ...principal, origin: requestOrigin(request) };
           done();
         }, done);
     });

@@ -4,6 +4,7 @@ export {
   bearerToken,
   requirePrincipal,
   requireService,
+  requestOrigin,
   settleDeferredCredential,
   type DeferredCredential,
 } from "./auth.plugin.js";

@@ -2,6 +2,16 @@ import type { PartnerScope, Scope, TenantType } from "../../protocol/scopes.js";
 
 export type PrincipalKind = "user" | "access_token" | "api_key";
 
+/**
+ * Where a request came from, for its audit records (CONTRACT §7): its correlation id and the
+ * client's address (the TCP peer, or the `X-Forwarded-For` client when the peer is one of the
+ * proxies of HANSE_TRUST_PROXY). A plain value, so services record it without knowing Fastify.
+ */
+export interface RequestOrigin {
+  correlationId: string;
+  sourceAddress: string | null;
+}
+
 /** Who is calling, resolved from a credential on every request (tenant type read from the database). */
 export interface Principal {
   kind: PrincipalKind;
@@ -17,6 +27,8 @@ export interface Principal {
   partnerId?: string;
   /** Partner API keys only: the connections it may use; null means every connection of its partner. */
   connectionIds?: readonly string[] | null;
+  /** The request the principal was resolved for (set by the auth plugin). */
+  origin?: RequestOrigin;
 }
 
 /**
@@ -126,6 +138,8 @@ export interface ServicePrincipal {
   appId: string;
   audience: string;
   requiredCapabilities: readonly string[];
+  /** The request the service signed (set by the auth plugin). */
+  origin?: RequestOrigin;
 }
 
 /** What a signed request presents: the method, the request target as sent, its headers and body. */

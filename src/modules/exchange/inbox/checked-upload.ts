@@ -58,7 +58,11 @@ export function createCheckedUpload(
     const hash = keyHash(id, key);
     const stored = { byteCount: bytes.length, sha256: sha256(bytes) };
     return slots.exclusively(`${id}:${hash.toString("hex")}`, async () => {
-      const upload = acceptance.newUpload(id, hash, deps.newId(), stored, interchangeId);
+      const upload = acceptance.newUpload(id, hash, deps.newId(), stored, interchangeId, {
+        // The statement writes only when the key it names is verified: then this is its id.
+        apiKeyId: credential.claimedCredentialId,
+        origin: credential.origin,
+      });
       const check = credential.rowCheck(null);
       const { result, row } = await checkedUploads.run({ check, upload, bytes });
       const principal = credential.settle(check, row);

@@ -41,8 +41,8 @@ export function findUploadByKey(db: Db, tenantId: string, connectionId: string, 
  * When neither `inserted` nor an existing upload came back, a concurrent first request committed
  * after this statement's snapshot: the caller reads the key again in a new statement.
  *
- * Parameters: $1–$14 as `commonParameters` below, then the target ($15–$17) and the bytes of a
- * small upload ($18).
+ * Parameters: $1–$17 as `commonParameters` below, then the target ($18–$20) and the bytes of a
+ * small upload ($21).
  * The job's payload names the upload's tenant and id, so it is made by the statement; its trace
  * context ($14, JSON text or NULL) is the upload request's, so the processing job's log lines and
  * calls continue the request's trace.
@@ -65,7 +65,7 @@ const blobCtes = (data: string) => {
 };
 
 const givenTarget = `target AS (
-  SELECT $15::uuid AS tenant_id, $16::integer AS revision, $17::uuid AS principal_id
+  SELECT $18::uuid AS tenant_id, $19::integer AS revision, $20::uuid AS principal_id
 )`;
 
 const acceptUploadSql = (data: string | undefined) => `
@@ -88,7 +88,12 @@ WITH ${givenTarget}, existing AS (
     id: "$9::uuid",
     type: "'upload.received'",
     occurredAt: "$8::timestamptz",
-    principalId: "principal_id",
+    principalId: "$15::uuid",
+    principalKind: "'partner_api_key'",
+    targetType: "'upload'",
+    targetId: "id::text",
+    sourceAddress: "$16::text",
+    correlationId: "$17::text",
     connectionId: "$1::uuid",
     uploadId: "id",
     byteCount: "$5::bigint",
@@ -145,11 +150,14 @@ WITH input AS (
   SELECT i.ord, ${check.values.select}, i.connection_id,
     decode(i.key_hash, 'hex') AS key_hash, i.upload_id, i.blob_id, i.byte_count,
     decode(i.sha256, 'hex') AS sha256, i.interchange_id, i.at, i.audit_id, i.job_id, i.job_name,
-    i.job_key, i.max_attempts, i.job_trace_context, decode(i.data, 'base64') AS data
+    i.job_key, i.max_attempts, i.job_trace_context, i.audit_principal_id, i.source_address,
+    i.correlation_id,
+    decode(i.data, 'base64') AS data
   FROM json_to_recordset($1::json) AS i (
     ord integer, ${check.values.types}, connection_id uuid, key_hash text, upload_id uuid, blob_id uuid,
     byte_count bigint, sha256 text, interchange_id text, at timestamptz, audit_id uuid,
-    job_id uuid, job_name text, job_key text, max_attempts integer, job_trace_context text, data text)
+    job_id uuid, job_name text, job_key text, max_attempts integer, job_trace_context text,
+    audit_principal_id uuid, source_address text, correlation_id text, data text)
 ), ${check.sql}, connection AS (
   SELECT i.ord, c.tenant_id, c.partner_id, c.status, c.active_revision
   FROM input AS i
@@ -190,7 +198,12 @@ WITH input AS (
     id: "i.audit_id",
     type: "'upload.received'",
     occurredAt: "i.at",
-    principalId: "u.principal_id",
+    principalId: "i.audit_principal_id",
+    principalKind: "'partner_api_key'",
+    targetType: "'upload'",
+    targetId: "u.id::text",
+    sourceAddress: "i.source_address",
+    correlationId: "i.correlation_id",
     connectionId: "i.connection_id",
     uploadId: "u.id",
     byteCount: "i.byte_count",
@@ -221,7 +234,7 @@ ORDER BY i.ord`;
 
 const acceptUploadStatements = {
   stored: acceptUploadSql(undefined),
-  withBytes: acceptUploadSql("$18::bytea"),
+  withBytes: acceptUploadSql("$21::bytea"),
 };
 /** The checked statement's text, made once for the check's text. */
 let checkedStatement = { check: "", text: "" };
@@ -244,6 +257,8 @@ export interface AcceptedUpload {
     /** JSON text of the upload request's trace (`enqueuingTraceContext`); none: null. */
     traceContext?: string | null;
   };
+  /** For its audit record: the partner API key (its id), the client address, the correlation id. */
+  origin: { apiKeyId: string; sourceAddress: string | null; correlationId: string | null };
 }
 
 /** What the caller states when it has authenticated the key and read the connection itself. */
@@ -285,6 +300,9 @@ const commonParameters = (upload: AcceptedUpload) => [
   upload.job.key,
   upload.job.maxAttempts,
   upload.job.traceContext ?? null,
+  upload.origin.apiKeyId,
+  upload.origin.sourceAddress,
+  upload.origin.correlationId,
 ];
 
 type AcceptRow = {
@@ -387,6 +405,9 @@ export async function acceptCheckedUploads(
         job_key: upload.job.key,
         max_attempts: upload.job.maxAttempts,
         job_trace_context: upload.job.traceContext ?? null,
+        audit_principal_id: upload.origin.apiKeyId,
+        source_address: upload.origin.sourceAddress,
+        correlation_id: upload.origin.correlationId,
         data: bytes.toString("base64"),
       }),
       outcomeOf: (row) => ({ result: acceptResultOf(row), row }),

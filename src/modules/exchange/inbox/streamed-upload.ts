@@ -95,7 +95,10 @@ export function createStreamedUpload(
       if (!small) await deleteBlob(db, tenantId, blobId);
       throw notOneInterchange(scan.reason);
     }
-    const upload = acceptance.newUpload(connection.id, hash, blobId, stored, scan.interchangeId);
+    const upload = acceptance.newUpload(connection.id, hash, blobId, stored, scan.interchangeId, {
+      apiKeyId: principal.credentialId,
+      origin: principal.origin,
+    });
     const result = await repo
       .acceptUpload(
         database,

@@ -1,3 +1,4 @@
+import type { RequestOrigin } from "../../../platform/auth/index.js";
 import type { StoredBlob } from "../../../platform/blobs/index.js";
 import { sha256 } from "../../../platform/crypto/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
@@ -57,6 +58,7 @@ export function createUploadAcceptance(
       blobId: string,
       stored: Pick<StoredBlob, "byteCount" | "sha256">,
       interchangeId: string | undefined,
+      caller: { apiKeyId: string; origin: RequestOrigin | undefined },
     ): repo.AcceptedUpload {
       const id = deps.newId();
       return {
@@ -78,6 +80,11 @@ export function createUploadAcceptance(
           maxAttempts: processUpload.maxAttempts,
           // The request's trace: the processing job's log lines and calls continue it.
           traceContext: enqueuingTraceContext(),
+        },
+        origin: {
+          apiKeyId: caller.apiKeyId,
+          sourceAddress: caller.origin?.sourceAddress ?? null,
+          correlationId: caller.origin?.correlationId ?? null,
         },
       };
     },

@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import { recordAudit } from "../../../platform/audit/index.js";
+import { actorOf, recordAudit, type AuditActor } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { isUuid, randomSecret } from "../../../platform/crypto/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
@@ -58,6 +58,8 @@ export function createMailboxService(deps: ExchangeDeps) {
           connectionId,
           uploadId: row.upload_id,
           deliveryAttemptId: row.id,
+          targetType: "delivery",
+          targetId: row.id,
           outcome: expiry.outcome,
           data: { attempts: row.attempts },
         });
@@ -90,7 +92,7 @@ export function createMailboxService(deps: ExchangeDeps) {
      * delivery at the end of the connection's mailbox, with the same payload blob (no copy) and
      * message, the original unchanged. Undefined when there is no such delivery in the tenant.
      */
-    async resend(tenantId: string, id: string, principalId: string): Promise<Delivery | undefined> {
+    async resend(tenantId: string, id: string, actor: AuditActor): Promise<Delivery | undefined> {
       return database.transaction(async (trx) => {
         const original = await repo.findDelivery(trx, tenantId, id);
         if (!original) return undefined;
@@ -123,7 +125,9 @@ export function createMailboxService(deps: ExchangeDeps) {
           id: deps.newId(),
           type: "delivery.resent",
           occurredAt: now,
-          principalId,
+          actor,
+          targetType: "delivery",
+          targetId: resent.id,
           connectionId: original.connection_id,
           uploadId: original.upload_id,
           deliveryAttemptId: resent.id,
@@ -190,10 +194,12 @@ export function createMailboxService(deps: ExchangeDeps) {
           id: deps.newId(),
           type: "delivery.claimed",
           occurredAt: now,
-          principalId: principal.id,
+          actor: actorOf(principal),
           connectionId: connection.id,
           uploadId: row.upload_id,
           deliveryAttemptId: id,
+          targetType: "delivery",
+          targetId: id,
           data: { attempt },
         });
         // Ends the lease on time even when nobody reads the mailbox.
@@ -243,10 +249,12 @@ export function createMailboxService(deps: ExchangeDeps) {
           id: deps.newId(),
           type: "delivery.acknowledged",
           occurredAt: now,
-          principalId: principal.id,
+          actor: actorOf(principal),
           connectionId: connection.id,
           uploadId: row.upload_id,
           deliveryAttemptId: id,
+          targetType: "delivery",
+          targetId: id,
           data: { attempt: row.attempts },
         });
         return { deliveryAttemptId: id, receiptId, acknowledgedAt: now.toISOString(), replay: false };

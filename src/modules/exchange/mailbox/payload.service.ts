@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { recordAudit } from "../../../platform/audit/index.js";
+import { actorOf, recordAudit } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { readBlob } from "../../../platform/blobs/index.js";
 import { digestsEqual, isUuid } from "../../../platform/crypto/index.js";
@@ -61,10 +61,12 @@ export function createPayloadService(deps: ExchangeDeps) {
           id: deps.newId(),
           type,
           occurredAt: clock.now(),
-          principalId: principal.id,
+          actor: actorOf(principal),
           connectionId: connection.id,
           uploadId: row.upload_id,
           deliveryAttemptId: row.id,
+          targetType: "delivery",
+          targetId: row.id,
           ...extra,
           data: { attempt },
         });
@@ -117,10 +119,12 @@ export function createPayloadService(deps: ExchangeDeps) {
                 id: deps.newId(),
                 type: verified ? "payload.verified" : "payload.failed",
                 occurredAt: clock.now(),
-                principalId: principal.id,
+                actor: actorOf(principal),
                 connectionId: connection.id,
                 uploadId: row.upload_id,
                 deliveryAttemptId: row.id,
+                targetType: "delivery",
+                targetId: row.id,
                 byteCount,
                 outcome: verified ? "verified" : "failed",
                 data: { attempt },

@@ -269,10 +269,15 @@ export const adminRoutes =
       list: {
         operationId: "listAuditEvents",
         summary: "List audit events (admin:read)",
-        description: `Uploads, payload reads, acknowledgements and key changes, optionally of one \`type\`. ${pagedDescription}`,
+        description:
+          "Every administrative act, sign-in and mailbox read of the tenant (CONTRACT §7), oldest first " +
+          "(`order=desc`: newest first). Narrowed by `type` (one, or a prefix ending in `.` such as `user.`), " +
+          "`principalId` (who acted), `targetId` (what was changed) and `occurredFrom` (inclusive) … " +
+          "`occurredBefore` (exclusive); a cursor is valid only with the filters and order of the page that " +
+          `gave it (else 400). ${pagedDescription}`,
         query: AuditQuery,
         response: AuditEventList,
-        run: (principal, pg, query) => service.listAuditEvents(principal, { ...pg, type: query.type }),
+        run: (principal, pg, query) => service.listAuditEvents(principal, { ...query, ...pg }),
       },
       read: {
         operationId: "getAuditEvent",

@@ -1,4 +1,5 @@
 import type { PartnerScope } from "../../../protocol/scopes.js";
+import { actorOf, createAuditRecorder } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
 import { findConnection } from "../connections.repository.js";
@@ -21,6 +22,7 @@ const toApiKey = (row: ApiKeyRow) => ({
 export function createApiKeysService(deps: ExchangeDeps) {
   const { database, cursors, identity } = deps;
   const { db } = database;
+  const audit = createAuditRecorder(deps);
 
   async function getApiKey(principal: Principal, id: string) {
     const row = await identity.findPartnerKey(principal.tenant.id, id);
@@ -43,13 +45,24 @@ export function createApiKeysService(deps: ExchangeDeps) {
         }
       }
       const scopes = [...new Set(input.scopes)];
-      const issued = await identity.issuePartnerKey(db as never, {
-        tenantId,
-        partnerId: input.partnerId,
-        name: input.name ?? `${partner.name} key`,
-        scopes,
-        connectionIds: input.connectionIds ?? null,
-        createdBy: principal.id,
+      const issued = await database.transaction(async (trx) => {
+        const key = await identity.issuePartnerKey(trx as never, {
+          tenantId,
+          partnerId: input.partnerId,
+          name: input.name ?? `${partner.name} key`,
+          scopes,
+          connectionIds: input.connectionIds ?? null,
+          createdBy: principal.id,
+        });
+        await audit(
+          trx,
+          tenantId,
+          actorOf(principal),
+          "api_key.created",
+          { type: "api_key", id: key.apiKeyId },
+          { data: { partnerId: input.partnerId } },
+        );
+        return key;
       });
       const row = await identity.findPartnerKey(tenantId, issued.apiKeyId);
       if (!row) throw new Error("issued key not found");
@@ -66,7 +79,13 @@ export function createApiKeysService(deps: ExchangeDeps) {
     getApiKey,
     async revokeApiKey(principal: Principal, id: string) {
       await getApiKey(principal, id);
-      await identity.revokePartnerKey(principal.tenant.id, id);
+      const tenantId = principal.tenant.id;
+      await database.transaction(async (trx) => {
+        // Revoking a revoked key changes nothing: no record.
+        if (await identity.revokePartnerKey(trx as never, tenantId, id)) {
+          await audit(trx, tenantId, actorOf(principal), "api_key.revoked", { type: "api_key", id });
+        }
+      });
       return getApiKey(principal, id);
     },
   };

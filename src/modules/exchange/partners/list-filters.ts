@@ -1,3 +1,4 @@
+import type { AuditFilter } from "../../../platform/audit/index.js";
 import { invalidQuery } from "./admin-errors.js";
 import type { ListFilter } from "./partners.repository.js";
 
@@ -19,7 +20,7 @@ export interface ListQuery {
 }
 
 /** A query time (already an RFC 3339 date-time by the route's schema) as a Date, else 400. */
-function queryTime(name: "from" | "to", value: string | undefined): Date | undefined {
+function queryTime(name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const at = new Date(value);
   if (Number.isNaN(at.getTime())) {
@@ -65,14 +66,58 @@ export function listFilter(query: ListQuery, statuses: readonly string[]): ListF
  * for (another filter is the 400 of a cursor of another list). Without a filter, the list's own.
  */
 export function filterBinding(list: string, tenantId: string, filter: ListFilter): string {
-  const key = [
+  return boundTo(`exchange.${list}:${tenantId}`, [
     filter.connectionId ?? "",
     filter.statuses?.join(",") ?? "",
     filter.from?.toISOString() ?? "",
     filter.to?.toISOString() ?? "",
     filter.uploadId ?? "",
     filter.messageType ?? "",
-  ];
-  const base = `exchange.${list}:${tenantId}`;
+  ]);
+}
+
+/** `base`, with the filter's normalised parts when any is set. */
+function boundTo(base: string, key: readonly string[]): string {
   return key.every((part) => part === "") ? base : `${base}:${JSON.stringify(key)}`;
+}
+
+/** The filters of `GET …/audit-events` as the query has them (CONTRACT §7). */
+export interface AuditQuery {
+  type?: string | undefined;
+  principalId?: string | undefined;
+  targetId?: string | undefined;
+  occurredFrom?: string | undefined;
+  occurredBefore?: string | undefined;
+  order?: "asc" | "desc" | undefined;
+}
+
+/**
+ * The audit list's filter, checked beyond the route's schema (`occurredFrom` before
+ * `occurredBefore`) and normalised (ids lower-cased), and its cursor binding: a cursor is valid
+ * only with the filter and order of the page that gave it. `v2`: the position is
+ * `(occurredAt, id)`, so a cursor of an earlier release (an id alone) is refused as invalid.
+ */
+export function auditFilter(tenantId: string, query: AuditQuery): { filter: AuditFilter; binding: string } {
+  const from = queryTime("occurredFrom", query.occurredFrom);
+  const before = queryTime("occurredBefore", query.occurredBefore);
+  if (from && before && from >= before) {
+    throw invalidQuery("/query/occurredBefore", "occurredBefore must be later than occurredFrom");
+  }
+  const filter: AuditFilter = {
+    type: query.type,
+    principalId: query.principalId?.toLowerCase(),
+    targetId: query.targetId,
+    from,
+    before,
+    order: query.order ?? "asc",
+  };
+  const binding = boundTo(`exchange.audit.v2:${tenantId}`, [
+    filter.type ?? "",
+    filter.principalId ?? "",
+    filter.targetId ?? "",
+    from?.toISOString() ?? "",
+    before?.toISOString() ?? "",
+    filter.order === "asc" ? "" : filter.order,
+  ]);
+  return { filter, binding };
 }

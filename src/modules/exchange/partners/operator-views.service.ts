@@ -9,8 +9,10 @@ import {
 import {
   findAuditEvent,
   listAuditEvents,
+  actorOf,
   recordAudit,
   type AuditEventsTable,
+  type AuditPosition,
 } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { isUuid } from "../../../platform/crypto/index.js";
@@ -33,7 +35,7 @@ import {
 } from "../mailbox/index.js";
 import { exchangeDirectory, findUpload } from "../processing/index.js";
 import { notFound } from "./admin-errors.js";
-import { filterBinding, listFilter, type ListQuery } from "./list-filters.js";
+import { auditFilter, filterBinding, listFilter, type AuditQuery, type ListQuery } from "./list-filters.js";
 import { listPage } from "./partners.repository.js";
 
 export const toUploadView = (row: Selectable<UploadsTable>) => ({
@@ -89,17 +91,33 @@ export const toDeliveryView = (row: Selectable<DeliveriesTable>) => ({
   createdAt: row.created_at.toISOString(),
   resentFrom: row.resent_from,
 });
-const toAudit = (row: Selectable<AuditEventsTable>) => ({
-  id: row.id,
-  type: row.type,
-  occurredAt: row.occurred_at.toISOString(),
-  principalId: row.principal_id,
-  connectionId: row.connection_id,
-  uploadId: row.upload_id,
-  deliveryAttemptId: row.delivery_attempt_id,
-  byteCount: row.byte_count === null ? null : row.byte_count,
-  outcome: row.outcome,
-});
+/** An audit record's `data`: ids, counts and states of the act (never a secret, by recordAudit's type). */
+const auditData = (data: unknown): Record<string, string | number | boolean | null> =>
+  typeof data === "object" && data !== null && !Array.isArray(data)
+    ? (data as Record<string, string | number | boolean | null>)
+    : {};
+const toAudit = (row: Selectable<AuditEventsTable>) => {
+  const data = auditData(row.data);
+  return {
+    id: row.id,
+    type: row.type,
+    occurredAt: row.occurred_at.toISOString(),
+    principalId: row.principal_id,
+    principalKind: row.principal_kind,
+    targetType: row.target_type,
+    targetId: row.target_id,
+    sourceAddress: row.source_address,
+    correlationId: row.correlation_id,
+    changes: row.changes,
+    method: typeof data.method === "string" ? data.method : null,
+    connectionId: row.connection_id,
+    uploadId: row.upload_id,
+    deliveryAttemptId: row.delivery_attempt_id,
+    byteCount: row.byte_count === null ? null : row.byte_count,
+    outcome: row.outcome,
+    data,
+  };
+};
 /** The operator's views of uploads, deliveries and the audit trail; requeue and re-send of a delivery. */
 export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxService, "requeue" | "resend">) {
   const { database, cursors } = deps;
@@ -158,10 +176,12 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
       id: deps.newId(),
       type: `${subject.kind}.content.read`,
       occurredAt: deps.clock.now(),
-      principalId: principal.id,
+      actor: actorOf(principal),
       connectionId: row.connection_id,
       uploadId: subject.kind === "upload" ? subject.row.id : subject.row.upload_id,
       ...(subject.kind === "delivery" ? { deliveryAttemptId: subject.row.id } : {}),
+      targetType: subject.kind,
+      targetId: row.id,
       byteCount: bytes.length,
       outcome: "read",
       data: { view },
@@ -181,12 +201,14 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
     });
 
   return {
-    async listAuditEvents(principal: Principal, input: PageRequest & { type?: string | undefined }) {
+    /** CONTRACT §7: the tenant's audit records, filtered, oldest or newest first. */
+    async listAuditEvents(principal: Principal, input: PageRequest & AuditQuery) {
       const tenantId = principal.tenant.id;
-      return readPage(cursors, `exchange.audit:${tenantId}:${input.type ?? ""}`, input, {
-        fetch: (after?: { id: string }) =>
-          listAuditEvents(db, tenantId, { limit: input.limit, type: input.type, afterId: after?.id }),
-        position: (last) => ({ id: last.id }),
+      const { filter, binding } = auditFilter(tenantId, input);
+      return readPage(cursors, binding, input, {
+        fetch: (after: AuditPosition | undefined) =>
+          listAuditEvents(db, tenantId, { limit: input.limit, filter, after }),
+        position: (last): AuditPosition => ({ occurredAt: last.occurred_at.toISOString(), id: last.id }),
         view: toAudit,
       });
     },
@@ -259,7 +281,7 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
      * of the connection's mailbox, from a delivery in any state.
      */
     async resendDelivery(principal: Principal, id: string) {
-      const resent = await mailbox.resend(principal.tenant.id, id, principal.id);
+      const resent = await mailbox.resend(principal.tenant.id, id, actorOf(principal));
       if (!resent) throw notFound("delivery");
       return toDeliveryView(resent);
     },

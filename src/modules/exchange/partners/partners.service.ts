@@ -1,4 +1,5 @@
 import type { Selectable } from "kysely";
+import { actorOf, createAuditRecorder } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
 import { findConnection, findRevision, lockConnection } from "../connections.repository.js";
@@ -26,6 +27,23 @@ const toRevision = (row: Selectable<ProfileRevisionsTable>, activeRevision: numb
 export function createPartnersService(deps: ExchangeDeps) {
   const { database, clock, cursors } = deps;
   const { db } = database;
+  const audit = createAuditRecorder(deps);
+  /** A connection's record; a profile revision has no id of its own: its record names its connection. */
+  const auditConnection = (
+    trx: Parameters<typeof audit>[0],
+    principal: Principal,
+    type: string,
+    connectionId: string,
+    extra: Parameters<typeof audit>[5],
+  ) =>
+    audit(
+      trx,
+      principal.tenant.id,
+      actorOf(principal),
+      type,
+      { type: "connection", id: connectionId },
+      extra,
+    );
 
   async function connectionView(tenantId: string, row: Selectable<ConnectionsTable>) {
     const revision = await findRevision(db, tenantId, row.id, row.active_revision);
@@ -76,7 +94,13 @@ export function createPartnersService(deps: ExchangeDeps) {
         created_at: now,
         updated_at: now,
       };
-      await repo.insertPartner(db, row);
+      await database.transaction(async (trx) => {
+        await repo.insertPartner(trx, row);
+        await audit(trx, row.tenant_id, actorOf(principal), "partner.created", {
+          type: "partner",
+          id: row.id,
+        });
+      });
       return toPartner(row);
     },
     async listPartners(principal: Principal, input: PageRequest) {
@@ -92,9 +116,21 @@ export function createPartnersService(deps: ExchangeDeps) {
     },
     getPartner,
     async updatePartner(principal: Principal, id: string, input: { name: string }) {
-      if (!(await repo.renamePartner(db, principal.tenant.id, id, input.name, clock.now()))) {
-        throw notFound("partner");
-      }
+      const tenantId = principal.tenant.id;
+      await database.transaction(async (trx) => {
+        if (!(await repo.renamePartner(trx, tenantId, id, input.name, clock.now())))
+          throw notFound("partner");
+        await audit(
+          trx,
+          tenantId,
+          actorOf(principal),
+          "partner.updated",
+          { type: "partner", id },
+          {
+            changes: ["name"],
+          },
+        );
+      });
       return getPartner(principal, id);
     },
 
@@ -128,6 +164,9 @@ export function createPartnersService(deps: ExchangeDeps) {
           created_by: principal.id,
           created_at: now,
         });
+        await auditConnection(trx, principal, "connection.created", id, {
+          data: { partnerId: input.partnerId, profileRevision: 1 },
+        });
       });
       return connectionView(tenantId, await requireConnection(tenantId, id));
     },
@@ -145,9 +184,16 @@ export function createPartnersService(deps: ExchangeDeps) {
     },
     getConnection,
     async updateConnection(principal: Principal, id: string, input: { status: "active" | "suspended" }) {
-      if (!(await repo.setConnectionStatus(db, principal.tenant.id, id, input.status, clock.now()))) {
-        throw notFound("connection");
-      }
+      const tenantId = principal.tenant.id;
+      await database.transaction(async (trx) => {
+        if (!(await repo.setConnectionStatus(trx, tenantId, id, input.status, clock.now()))) {
+          throw notFound("connection");
+        }
+        await auditConnection(trx, principal, "connection.updated", id, {
+          changes: ["status"],
+          data: { status: input.status },
+        });
+      });
       return getConnection(principal, id);
     },
 
@@ -165,6 +211,9 @@ export function createPartnersService(deps: ExchangeDeps) {
           profile: JSON.stringify(profile),
           created_by: principal.id,
           created_at: clock.now(),
+        });
+        await auditConnection(trx, principal, "profile_revision.created", connectionId, {
+          data: { revision },
         });
         return revision;
       });
@@ -188,6 +237,9 @@ export function createPartnersService(deps: ExchangeDeps) {
         if (!connection) throw notFound("connection");
         if (!(await findRevision(trx, tenantId, connectionId, revision))) throw notFound("profile revision");
         await repo.setActiveRevision(trx, tenantId, connectionId, revision, clock.now());
+        await auditConnection(trx, principal, "profile_revision.activated", connectionId, {
+          data: { revision, previousRevision: connection.active_revision },
+        });
       });
       return getRevision(principal, connectionId, revision);
     },

@@ -140,6 +140,8 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
         principalId: null,
         connectionId: upload.connection_id,
         uploadId,
+        targetType: "upload",
+        targetId: uploadId,
         outcome: status,
         data: {
           outboundCount: types.length,
@@ -274,6 +276,8 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           principalId: null,
           connectionId: upload?.connection_id ?? null,
           uploadId,
+          targetType: "upload",
+          targetId: uploadId,
           outcome: "failed",
         });
       });

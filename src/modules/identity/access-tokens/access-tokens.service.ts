@@ -1,4 +1,5 @@
 import type { Scope } from "../../../protocol/scopes.js";
+import { actorOf } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
@@ -7,6 +8,7 @@ import { hashSecret, newAccessToken } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import type { IdentityDeps } from "../identity.deps.js";
 import type { IdentityTables } from "../identity.tables.js";
+import { identityAudit } from "../identity.audit.js";
 
 export interface AccessTokenView {
   id: string;
@@ -35,6 +37,7 @@ const toAccessTokenView = (
 /** A tenant's access tokens: bearer tokens for programs, with at most their creator's scopes. */
 export function createAccessTokens(deps: IdentityDeps, database: Database<IdentityTables>) {
   const { db } = database;
+  const audit = identityAudit(deps);
 
   return {
     async createAccessToken(
@@ -56,19 +59,25 @@ export function createAccessTokens(deps: IdentityDeps, database: Database<Identi
       const id = deps.newId();
       const token = newAccessToken(id);
       const scopes = [...new Set(input.scopes)];
-      await repo.insertCredential(db, {
-        id,
-        tenant_id: principal.tenant.id,
-        kind: "access_token",
-        principal_id: id,
-        name: input.name,
-        secret_hash: hashSecret(token),
-        scopes,
-        connection_ids: null,
-        created_by: principal.id,
-        created_at: now,
-        expires_at: expiresAt,
-        revoked_at: null,
+      await database.transaction(async (trx) => {
+        await repo.insertCredential(trx, {
+          id,
+          tenant_id: principal.tenant.id,
+          kind: "access_token",
+          principal_id: id,
+          name: input.name,
+          secret_hash: hashSecret(token),
+          scopes,
+          connection_ids: null,
+          created_by: principal.id,
+          created_at: now,
+          expires_at: expiresAt,
+          revoked_at: null,
+        });
+        await audit.record(trx, principal.tenant.id, actorOf(principal), "access_token.created", {
+          type: "access_token",
+          id,
+        });
       });
       return {
         id,
@@ -100,7 +109,15 @@ export function createAccessTokens(deps: IdentityDeps, database: Database<Identi
     async revokeAccessToken(principal: Principal, id: string) {
       const row = await repo.findCredential(db, principal.tenant.id, "access_token", id);
       if (!row) throw new AppError("ERR_NOT_FOUND", "No such access token.");
-      await repo.revokeCredential(db, principal.tenant.id, "access_token", id, deps.clock.now());
+      await database.transaction(async (trx) => {
+        // Revoking a revoked token changes nothing: no record.
+        if (await repo.revokeCredential(trx, principal.tenant.id, "access_token", id, deps.clock.now())) {
+          await audit.record(trx, principal.tenant.id, actorOf(principal), "access_token.revoked", {
+            type: "access_token",
+            id,
+          });
+        }
+      });
       return toAccessTokenView(
         (await repo.findCredential(db, principal.tenant.id, "access_token", id)) ?? row,
       );

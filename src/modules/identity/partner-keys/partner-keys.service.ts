@@ -52,9 +52,12 @@ export function createPartnerKeys(deps: IdentityDeps, database: Database<Identit
       return repo.findCredential(db, tenantId, "api_key", id);
     },
 
-    /** Revokes a partner API key; nothing when it is unknown or revoked already. */
-    async revokePartnerKey(tenantId: string, id: string) {
-      await repo.revokeCredential(db, tenantId, "api_key", id, deps.clock.now());
+    /**
+     * Revokes a partner API key in the caller's executor; false (nothing done) when it is unknown
+     * or revoked already.
+     */
+    revokePartnerKey(executor: Executor, tenantId: string, id: string) {
+      return repo.revokeCredential(executor, tenantId, "api_key", id, deps.clock.now());
     },
   };
 }

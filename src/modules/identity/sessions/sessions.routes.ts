@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { requirePrincipal } from "../../../platform/auth/index.js";
+import { requestOrigin, requirePrincipal } from "../../../platform/auth/index.js";
 import { PageQuery, problemResponses } from "../../../platform/http/openapi-schemas.js";
 import { IdParams } from "../identity.schemas.js";
 import { AcceptInvitationBody, ChangePasswordBody, UsePasswordResetBody } from "../users/index.js";
@@ -32,7 +32,8 @@ export const sessionRoutes =
           response: { 201: SessionResponse, ...problemResponses(400, 401, 413, 429, 500, 503) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.createSession(request.body, request.ip)),
+      async (request, reply) =>
+        reply.code(201).send(await service.createSession(request.body, requestOrigin(request))),
     );
 
     app.post(
@@ -53,7 +54,8 @@ export const sessionRoutes =
           response: { 201: SessionResponse, ...problemResponses(400, 401, 413, 500, 503) },
         },
       },
-      async (request, reply) => reply.code(201).send(await service.acceptInvitation(request.body)),
+      async (request, reply) =>
+        reply.code(201).send(await service.acceptInvitation(request.body, requestOrigin(request))),
     );
 
     app.post(
@@ -78,7 +80,7 @@ export const sessionRoutes =
         },
       },
       async (request, reply) => {
-        await service.changePassword(requirePrincipal(request), request.body, request.ip);
+        await service.changePassword(requirePrincipal(request), request.body);
         return reply.code(204).send();
       },
     );
@@ -105,7 +107,7 @@ export const sessionRoutes =
         },
       },
       async (request, reply) => {
-        await service.usePasswordReset(request.body);
+        await service.usePasswordReset(request.body, requestOrigin(request));
         return reply.code(204).send();
       },
     );

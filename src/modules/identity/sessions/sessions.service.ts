@@ -1,4 +1,5 @@
-import type { Principal } from "../../../platform/auth/index.js";
+import { actorOf, anonymousActor, type AuditActor } from "../../../platform/audit/index.js";
+import type { Principal, RequestOrigin } from "../../../platform/auth/index.js";
 import {
   digestsEqual,
   hashPassword,
@@ -14,6 +15,7 @@ import * as repo from "../credentials.repository.js";
 import * as users from "../users/index.js";
 import type { Executor, IdentityDeps } from "../identity.deps.js";
 import type { IdentityTables, SessionMethod } from "../identity.tables.js";
+import { identityAudit } from "../identity.audit.js";
 import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
 const badInvitation = () =>
@@ -81,14 +83,18 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
     database,
   );
   const { db } = database;
+  const audit = identityAudit(deps);
 
-  /** A new session of an active user, and the user's `lastSignInAt`, in the caller's executor. */
+  /**
+   * A new session of an active user, the user's `lastSignInAt` and the `session.created` record
+   * (how it was opened: `method`), in the caller's executor.
+   */
   async function openSession(
     executor: Executor,
     user: { id: string; email: string; role: users.Role },
     tenant: { id: string; type: TenantType },
     now: Date,
-    method: SessionMethod,
+    opened: { method: SessionMethod; origin: RequestOrigin | undefined },
   ) {
     const id = deps.newId();
     const token = newSessionToken(id);
@@ -108,11 +114,19 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       created_at: now,
       expires_at: expiresAt,
       revoked_at: null,
-      method,
+      method: opened.method,
       // Opening a session is its first use (idle expiry counts from here).
       last_used_at: now,
     });
     await users.updateUser(executor, tenant.id, user.id, { last_sign_in_at: now });
+    await audit.record(
+      executor,
+      tenant.id,
+      anonymousActor(opened.origin, user.id),
+      "session.created",
+      { type: "session", id },
+      { data: { method: opened.method } },
+    );
     return { id, token, expiresAt: expiresAt.toISOString(), scopes, createdAt: now.toISOString() };
   }
 
@@ -123,7 +137,8 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
      * per account and client address, so that an attacker's address cannot lock the account
      * out, and per account with a ceiling that slows guessing without refusing the right password.
      */
-    async createSession(input: { tenant: string; email: string; password: string }, clientAddress = "") {
+    async createSession(input: { tenant: string; email: string; password: string }, origin?: RequestOrigin) {
+      const clientAddress = origin?.sourceAddress ?? "";
       const account = `${input.tenant}\n${input.email.toLowerCase()}`;
       await signInThrottle.admit(account, clientAddress);
       const tenant = await repo.findTenantBySlug(db, input.tenant);
@@ -134,9 +149,26 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       const ok = await verifyPassword(input.password, user?.password_hash ?? unusablePasswordHash);
       if (!tenant || !user || !ok || user.disabled_at || user.status !== "active") {
         await signInThrottle.recordFailure(account, clientAddress);
+        // In the tenant named (an unknown one has no trail); the user when the e-mail matched one.
+        // Neither the e-mail nor the password is recorded: a password typed into the e-mail field
+        // must not reach the trail.
+        if (tenant) {
+          await audit.record(
+            db,
+            tenant.id,
+            anonymousActor(origin, user?.id ?? null),
+            "session.failed",
+            null,
+            {
+              data: { method: "password" },
+            },
+          );
+        }
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
-      return database.transaction((trx) => openSession(trx, user, tenant, deps.clock.now(), "password"));
+      return database.transaction((trx) =>
+        openSession(trx, user, tenant, deps.clock.now(), { method: "password", origin }),
+      );
     },
 
     /**
@@ -145,7 +177,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
      * /password); an unknown, used or expired invitation, or one of a user deactivated since, is
      * the same 401. The invitation is locked while it is used, so that it is used once.
      */
-    async acceptInvitation(input: { token: string; password: string }) {
+    async acceptInvitation(input: { token: string; password: string }, origin?: RequestOrigin) {
       checkNewPassword(input.password, "/password");
       const id = invitationIdOf(input.token);
       const presented = hashSecret(input.token);
@@ -169,7 +201,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
           { id: invitation.user_id, email: invitation.email, role: invitation.role },
           { id: invitation.tenant_id, type: invitation.tenant_type },
           now,
-          "invitation",
+          { method: "invitation", origin },
         );
       });
     },
@@ -181,11 +213,8 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
      * account like a failed sign-in, from the same throttle (so a stolen session cannot guess the
      * password faster than a sign-in could); a bad new password is 400 at /newPassword.
      */
-    async changePassword(
-      principal: Principal,
-      input: { currentPassword: string; newPassword: string },
-      clientAddress = "",
-    ) {
+    async changePassword(principal: Principal, input: { currentPassword: string; newPassword: string }) {
+      const clientAddress = principal.origin?.sourceAddress ?? "";
       if (principal.kind !== "user") {
         throw new AppError("ERR_FORBIDDEN", "Only a user's session can change its password.");
       }
@@ -206,7 +235,16 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
       const passwordHash = await hashPassword(input.newPassword);
       await database.transaction(async (trx) => {
         await users.updateUser(trx, tenantId, principal.id, { password_hash: passwordHash });
-        await repo.revokeUserSessions(trx, tenantId, principal.id, deps.clock.now(), principal.credentialId);
+        const actor = actorOf(principal);
+        await audit.record(trx, tenantId, actor, "user.password_changed", { type: "user", id: principal.id });
+        const ended = await repo.revokeUserSessions(
+          trx,
+          tenantId,
+          principal.id,
+          deps.clock.now(),
+          principal.credentialId,
+        );
+        await audit.sessionsEnded(trx, tenantId, actor, ended, "password_changed");
       });
     },
 
@@ -215,7 +253,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
      * ends and the reset is used up. The policy is checked first (400 at /password, the token
      * stays usable); an unknown, used or expired reset, or one of a user no longer active, is 401.
      */
-    async usePasswordReset(input: { token: string; password: string }) {
+    async usePasswordReset(input: { token: string; password: string }, origin?: RequestOrigin) {
       checkNewPassword(input.password, "/password");
       const id = passwordResetIdOf(input.token);
       const presented = hashSecret(input.token);
@@ -229,7 +267,18 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         if (!reset || !usable(reset, now)) throw badPasswordReset();
         await users.usePasswordReset(trx, reset.id, now);
         await users.updateUser(trx, reset.tenant_id, reset.user_id, { password_hash: passwordHash });
-        await repo.revokeUserSessions(trx, reset.tenant_id, reset.user_id, now);
+        // The reset's holder acts as its user (the token proves it), from the request's address.
+        const actor: AuditActor = anonymousActor(origin, reset.user_id);
+        await audit.record(
+          trx,
+          reset.tenant_id,
+          actor,
+          "user.password_changed",
+          { type: "user", id: reset.user_id },
+          { data: { method: "password-reset" } },
+        );
+        const ended = await repo.revokeUserSessions(trx, reset.tenant_id, reset.user_id, now);
+        await audit.sessionsEnded(trx, reset.tenant_id, actor, ended, "password_reset");
       });
     },
 
@@ -261,19 +310,27 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
      */
     async endSession(principal: Principal, sessionId: string) {
       const user = ownSessionsOf(principal, "end");
-      if (!(await repo.endUserSession(db, user.tenantId, user.id, sessionId, openAt()))) {
-        throw new AppError("ERR_NOT_FOUND", "No such session.");
-      }
+      await database.transaction(async (trx) => {
+        if (!(await repo.endUserSession(trx, user.tenantId, user.id, sessionId, openAt()))) {
+          throw new AppError("ERR_NOT_FOUND", "No such session.");
+        }
+        await audit.sessionsEnded(trx, user.tenantId, actorOf(principal), [sessionId], "ended");
+      });
     },
 
     async revokeSession(principal: Principal) {
-      await repo.revokeCredential(
-        db,
-        principal.tenant.id,
-        "session",
-        principal.credentialId,
-        deps.clock.now(),
-      );
+      const tenantId = principal.tenant.id;
+      await database.transaction(async (trx) => {
+        const ended = await repo.revokeCredential(
+          trx,
+          tenantId,
+          "session",
+          principal.credentialId,
+          deps.clock.now(),
+        );
+        if (ended)
+          await audit.sessionsEnded(trx, tenantId, actorOf(principal), [principal.credentialId], "sign_out");
+      });
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Scope } from "../../../protocol/scopes.js";
+import { actorOf } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { unusablePasswordHash } from "../../../platform/crypto/index.js";
 import { isUniqueViolation } from "../../../platform/db/errors.js";
@@ -8,6 +9,7 @@ import { hashSecret, newInvitationToken, newPasswordResetToken } from "../creden
 import * as credentials from "../credentials.repository.js";
 import type { Executor, IdentityDeps } from "../identity.deps.js";
 import type { IdentityTables, UsersTable } from "../identity.tables.js";
+import { identityAudit } from "../identity.audit.js";
 import type { Database } from "../../../platform/db/database.js";
 import { scopesOfRole, type Role } from "./roles.js";
 import * as users from "./users.repository.js";
@@ -41,6 +43,7 @@ const emailTaken = () =>
 /** A tenant's users (CONTRACT §7): invited by an owner, managed over HTTP (admin.users). */
 export function createUsers(deps: IdentityDeps, database: Database<IdentityTables>) {
   const { db } = database;
+  const audit = identityAudit(deps);
 
   return {
     /** Creates a tenant's user inside the caller's transaction (provisioning). Idempotent by e-mail. */
@@ -124,6 +127,16 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
             expires_at: expiresAt,
             used_at: null,
           });
+          await audit.record(
+            trx,
+            tenantId,
+            actorOf(principal),
+            "user.invited",
+            { type: "user", id },
+            {
+              data: { role: input.role },
+            },
+          );
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw emailTaken();
@@ -154,15 +167,21 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
       const resetId = deps.newId();
       const token = newPasswordResetToken(resetId);
       const expiresAt = new Date(now.getTime() + deps.passwordResetTtlSeconds * 1000);
-      await users.insertPasswordReset(db, {
-        id: resetId,
-        tenant_id: tenantId,
-        user_id: id,
-        secret_hash: hashSecret(token),
-        created_by: principal.id,
-        created_at: now,
-        expires_at: expiresAt,
-        used_at: null,
+      await database.transaction(async (trx) => {
+        await users.insertPasswordReset(trx, {
+          id: resetId,
+          tenant_id: tenantId,
+          user_id: id,
+          secret_hash: hashSecret(token),
+          created_by: principal.id,
+          created_at: now,
+          expires_at: expiresAt,
+          used_at: null,
+        });
+        await audit.record(trx, tenantId, actorOf(principal), "user.password_reset_issued", {
+          type: "user",
+          id,
+        });
       });
       return { token, expiresAt: expiresAt.toISOString() };
     },
@@ -201,16 +220,28 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
           throw new AppError("ERR_CONFLICT", "The tenant would be left without an active owner.");
         }
         const now = deps.clock.now();
+        const name = patch.name ?? user.name;
         await users.updateUser(trx, tenantId, id, {
-          name: patch.name ?? user.name,
+          name,
           role,
           status,
           scopes: [...scopesOfRole(role, principal.tenant.type)],
         });
-        if (status === "deactivated" && user.status !== "deactivated") {
-          await credentials.revokeUserSessions(trx, tenantId, id, now);
+        const actor = actorOf(principal);
+        const changes = [
+          ...(name !== user.name ? ["name"] : []),
+          ...(role !== user.role ? ["role"] : []),
+          ...(status !== user.status ? ["status"] : []),
+        ];
+        // A PATCH that changes nothing is no act: no record.
+        if (changes.length > 0) {
+          await audit.record(trx, tenantId, actor, "user.updated", { type: "user", id }, { changes });
         }
-        return toUserView({ ...user, name: patch.name ?? user.name, role, status });
+        if (status === "deactivated" && user.status !== "deactivated") {
+          const ended = await credentials.revokeUserSessions(trx, tenantId, id, now);
+          await audit.sessionsEnded(trx, tenantId, actor, ended, "deactivated");
+        }
+        return toUserView({ ...user, name, role, status });
       });
     },
   };
