@@ -19,6 +19,10 @@ import { createProgressLine, quietFor, type ProgressLine, type ProgressOptions }
  * command ran but what it checked or waited for failed (provisioning failed, a grant refused, a
  * receiver case failed, a transition failed, entries not acknowledged).
  */
+/** HANSE_TOKEN from the environment; set but empty (`HANSE_TOKEN= hanse …`) counts as not set. */
+export const envToken = (env: NodeJS.ProcessEnv): string | undefined =>
+  env.HANSE_TOKEN === "" ? undefined : env.HANSE_TOKEN;
+
 export const CLI_EXIT = { ok: 0, error: 1, provisioningFailed: 2, checkFailed: 2 } as const;
 
 /** An error the CLI reports with a chosen exit code. */
@@ -73,14 +77,14 @@ export function createRuntime(io: CliIo): Runtime {
 
     async client(options = {}) {
       // Both in the environment: the stored file is not needed (and may be unreadable).
-      const fromEnv = Boolean(io.env.HANSE_URL) && Boolean(io.env.HANSE_TOKEN);
+      const fromEnv = Boolean(io.env.HANSE_URL) && envToken(io.env) !== undefined;
       const stored = fromEnv ? undefined : await readCredentials(credentialsPath(io.env));
       const url = io.env.HANSE_URL ?? stored?.url;
       if (url === undefined || url === "") {
         throw new CliError("no server URL: run `hanse login --url URL …` or set HANSE_URL");
       }
       // The stored token is only ever sent to the server it was issued by.
-      const token = io.env.HANSE_TOKEN ?? (stored && sameOrigin(stored.url, url) ? stored.token : undefined);
+      const token = envToken(io.env) ?? (stored && sameOrigin(stored.url, url) ? stored.token : undefined);
       if (options.requireToken !== false && (token === undefined || token === "")) {
         throw new CliError(`not logged in to ${url}: run \`hanse login\` or set HANSE_TOKEN`);
       }

@@ -5,7 +5,7 @@ import { createTransport } from "../sdk/http.js";
 import type { CliIo } from "./cli-io.js";
 import { parseJsonObject } from "./options.js";
 import { credentialsPath, readCredentials } from "./credentials.js";
-import { CliError, createRuntime, type Runtime } from "./runtime.js";
+import { CliError, createRuntime, envToken, type Runtime } from "./runtime.js";
 
 /** Exit code when the transition request ended `failed` (0 ok, 1 API or usage error). */
 export const transitionFailedExitCode = 2;
@@ -34,7 +34,7 @@ async function workflowsApi(rt: Runtime): Promise<WorkflowsApi> {
   const client = await rt.client();
   const stored = await readCredentials(credentialsPath(rt.io.env));
   const token =
-    rt.io.env.HANSE_TOKEN ?? (stored && sameOrigin(stored.url, client.baseUrl) ? stored.token : undefined);
+    envToken(rt.io.env) ?? (stored && sameOrigin(stored.url, client.baseUrl) ? stored.token : undefined);
   if (token === undefined || token === "")
     throw new CliError("not logged in: run `hanse login` or set HANSE_TOKEN");
   const options = { baseUrl: client.baseUrl, token };
