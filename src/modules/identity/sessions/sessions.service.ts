@@ -8,12 +8,12 @@ import {
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
 import { readPage, toCreationPosition } from "../../../platform/http/cursor.js";
-import type { TenantType } from "../../../protocol/scopes.js";
-import { hashSecret, invitationIdOf, newSessionToken, passwordResetIdOf } from "../credential-format.js";
+import { hashSecret, invitationIdOf, passwordResetIdOf } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import * as users from "../users/index.js";
-import type { Executor, IdentityDeps } from "../identity.deps.js";
-import type { IdentityTables, SessionMethod } from "../identity.tables.js";
+import type { IdentityDeps } from "../identity.deps.js";
+import type { IdentityTables } from "../identity.tables.js";
+import { openSession } from "./open-session.js";
 import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
 const badInvitation = () =>
@@ -82,40 +82,6 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
   );
   const { db } = database;
 
-  /** A new session of an active user, and the user's `lastSignInAt`, in the caller's executor. */
-  async function openSession(
-    executor: Executor,
-    user: { id: string; email: string; role: users.Role },
-    tenant: { id: string; type: TenantType },
-    now: Date,
-    method: SessionMethod,
-  ) {
-    const id = deps.newId();
-    const token = newSessionToken(id);
-    const scopes = [...users.scopesOfRole(user.role, tenant.type)];
-    const expiresAt = new Date(now.getTime() + deps.sessionTtlSeconds * 1000);
-    await repo.insertCredential(executor, {
-      id,
-      tenant_id: tenant.id,
-      kind: "session",
-      principal_id: user.id,
-      name: user.email,
-      secret_hash: hashSecret(token),
-      // As issued, for the record; a session's scopes are read from the role on each request.
-      scopes,
-      connection_ids: null,
-      created_by: user.id,
-      created_at: now,
-      expires_at: expiresAt,
-      revoked_at: null,
-      method,
-      // Opening a session is its first use (idle expiry counts from here).
-      last_used_at: now,
-    });
-    await users.updateUser(executor, tenant.id, user.id, { last_sign_in_at: now });
-    return { id, token, expiresAt: expiresAt.toISOString(), scopes, createdAt: now.toISOString() };
-  }
-
   return {
     /**
      * CONTRACT §2a: any wrong part is the same 401, and an unknown user costs the same time.
@@ -136,7 +102,9 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         await signInThrottle.recordFailure(account, clientAddress);
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
-      return database.transaction((trx) => openSession(trx, user, tenant, deps.clock.now(), "password"));
+      return database.transaction((trx) =>
+        openSession(deps, trx, user, tenant, deps.clock.now(), "password"),
+      );
     },
 
     /**
@@ -165,6 +133,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         });
         if (!activated) throw badInvitation();
         return openSession(
+          deps,
           trx,
           { id: invitation.user_id, email: invitation.email, role: invitation.role },
           { id: invitation.tenant_id, type: invitation.tenant_type },
