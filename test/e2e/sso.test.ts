@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { startTestIssuer, type IdTokenTampering, type TestIssuer } from "../support/oidc-issuer.js";
-import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
+import { adminHeaders, bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { addUser, expectProblem, patchUser } from "../support/users.js";
 
 /**
@@ -82,7 +82,13 @@ async function expectRefused(url: string, tenantId = tenant.id) {
   const before = await counts(tenantId);
   const answer = await callback(url);
   expectProblem(answer, 401, "ERR_UNAUTHENTICATED");
+  expect(answer.headers["www-authenticate"]).toBeDefined();
   expect(answer.headers["set-cookie"]).toBeUndefined();
+  // The answer never echoes the code or the state.
+  const query = new URL(url, "http://x").searchParams;
+  for (const value of [query.get("code"), query.get("state")]) {
+    if (value) expect(answer.body).not.toContain(value);
+  }
   expect(await counts(tenantId)).toEqual(before);
   return answer;
 }
@@ -122,6 +128,21 @@ describe("CONTRACT §7 single sign-on: settings", () => {
       "ERR_NOT_FOUND",
     );
     expectProblem(await start(other.slug), 404, "ERR_NOT_FOUND");
+  });
+
+  it("a body without the client secret, or with an unknown role or a bad domain, is 400 and nothing is saved", async () => {
+    const other = await provisionTenant(t);
+    const { clientSecret: _secret, ...withoutSecret } = settings();
+    for (const body of [
+      withoutSecret,
+      settings({ autoCreate: { role: "superuser", emailDomains: ["acme.example"] } }),
+      settings({ autoCreate: { role: "viewer", emailDomains: ["not a domain"] } }),
+      settings({ autoCreate: { role: "viewer", emailDomains: [] } }),
+      settings({ extra: true }),
+    ]) {
+      expectProblem(await put(other.token, body), 400, "ERR_VALIDATION");
+    }
+    expectProblem(await get(other.token), 404, "ERR_NOT_FOUND");
   });
 
   it("users:write changes and users:read reads: an admin may read but not change, a viewer likewise", async () => {
@@ -338,6 +359,27 @@ describe("CONTRACT §7 single sign-on: the callback", () => {
     expect(idp.tokenRefusals.at(-1)).toBe("wrong client credentials");
   });
 
+  it("settings removed, or the tenant suspended, between the redirect and the callback: 401", async () => {
+    const other = await provisionTenant(t);
+    expect((await put(other.token, settings())).statusCode).toBe(200);
+    idp.signIn = { email: other.email };
+    const url = await callbackUrl(other.slug);
+    expect((await t.inject({ method: "DELETE", url: ssoUrl, headers: bearer(other.token) })).statusCode).toBe(
+      204,
+    );
+    await expectRefused(url, other.id);
+
+    expect((await put(other.token, settings())).statusCode).toBe(200);
+    const pending = await callbackUrl(other.slug);
+    const suspended = await t.inject({
+      method: "POST",
+      url: `/api/v1/system/tenants/${other.id}/suspend`,
+      headers: adminHeaders,
+    });
+    expect(suspended.statusCode, suspended.body).toBe(200);
+    await expectRefused(pending, other.id);
+  });
+
   it("an unknown e-mail address without autoCreate is 401 and no user is created", async () => {
     idp.signIn = { email: `stranger@${tenant.slug}.test` };
     await expectRefused(await callbackUrl());
@@ -393,5 +435,16 @@ describe("CONTRACT §7 single sign-on: the callback", () => {
     const before = await counts(other.id);
     expect((await callback(await callbackUrl(other.slug))).statusCode).toBe(303);
     expect((await counts(other.id))?.users).toBe(before?.users);
+  });
+});
+
+describe("CONTRACT §1, §7: secrets of single sign-on", () => {
+  it("no log line holds the client secret or an ID token the issuer gave", () => {
+    expect(idp.idTokens.length).toBeGreaterThan(5);
+    for (const secret of [idp.clientSecret, ...idp.idTokens]) {
+      expect(t.logs.some((line) => line.includes(secret))).toBe(false);
+    }
+    // The refusals are logged with their reason, for the operator.
+    expect(t.logs.some((line) => line.includes("single sign-on refused"))).toBe(true);
   });
 });

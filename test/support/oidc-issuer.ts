@@ -30,6 +30,8 @@ export interface TestIssuer {
   tamper: IdTokenTampering | undefined;
   /** The query of every authorization request received. */
   authorizations: URLSearchParams[];
+  /** Every ID token issued (a test checks none reaches a log line). */
+  idTokens: string[];
   /** Token requests refused, with why (a test shows it when a flow fails). */
   tokenRefusals: string[];
   /** A code may be redeemed again (a careless issuer): Hanse's own single use of the state is then what refuses. */
@@ -90,6 +92,7 @@ export async function startTestIssuer(options: { now?: () => Date } = {}): Promi
     signIn: { email: "nobody@example.test" },
     tamper: undefined,
     authorizations: [],
+    idTokens: [],
     tokenRefusals: [],
     codesReusable: false,
     discovery: {},
@@ -183,6 +186,7 @@ export async function startTestIssuer(options: { now?: () => Date } = {}): Promi
           },
           tamper?.foreignKey ? foreign.privateKey : keys.privateKey,
         );
+        state.idTokens.push(idToken);
         json(response, 200, {
           access_token: randomBytes(16).toString("hex"),
           token_type: "Bearer",
