@@ -327,6 +327,13 @@ describe("CONTRACT §7 single sign-on: the callback", () => {
     await expectRefused(`${callbackPath}?error=access_denied&state=${encodeURIComponent(state)}`);
   });
 
+  it("an answer naming another issuer (RFC 9207 iss) is 401", async () => {
+    idp.signIn = { email: member.email };
+    const url = new URL(await callbackUrl(), "http://x");
+    url.searchParams.set("iss", "https://another.example");
+    await expectRefused(`${url.pathname}${url.search}`);
+  });
+
   it("a state expires after 10 minutes", async () => {
     idp.signIn = { email: member.email };
     const url = await callbackUrl();

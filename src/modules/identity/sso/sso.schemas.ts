@@ -88,6 +88,12 @@ export const SsoCallbackQuery = Type.Object(
   {
     code: Type.Optional(Type.String({ maxLength: 4096 })),
     state: Type.Optional(Type.String({ maxLength: 256 })),
+    iss: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description: "The issuer, when it says (RFC 9207); must be the tenant's",
+      }),
+    ),
   },
   { additionalProperties: true },
 );

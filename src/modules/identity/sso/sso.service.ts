@@ -200,7 +200,7 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
      * Anything else is the same 401 and nothing is created; `why` receives the reason for the log.
      */
     async finishSsoSignIn(
-      query: { code?: string | undefined; state?: string | undefined },
+      query: { code?: string | undefined; state?: string | undefined; iss?: string | undefined },
       why: (reason: string) => void,
     ): Promise<{ session: OpenedSession; returnTo: string }> {
       const refuse = (reason: string) => {
@@ -224,6 +224,9 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
       const tenant = await tenants.findTenant(db, row.tenant_id);
       const settings = await repo.findSsoSettings(db, row.tenant_id);
       if (tenant?.status !== "active" || !settings) throw refuse("the tenant has no single sign-on now");
+      // RFC 9207: an issuer that names itself in the answer must be this tenant's (a mix-up defence).
+      if (query.iss !== undefined && query.iss !== settings.issuer)
+        throw refuse("the answer names another issuer");
       let identity;
       try {
         const clientSecret = openSealedSecret(
