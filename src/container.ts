@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Config } from "./config/index.js";
+import { consoleKeysOf, signedInCookie } from "./console/session-cookie.js";
 import { createDiscoveryModule } from "./modules/discovery/index.js";
 import { createExchangeModule } from "./modules/exchange/index.js";
 import { createEntitlementsModule } from "./modules/entitlements/index.js";
@@ -124,7 +125,11 @@ export async function createContainer(config: Config, options: ContainerOptions)
     }),
   };
 
-  const identity = createIdentityModule(deps);
+  const consoleKeys = consoleKeysOf(config, database.db);
+  const identity = createIdentityModule(deps, {
+    consoleCookie: (request, session) =>
+      signedInCookie(consoleKeys, request, config.HANSE_PUBLIC_URL, session),
+  });
   const bootstrap = await identity.service.bootstrap({
     token: config.HANSE_BOOTSTRAP_TOKEN,
     email: config.HANSE_BOOTSTRAP_EMAIL,

@@ -146,6 +146,11 @@ export const ConfigSchema = Type.Object({
         "Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client; unset: the peer address is the client",
     }),
   ),
+  HANSE_SSO_ALLOW_INSECURE: Type.Union([Type.Literal("0"), Type.Literal("1")], {
+    default: "0",
+    description:
+      "Testing only: single sign-on issuers may use http and private or loopback addresses (CONTRACT §7)",
+  }),
   HANSE_WEBHOOK_ALLOW_PRIVATE: Type.Union([Type.Literal("0"), Type.Literal("1")], {
     default: "0",
     description: "Local testing only: allow private webhook targets",

@@ -1,18 +1,18 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config/index.js";
 import type { Database } from "../platform/db/database.js";
-import { sealingKey, secretKeysOf } from "../platform/crypto/index.js";
 import { loadAssets } from "./assets.js";
 import { forwardToApi, isPlainApiPath, refuse } from "./bridge.js";
 import { isSameOrigin, servedOverHttps } from "./request-origin.js";
 import { consoleSecurityHeaders } from "./security-headers.js";
 import {
+  consoleKeysOf,
   consolePath,
   csrfMatches,
   csrfToken,
-  sealToken,
   sessionCookie,
   sessionToken,
+  signedInCookie,
   type ConsoleKeys,
 } from "./session-cookie.js";
 
@@ -34,12 +34,7 @@ export const consolePlugin =
   (root: FastifyInstance, deps: ConsoleDeps): FastifyPluginAsync =>
   async (app) => {
     const publicUrl = deps.config.HANSE_PUBLIC_URL;
-    // A CSRF token is a MAC under the current key: a page from before a key change asks to sign in again.
-    const csrfKeys = sealingKey(secretKeysOf(deps.config), deps.database.db, "console-csrf");
-    const keys: ConsoleKeys = {
-      seal: sealingKey(secretKeysOf(deps.config), deps.database.db, "console-session"),
-      csrf: async () => (await csrfKeys()).current.key,
-    };
+    const keys: ConsoleKeys = consoleKeysOf(deps.config, deps.database.db);
     const assets = await loadAssets();
 
     app.addHook("onSend", async (_request, reply, payload) => {
@@ -112,13 +107,7 @@ export const consolePlugin =
                 expiresAt: new Date(Date.now() + tokenSignInSeconds * 1000).toISOString(),
               }
             : answer.json<{ token: string; expiresAt: string }>();
-        const maxAge = (Date.parse(session.expiresAt) - Date.now()) / 1000;
-        const cookie = sessionCookie(
-          await sealToken(keys, session.token),
-          maxAge,
-          servedOverHttps(request, publicUrl),
-        );
-        reply.header("set-cookie", cookie);
+        reply.header("set-cookie", await signedInCookie(keys, request, publicUrl, session));
         return reply
           .code(201)
           .send({ csrfToken: await csrfToken(keys, session.token), expiresAt: session.expiresAt });

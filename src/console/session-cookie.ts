@@ -1,11 +1,15 @@
 import type { FastifyRequest } from "fastify";
+import type { Kysely } from "kysely";
 import {
   digestsEqual,
   hmacSha256,
   openSealedSecret,
+  sealingKey,
   sealSecret,
+  secretKeysOf,
   type SealingKeys,
 } from "../platform/crypto/index.js";
+import { servedOverHttps } from "./request-origin.js";
 
 /** The console's session cookie: the API session token, sealed with the service's key. */
 export const cookieName = "hanse_console";
@@ -18,6 +22,19 @@ export interface ConsoleKeys {
   seal: () => Promise<SealingKeys>;
   /** Derives the CSRF token from the session token (HMAC-SHA256). */
   csrf: () => Promise<Buffer>;
+}
+
+/** The console's keys, from the configured secret keys (or the instance's, kept in the database). */
+export function consoleKeysOf(
+  config: { HANSE_SECRET_KEY?: string | undefined; HANSE_SECRET_KEY_PREVIOUS?: string | undefined },
+  db: Kysely<unknown>,
+): ConsoleKeys {
+  // A CSRF token is a MAC under the current key: a page from before a key change asks to sign in again.
+  const csrfKeys = sealingKey(secretKeysOf(config), db, "console-csrf");
+  return {
+    seal: sealingKey(secretKeysOf(config), db, "console-session"),
+    csrf: async () => (await csrfKeys()).current.key,
+  };
 }
 
 export function readCookie(request: FastifyRequest, name = cookieName): string | undefined {
@@ -68,4 +85,15 @@ export function sessionCookie(value: string, maxAgeSeconds: number, secure: bool
     "SameSite=Strict",
     ...(secure ? ["Secure"] : []),
   ].join("; ");
+}
+
+/** The `Set-Cookie` that signs the browser in to the console with a session until it expires. */
+export async function signedInCookie(
+  keys: ConsoleKeys,
+  request: FastifyRequest,
+  publicUrl: string,
+  session: { token: string; expiresAt: string },
+): Promise<string> {
+  const maxAge = (Date.parse(session.expiresAt) - Date.now()) / 1000;
+  return sessionCookie(await sealToken(keys, session.token), maxAge, servedOverHttps(request, publicUrl));
 }

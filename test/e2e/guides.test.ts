@@ -35,6 +35,15 @@ const skip: { text: string; reason: string }[] = [
   { text: "<your PIM host>", reason: "needs the reader's own HTTPS endpoint on a public address" },
   { text: "keep polling (--poll-ms", reason: "partner-exchange: polls until stopped; the --once line runs" },
   { text: "hanse webhooks test-receiver", reason: "entitlements: needs the reader's own webhook receiver" },
+  {
+    text: "/api/v1/admin/sso",
+    reason:
+      "operators: needs the reader's identity provider (test/e2e/sso.test.ts runs single sign-on against a test double)",
+  },
+  {
+    text: "/api/v1/auth/sso/",
+    reason: "operators: redirects to the reader's identity provider, set up by the skipped line above",
+  },
   { text: "echo $?", reason: "entitlements: the exit code of the test-receiver run above" },
   {
     text: `printf '%s.%s.%s' "$id"`,

@@ -66,6 +66,22 @@ export async function signInWithToken(accessToken) {
   csrfToken = session.csrfToken;
 }
 
+/**
+ * Single sign-on: asks whether the tenant has it (the API answers a redirect, not followed here),
+ * then sends the browser to the identity provider; it comes back signed in to `returnTo`.
+ */
+export async function signInWithSso(tenant, returnTo = "/console/") {
+  const url = `/api/v1/auth/sso/${encodeURIComponent(tenant)}?returnTo=${encodeURIComponent(returnTo)}`;
+  const probe = await fetch(url, { redirect: "manual", credentials: "same-origin" });
+  if (probe.type !== "opaqueredirect") {
+    const problem = await probe.json().catch(() => null);
+    throw new ApiError(probe.status, problem, probe.headers.get("x-correlation-id"));
+  }
+  location.assign(url);
+  // The page is left; nothing follows.
+  await new Promise(() => {});
+}
+
 export async function signOut() {
   await call("DELETE", "/console/session");
   csrfToken = null;

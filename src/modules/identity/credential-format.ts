@@ -8,6 +8,7 @@ import { randomSecret, sha256, uuidFromDigest } from "../../platform/crypto/inde
  *   partner key    <apiKeyId uuid>:hanse_pk_<43 base64url secret>
  *   invitation     hanse_it_<32 hex id>_<43 base64url secret> (not a bearer: accepted once for a session)
  *   password reset hanse_rt_<32 hex id>_<43 base64url secret> (not a bearer: used once for a new password)
+ *   SSO state      hanse_ss_<32 hex id>_<43 base64url secret> (not a bearer: one single sign-on's `state`)
  * A bootstrap token chosen by the operator has no id inside; its id is derived from its hash.
  */
 const prefixed = /^hanse_(st|at)_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
@@ -50,11 +51,11 @@ export function newAccessToken(id: string): string {
   return `hanse_at_${uuidToHex(id)}_${randomSecret()}`;
 }
 
-/** Tokens used once, not bearers: invitations (`it`) and password resets (`rt`). */
-const oneUse = /^hanse_(it|rt)_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
+/** Tokens used once, not bearers: invitations (`it`), password resets (`rt`), SSO states (`ss`). */
+const oneUse = /^hanse_(it|rt|ss)_([0-9a-f]{32})_[A-Za-z0-9_-]{43}$/;
 
 /** The id a one-use token of `kind` names; undefined for anything else. */
-function oneUseIdOf(kind: "it" | "rt", token: string): string | undefined {
+function oneUseIdOf(kind: "it" | "rt" | "ss", token: string): string | undefined {
   const match = oneUse.exec(token);
   return match?.[1] === kind && match[2] ? hexToUuid(match[2]) : undefined;
 }
@@ -72,6 +73,13 @@ export function newPasswordResetToken(id: string): string {
 
 /** The password reset id a reset token names; undefined for anything else. */
 export const passwordResetIdOf = (token: string): string | undefined => oneUseIdOf("rt", token);
+
+export function newSsoState(id: string): string {
+  return `hanse_ss_${uuidToHex(id)}_${randomSecret()}`;
+}
+
+/** The sign-in an SSO state names; undefined for anything else. */
+export const ssoStateIdOf = (token: string): string | undefined => oneUseIdOf("ss", token);
 
 /** Returns the secret part; the full bearer token is `<apiKeyId>:<secret>`. */
 export function newPartnerKeySecret(): string {

@@ -76,10 +76,42 @@ export interface CredentialsTable {
   last_used_at: ColumnType<Date | null, Date | null | undefined, Date>;
 }
 
+/** A tenant's OpenID Connect settings (CONTRACT §7); the client secret sealed. */
+export interface SsoSettingsTable {
+  tenant_id: string;
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  jwks_uri: string;
+  token_endpoint_auth_method: "client_secret_basic" | "client_secret_post";
+  signing_algorithms: string[];
+  auto_create_role: "owner" | "admin" | "viewer" | null;
+  auto_create_domains: string[] | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A single sign-on under way: its state (stored as a hash, used once), nonce and PKCE verifier. */
+export interface SsoStatesTable {
+  id: string;
+  tenant_id: string;
+  secret_hash: ColumnType<Uint8Array, Buffer, Buffer>;
+  nonce: string;
+  code_verifier: string;
+  return_to: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
 export interface IdentityTables {
   tenants: TenantsTable;
   users: UsersTable;
   credentials: CredentialsTable;
   user_invitations: UserInvitationsTable;
   password_resets: PasswordResetsTable;
+  sso_settings: SsoSettingsTable;
+  sso_states: SsoStatesTable;
 }

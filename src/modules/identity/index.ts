@@ -4,15 +4,28 @@ import { identityRoutes } from "./identity.routes.js";
 import { AccessTokenItem, CreateAccessTokenBody } from "./access-tokens/index.js";
 import { CreateUserBody, UpdateUserBody, UserItem, usersPath } from "./users/index.js";
 import { createIdentityService, type IdentityService } from "./identity.service.js";
+import type { IdentityTables } from "./identity.tables.js";
+import { sealingKey, secretKeysOf } from "../../platform/crypto/index.js";
+import { createOutboundClient } from "../../platform/outbound/index.js";
+import { createSso, ssoSealedColumns, type ConsoleSessionCookie } from "./sso/index.js";
 
 export type { IdentityService } from "./identity.service.js";
 export type { IdentityTables, TenantsTable } from "./identity.tables.js";
 export { systemTenantSlug } from "./identity.service.js";
 export { newPasswordProblem } from "./users/index.js";
 export { tenantAdmitsCredentialsSql } from "./credentials.repository.js";
+export type { ConsoleSessionCookie } from "./sso/index.js";
 
-export function createIdentityModule(deps: ModuleDeps): HanseModule & { service: IdentityService } {
-  const service = createIdentityService({
+export interface IdentityModuleOptions {
+  /** How a single sign-on's callback sets the console's session cookie (the console owns its format). */
+  consoleCookie: ConsoleSessionCookie;
+}
+
+export function createIdentityModule(
+  deps: ModuleDeps,
+  options: IdentityModuleOptions,
+): HanseModule & { service: IdentityService } {
+  const identityDeps = {
     database: deps.database,
     clock: deps.clock,
     newId: deps.newId,
@@ -22,12 +35,33 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
     invitationTtlSeconds: deps.config.HANSE_INVITATION_TTL_SECONDS,
     passwordResetTtlSeconds: deps.config.HANSE_PASSWORD_RESET_TTL_SECONDS,
     signInAccountFailures: deps.config.HANSE_SIGN_IN_ACCOUNT_FAILURES,
+  };
+  const service = createIdentityService(identityDeps);
+  // The issuers' endpoints go through the outbound guard of webhooks, with a setting of their own.
+  const ssoAllowInsecure = deps.config.HANSE_SSO_ALLOW_INSECURE === "1";
+  const ssoOutbound = createOutboundClient({
+    allowPrivate: ssoAllowInsecure,
+    allowHttp: ssoAllowInsecure,
+    caFile: deps.config.HANSE_WEBHOOK_CA_FILE,
   });
+  const ssoSealingKey = sealingKey(secretKeysOf(deps.config), deps.database.db, "sso-client-secrets");
+  const sso = createSso(
+    {
+      ...identityDeps,
+      ssoOutbound,
+      ssoAllowInsecure,
+      publicUrl: deps.config.HANSE_PUBLIC_URL,
+      ssoSealingKey,
+    },
+    deps.database.as<IdentityTables>(),
+  );
   const href = "/api/v1/admin/access-tokens";
   return {
     name: "identity",
     service,
-    routes: identityRoutes(service),
+    routes: identityRoutes(service, sso, options.consoleCookie),
+    sealedColumns: ssoSealedColumns(deps.database.db, ssoSealingKey),
+    close: () => ssoOutbound.close(),
     apiTags: [
       {
         name: "auth",
@@ -40,6 +74,12 @@ export function createIdentityModule(deps: ModuleDeps): HanseModule & { service:
         description:
           "A tenant's users (CONTRACT §7): invitations, roles (owner, admin, viewer) and deactivation; " +
           "users:read to read, users:write to change.",
+      },
+      {
+        name: "sso",
+        description:
+          "Single sign-on with OpenID Connect (CONTRACT §7): a tenant's issuer and client (users:read to " +
+          "read, users:write to change), and the browser's sign-in through it.",
       },
       {
         name: "access-tokens",

@@ -26,6 +26,8 @@ const tableOwners: Readonly<Record<string, string>> = {
   credentials: "src/modules/identity",
   user_invitations: "src/modules/identity",
   password_resets: "src/modules/identity",
+  sso_settings: "src/modules/identity",
+  sso_states: "src/modules/identity",
   tenant_provisioning: "src/modules/tenants",
   workflow_definitions: "src/modules/workflows",
   workflow_entities: "src/modules/workflows",

@@ -72,4 +72,26 @@ describe("the outbound client (issue 22 item 1)", () => {
     await expect(client.post(receiver.url, "{}", {}, 200)).rejects.toMatchObject({ errorClass: "timeout" });
     await client.close();
   });
+
+  it("call (single sign-on's issuers, issue 32 step 7) has the same guard: http only with allowHttp, addresses checked at call time", async () => {
+    const strict = createOutboundClient({ allowPrivate: false });
+    await expect(
+      strict.call("http://issuer.example/.well-known/openid-configuration", { method: "GET" }, 1000),
+    ).rejects.toMatchObject({ errorClass: "address" });
+    const rebinding = createOutboundClient({
+      allowPrivate: false,
+      allowHttp: true,
+      lookup: () => Promise.resolve([{ address: "127.0.0.1", family: 4 }]),
+    });
+    await expect(
+      rebinding.call("http://issuer.example/.well-known/openid-configuration", { method: "GET" }, 1000),
+    ).rejects.toMatchObject({ errorClass: "address" });
+    const open = createOutboundClient({ allowPrivate: true, caFile: receiver.caFile });
+    receiver.answer = () => ({ status: 200, headers: { "content-type": "application/json" } });
+    expect(await open.call(receiver.url, { method: "GET" }, 2000)).toMatchObject({
+      status: 200,
+      contentType: "application/json",
+    });
+    await Promise.all([strict.close(), rebinding.close(), open.close()]);
+  });
 });

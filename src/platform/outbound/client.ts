@@ -28,6 +28,8 @@ export interface OutboundResponse {
 export interface OutboundClientOptions {
   /** Local testing only (HANSE_WEBHOOK_ALLOW_PRIVATE): private and loopback targets allowed. */
   allowPrivate: boolean;
+  /** Local testing of single sign-on only (HANSE_SSO_ALLOW_INSECURE): `http` URLs allowed. */
+  allowHttp?: boolean;
   /** Local testing only (HANSE_WEBHOOK_CA_FILE): a PEM bundle trusted besides the system's roots. */
   caFile?: string | undefined;
   /**
@@ -41,6 +43,13 @@ export interface OutboundClientOptions {
 
 /** A response body is read no further than this (the status is what counts). */
 const maxResponseBytes = 4096;
+
+/** The answer of `call`: a JSON-sized body, read whole up to the caller's limit. */
+export interface OutboundReply {
+  status: number;
+  contentType: string | undefined;
+  body: string;
+}
 
 function retryAfterMs(value: string | string[] | undefined, now: number): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
@@ -158,9 +167,59 @@ export function createOutboundClient(options: OutboundClientOptions) {
      * rules and every address its host resolves to now; throws OutboundTargetError.
      */
     async checkTarget(rawUrl: string): Promise<URL> {
-      const url = checkTargetUrl(rawUrl);
+      const url = checkTargetUrl(rawUrl, options.allowHttp);
       await resolveTargetHost(url.hostname, options.allowPrivate, options.lookup);
       return url;
+    },
+
+    /**
+     * A request whose answer the caller reads (an identity provider's discovery document, keys,
+     * token endpoint): the same checks and pinning as `post`; a body longer than `maxBytes` fails
+     * as `protocol`. Throws OutboundError.
+     */
+    async call(
+      rawUrl: string,
+      init: { method: "GET" | "POST"; headers?: Record<string, string>; body?: string },
+      timeoutMs: number,
+      maxBytes = 256 * 1024,
+    ): Promise<OutboundReply> {
+      const signal = AbortSignal.timeout(timeoutMs);
+      try {
+        const url = checkTargetUrl(rawUrl, options.allowHttp);
+        const [address] = await resolveTargetHost(url.hostname, options.allowPrivate, options.lookup);
+        if (!address) throw new OutboundError("dns", "the host name does not resolve");
+        const response = await request(url, {
+          method: init.method,
+          dispatcher: agentFor(url, address, timeoutMs),
+          signal,
+          headers: {
+            ...init.headers,
+            ...outboundTraceHeaders(currentTrace()),
+            ...(init.body === undefined ? {} : { "content-length": String(Buffer.byteLength(init.body)) }),
+          },
+          ...(init.body === undefined ? {} : { body: init.body }),
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        const chunks: Buffer[] = [];
+        let read = 0;
+        for await (const chunk of response.body) {
+          read += (chunk as Buffer).length;
+          if (read > maxBytes) {
+            response.body.destroy();
+            throw new OutboundError("protocol", "the answer is too long");
+          }
+          chunks.push(chunk as Buffer);
+        }
+        const contentType = response.headers["content-type"];
+        return {
+          status: response.statusCode,
+          contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+          body: Buffer.concat(chunks).toString("utf8"),
+        };
+      } catch (error) {
+        throw classifyOutboundError(error);
+      }
     },
 
     async close(): Promise<void> {
@@ -178,7 +237,7 @@ export function createOutboundClient(options: OutboundClientOptions) {
       const started = now();
       const signal = AbortSignal.timeout(timeoutMs);
       try {
-        const url = checkTargetUrl(rawUrl);
+        const url = checkTargetUrl(rawUrl, options.allowHttp);
         const [address] = await resolveTargetHost(url.hostname, options.allowPrivate, options.lookup);
         if (!address) throw new OutboundError("dns", "the host name does not resolve");
         const agent = agentFor(url, address, timeoutMs);

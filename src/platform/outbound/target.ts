@@ -111,15 +111,20 @@ export class OutboundTargetError extends Error {
   override readonly name = "OutboundTargetError";
 }
 
-/** Checks the URL's form; throws OutboundTargetError with a safe message. */
-export function checkTargetUrl(raw: string): URL {
+/**
+ * Checks the URL's form; throws OutboundTargetError with a safe message. `allowHttp` (local
+ * testing of single sign-on only, HANSE_SSO_ALLOW_INSECURE) lets `http` through too.
+ */
+export function checkTargetUrl(raw: string, allowHttp = false): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new OutboundTargetError("not a valid URL");
   }
-  if (url.protocol !== "https:") throw new OutboundTargetError("must be an https URL");
+  if (url.protocol !== "https:" && !(allowHttp && url.protocol === "http:")) {
+    throw new OutboundTargetError("must be an https URL");
+  }
   if (url.username !== "" || url.password !== "") throw new OutboundTargetError("must not carry credentials");
   if (url.hash !== "") throw new OutboundTargetError("must not have a fragment");
   // Port 0 is no port: the connection would go wherever the system picks, or fail.

@@ -1,4 +1,4 @@
-import { signIn, signInWithToken } from "../api.js";
+import { signIn, signInWithSso, signInWithToken } from "../api.js";
 import { h } from "../dom.js";
 import { attempt, field, statusSlot } from "../ui.js";
 
@@ -24,8 +24,9 @@ function signInForm(title, controls, submitLabel, send, done) {
 }
 
 /**
- * Tenant, e-mail and password (the console calls POST /api/v1/auth/sessions), or an access token
- * for credentials without a password, such as the bootstrap administrator's.
+ * Tenant, e-mail and password (the console calls POST /api/v1/auth/sessions), the tenant's
+ * identity provider (single sign-on), or an access token for credentials without a password,
+ * such as the bootstrap administrator's.
  */
 export function signInPage(done) {
   return h(
@@ -46,6 +47,13 @@ export function signInPage(done) {
       ],
       "Sign in",
       (data) => signIn(String(data.get("tenant")), String(data.get("email")), String(data.get("password"))),
+      done,
+    ),
+    signInForm(
+      "With your identity provider",
+      [field("Organisation", { name: "organisation", autocomplete: "organization", required: true })],
+      "Sign in with SSO",
+      (data) => signInWithSso(String(data.get("organisation"))),
       done,
     ),
     signInForm(

@@ -9,13 +9,13 @@ import {
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
 import { readPage, toCreationPosition } from "../../../platform/http/cursor.js";
-import type { TenantType } from "../../../protocol/scopes.js";
-import { hashSecret, invitationIdOf, newSessionToken, passwordResetIdOf } from "../credential-format.js";
+import { hashSecret, invitationIdOf, passwordResetIdOf } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import * as users from "../users/index.js";
-import type { Executor, IdentityDeps } from "../identity.deps.js";
-import type { IdentityTables, SessionMethod } from "../identity.tables.js";
+import type { IdentityDeps } from "../identity.deps.js";
+import type { IdentityTables } from "../identity.tables.js";
 import { identityAudit } from "../identity.audit.js";
+import { openSession } from "./open-session.js";
 import { createSignInThrottle, signInLimits } from "./sign-in-throttle.js";
 
 const badInvitation = () =>
@@ -85,51 +85,6 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
   const { db } = database;
   const audit = identityAudit(deps);
 
-  /**
-   * A new session of an active user, the user's `lastSignInAt` and the `session.created` record
-   * (how it was opened: `method`), in the caller's executor.
-   */
-  async function openSession(
-    executor: Executor,
-    user: { id: string; email: string; role: users.Role },
-    tenant: { id: string; type: TenantType },
-    now: Date,
-    opened: { method: SessionMethod; origin: RequestOrigin | undefined },
-  ) {
-    const id = deps.newId();
-    const token = newSessionToken(id);
-    const scopes = [...users.scopesOfRole(user.role, tenant.type)];
-    const expiresAt = new Date(now.getTime() + deps.sessionTtlSeconds * 1000);
-    await repo.insertCredential(executor, {
-      id,
-      tenant_id: tenant.id,
-      kind: "session",
-      principal_id: user.id,
-      name: user.email,
-      secret_hash: hashSecret(token),
-      // As issued, for the record; a session's scopes are read from the role on each request.
-      scopes,
-      connection_ids: null,
-      created_by: user.id,
-      created_at: now,
-      expires_at: expiresAt,
-      revoked_at: null,
-      method: opened.method,
-      // Opening a session is its first use (idle expiry counts from here).
-      last_used_at: now,
-    });
-    await users.updateUser(executor, tenant.id, user.id, { last_sign_in_at: now });
-    await audit.record(
-      executor,
-      tenant.id,
-      anonymousActor(opened.origin, user.id),
-      "session.created",
-      { type: "session", id },
-      { data: { method: opened.method } },
-    );
-    return { id, token, expiresAt: expiresAt.toISOString(), scopes, createdAt: now.toISOString() };
-  }
-
   return {
     /**
      * CONTRACT §2a: any wrong part is the same 401, and an unknown user costs the same time.
@@ -167,7 +122,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         throw new AppError("ERR_UNAUTHENTICATED", "The tenant, e-mail or password is wrong.");
       }
       return database.transaction((trx) =>
-        openSession(trx, user, tenant, deps.clock.now(), { method: "password", origin }),
+        openSession(deps, trx, user, tenant, deps.clock.now(), { method: "password", origin }),
       );
     },
 
@@ -197,6 +152,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
         });
         if (!activated) throw badInvitation();
         return openSession(
+          deps,
           trx,
           { id: invitation.user_id, email: invitation.email, role: invitation.role },
           { id: invitation.tenant_id, type: invitation.tenant_type },

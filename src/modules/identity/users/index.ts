@@ -6,6 +6,7 @@ export {
   findUserByEmail,
   findUserPassword,
   findPasswordReset,
+  insertUser,
   insertPasswordReset,
   usePasswordReset,
   updateUser,

@@ -21,6 +21,7 @@ import * as passwordResets from "./2026-11-28T1100-password-resets.js";
 import * as sessionActivity from "./2026-11-28T1300-session-activity.js";
 import * as offboarding from "./2026-11-28T1300-offboarding.js";
 import * as auditRecordShape from "./2026-11-28T1300-audit-record-shape.js";
+import * as singleSignOn from "./2026-11-28T1400-single-sign-on.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1300-session-activity": sessionActivity,
   "2026-11-28T1300-offboarding": offboarding,
   "2026-11-28T1300-audit-record-shape": auditRecordShape,
+  "2026-11-28T1400-single-sign-on": singleSignOn,
 };
