@@ -2,7 +2,7 @@ import type { Scope } from "../../../protocol/scopes.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
-import { readPage, toCreationPosition } from "../../../platform/http/cursor.js";
+import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
 import { hashSecret, newAccessToken } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import type { IdentityDeps } from "../identity.deps.js";
@@ -82,10 +82,10 @@ export function createAccessTokens(deps: IdentityDeps, database: Database<Identi
       };
     },
 
-    async listAccessTokens(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+    async listAccessTokens(principal: Principal, page: PageRequest) {
       const tenantId = principal.tenant.id;
       return readPage(deps.cursors, `access-tokens:${tenantId}`, page, {
-        fetch: (after) => repo.listCredentials(db, tenantId, "access_token", page.limit, after),
+        fetch: (after, order) => repo.listCredentials(db, tenantId, "access_token", page.limit, after, order),
         position: toCreationPosition,
         view: toAccessTokenView,
       });

@@ -20,6 +20,7 @@ import * as userInvitations from "./2026-11-28T1000-user-invitations.js";
 import * as passwordResets from "./2026-11-28T1100-password-resets.js";
 import * as sessionActivity from "./2026-11-28T1300-session-activity.js";
 import * as offboarding from "./2026-11-28T1300-offboarding.js";
+import * as exchangeSearch from "./2026-11-28T1400-exchange-search.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1100-password-resets": passwordResets,
   "2026-11-28T1300-session-activity": sessionActivity,
   "2026-11-28T1300-offboarding": offboarding,
+  "2026-11-28T1400-exchange-search": exchangeSearch,
 };
