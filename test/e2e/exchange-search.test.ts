@@ -10,6 +10,7 @@ import {
   type PartnerSetup,
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { listPage } from "../../src/modules/exchange/partners/partners.repository.js";
+import { connectionNamesFromPartners } from "../../src/platform/db/migrations/2026-11-28T1400-exchange-search.js";
 import { overHttp } from "../support/http-injector.js";
 import { provisionTenant, systemToken, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
@@ -407,4 +408,21 @@ describe("order=asc|desc on every admin list (CONTRACT §8)", () => {
     ).map((u) => u.id);
     expect(g1Desc).toEqual([...g1Before].reverse());
   }, 180_000);
+});
+
+describe("connections made before names existed (migration 2026-11-28T1400)", () => {
+  it("get their partner's name", async () => {
+    await sql`UPDATE exchange_connections SET name = 'before the migration' WHERE tenant_id = ${tenant.id}`.execute(
+      t.container.database.db,
+    );
+    await sql.raw(connectionNamesFromPartners).execute(t.container.database.db);
+    const names = (await allPages("/api/v1/admin/connections", {}, { limit: 100 })).map((c) => [
+      c.id,
+      (c as Row & { name: string }).name,
+    ]);
+    expect(names).toContainEqual([g1.connectionId, "Globex AG"]);
+    expect(names).toContainEqual([g2.connectionId, "Globex AG"]);
+    expect(names).toContainEqual([i1.connectionId, "Initech"]);
+    expect(names.every(([, name]) => name !== "before the migration")).toBe(true);
+  });
 });

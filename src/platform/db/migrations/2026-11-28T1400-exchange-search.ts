@@ -7,13 +7,17 @@ import { runStatements } from "./run-statements.js";
 // processing into exchange_upload_documents, one row per upload and number; uploads processed
 // before this migration have none). Both indexes end in the list's order (created_at, id) or
 // lead to the upload by its key, and a btree serves `order=desc` by a backward scan.
+/** Every connection is named after its partner (what the migration gives existing connections). */
+export const connectionNamesFromPartners = `
+    UPDATE exchange_connections c SET name = p.name
+      FROM exchange_partners p WHERE p.tenant_id = c.tenant_id AND p.id = c.partner_id;`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(
     db,
     `
     ALTER TABLE exchange_connections ADD COLUMN name text;
-    UPDATE exchange_connections c SET name = p.name
-      FROM exchange_partners p WHERE p.tenant_id = c.tenant_id AND p.id = c.partner_id;
+    ${connectionNamesFromPartners}
     UPDATE exchange_connections SET name = 'connection' WHERE name IS NULL;
     ALTER TABLE exchange_connections ALTER COLUMN name SET NOT NULL;
     CREATE INDEX exchange_uploads_by_interchange
