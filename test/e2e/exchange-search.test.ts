@@ -304,25 +304,44 @@ describe("finding uploads (CONTRACT §8 filters)", () => {
     }
   });
 
-  it("the document number lookup is an index range (exchange_upload_documents), not a scan", async () => {
+  /** The plan of the uploads list with `filter` in `order`, sequential scans priced out. */
+  async function plan(filter: object, order: "asc" | "desc") {
     const query = listPage(
       t.container.database.db as never,
       "exchange_uploads",
       tenant.id,
       50,
       undefined,
-      {
-        documentNumber: "PO4714",
-      },
-      "desc",
+      filter,
+      order,
     ).compile();
-    const text = await t.container.database.transaction(async (trx) => {
+    return t.container.database.transaction(async (trx) => {
       await sql`SET LOCAL enable_seqscan = off`.execute(trx);
       const rows = await trx.executeQuery<{ "QUERY PLAN": string }>(
         CompiledQuery.raw(`EXPLAIN ${query.sql}`, [...query.parameters]),
       );
       return rows.rows.map((r) => r["QUERY PLAN"]).join("\n");
     });
+  }
+
+  it("an interchange reference or a connection, in either order, is one index range in list order (no Sort)", async () => {
+    const cases: [object, string, RegExp][] = [
+      [{ interchangeReference: "R5" }, "exchange_uploads_by_interchange", /interchange_id = /],
+      [{ connectionId: g1.connectionId }, "exchange_uploads_by_connection", /connection_id = /],
+    ];
+    for (const [filter, index, condition] of cases) {
+      for (const order of ["asc", "desc"] as const) {
+        const text = await plan(filter, order);
+        const scan = order === "desc" ? "Index Scan Backward" : "Index Scan";
+        expect(text, text).toContain(`${scan} using ${index}`);
+        expect(text, text).toMatch(new RegExp(`Index Cond: .*${condition.source}`));
+        expect(text, text).not.toMatch(/Sort|Seq Scan/);
+      }
+    }
+  });
+
+  it("the document number lookup is an index range (exchange_upload_documents), not a scan", async () => {
+    const text = await plan({ documentNumber: "PO4714" }, "desc");
     expect(text, text).toMatch(/Index (Only )?Scan (Backward )?using exchange_upload_documents_pkey/);
     expect(text, text).toMatch(/Index Cond: .*document_number = /);
     expect(text, text).not.toMatch(/Seq Scan/);
