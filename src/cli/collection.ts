@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { HanseClient, ListQuery, Page } from "../sdk/index.js";
-import { parseWhole } from "./options.js";
+import { parseOrder, parseWhole } from "./options.js";
 import type { Runtime } from "./runtime.js";
 import { renderColumns } from "./table.js";
 
@@ -20,6 +20,8 @@ export interface ListSpec<T> {
   empty: string;
   columns: readonly Column<T>[];
   filters?: readonly Filter[];
+  /** False for a list in a fixed order (the audit trail): no `--order`. */
+  ordered?: boolean;
   /** The positional arguments before the options, e.g. `<connection>`. */
   argument?: { name: string; description: string };
   fetch(client: HanseClient, query: ListQuery, argument: string | undefined): Promise<Page<T>>;
@@ -50,6 +52,7 @@ interface ListOptions {
   cursor?: string;
   all?: boolean;
   json?: boolean;
+  order?: "asc" | "desc";
   [filter: string]: unknown;
 }
 
@@ -63,6 +66,9 @@ export function registerList<T>(rt: Runtime, parent: Command, spec: ListSpec<T>)
     .option("--cursor <cursor>", "continue after a previous page (its nextCursor)")
     .option("--all", "read every page")
     .description(spec.description);
+  if (spec.ordered !== false) {
+    command.option("--order <order>", "asc (oldest first, the default) or desc (newest first)", parseOrder);
+  }
   if (spec.argument) command.argument(`<${spec.argument.name}>`, spec.argument.description);
   for (const filter of spec.filters ?? []) command.option(filter.flags, filter.description);
   return command.action(
@@ -79,6 +85,11 @@ export function registerList<T>(rt: Runtime, parent: Command, spec: ListSpec<T>)
         if (typeof value !== "string" || option?.long === undefined) continue;
         filters[filter.query] = value;
         again.push(option.long, value);
+      }
+      // Cursors are bound to the order too.
+      if (options.order !== undefined) {
+        filters.order = options.order;
+        again.push("--order", options.order);
       }
       const client = await rt.client();
       let page: Page<T>;

@@ -39,7 +39,8 @@ function renderUpload(u: Upload): string {
   const parts = [
     renderFields([
       ["ID", u.id],
-      ["Connection", u.connectionId],
+      ["Partner", `${u.partnerName} (${u.partnerId})`],
+      ["Connection", `${u.connectionName} (${u.connectionId})`],
       ["Interchange", orDash(u.interchangeId)],
       ["Status", u.status],
       ["Error", orDash(u.error)],
@@ -141,7 +142,8 @@ function registerInterchangeReads(
 const renderDelivery = (d: Delivery) =>
   renderFields([
     ["ID", d.id],
-    ["Connection", d.connectionId],
+    ["Partner", `${d.partnerName} (${d.partnerId})`],
+    ["Connection", `${d.connectionName} (${d.connectionId})`],
     ["Upload", d.uploadId],
     ["Message", `${d.messageType} ${d.messageReference} in interchange ${d.interchangeId}`],
     ["Answers", orDash(d.inboundInterchangeId)],
@@ -196,12 +198,32 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     .command(program, "uploads")
     .description("Received interchanges: status and why one was rejected (admin.exchangeUploads)");
   registerList<Upload>(rt, uploads, {
-    description: "List uploads, oldest first",
+    description: "List uploads, oldest first (--order desc: newest first)",
     empty: "No uploads.",
-    filters: listFilters("received, processing, processed, rejected or failed"),
+    filters: [
+      ...listFilters("received, processing, processed, rejected or failed"),
+      {
+        flags: "--partner <partner-id>",
+        description: "only the uploads of this partner",
+        query: "partnerId",
+      },
+      {
+        flags: "--interchange-reference <reference>",
+        description: "only the interchange with this control reference (UNB 0020)",
+        query: "interchangeReference",
+      },
+      {
+        flags: "--document-number <number>",
+        description:
+          "only interchanges with a message of this document number (BGM 1004), e.g. an order number",
+        query: "documentNumber",
+      },
+    ],
     columns: [
       ["ID", (u) => u.id],
       ["RECEIVED", (u) => u.createdAt],
+      ["PARTNER", (u) => u.partnerName],
+      ["CONNECTION", (u) => u.connectionName],
       ["STATUS", (u) => u.status],
       ["BYTES", (u) => String(u.byteCount)],
       ["INTERCHANGE", (u) => orDash(u.interchangeId)],
@@ -221,7 +243,7 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     .command(program, "deliveries")
     .description("Outbound messages in partners' mailboxes (admin.exchangeDeliveries)");
   registerList<Delivery>(rt, deliveries, {
-    description: "List deliveries, oldest first",
+    description: "List deliveries, oldest first (--order desc: newest first)",
     empty: "No deliveries.",
     filters: [
       ...listFilters("ready, claimed, acknowledged or failed"),
@@ -237,7 +259,8 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
       ["TYPE", (d) => d.messageType],
       ["STATUS", (d) => d.status],
       ["ATTEMPTS", (d) => String(d.attempts)],
-      ["CONNECTION", (d) => d.connectionId],
+      ["PARTNER", (d) => d.partnerName],
+      ["CONNECTION", (d) => d.connectionName],
       ["UPLOAD", (d) => d.uploadId],
     ],
     fetch: (client, query) => client.admin.deliveries.list(query),
@@ -271,6 +294,7 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
   registerList<AuditEvent>(rt, audit, {
     description: "List audit events, newest first",
     empty: "No audit events.",
+    ordered: false,
     filters: [
       {
         flags: "--type <type>",

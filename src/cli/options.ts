@@ -22,3 +22,9 @@ export const parseJsonObject = (value: string): Record<string, unknown> => {
   }
   return parsed as Record<string, unknown>;
 };
+
+/** A commander option parser for a list's `--order`: `asc` (oldest first) or `desc` (newest first). */
+export const parseOrder = (value: string): "asc" | "desc" => {
+  if (value !== "asc" && value !== "desc") throw new InvalidArgumentError("asc or desc");
+  return value;
+};

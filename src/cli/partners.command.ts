@@ -113,6 +113,7 @@ const renderRevision = (r: ProfileRevision) =>
 const renderConnection = (c: Connection) =>
   renderFields([
     ["ID", c.id],
+    ["Name", c.name],
     ["Partner", c.partnerId],
     ["Status", c.status],
     ["Profile", `revision ${c.activeProfileRevision.revision}: ${profileLine(c.activeProfileRevision)}`],
@@ -167,6 +168,7 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
     empty: "No connections.",
     columns: [
       ["ID", (c) => c.id],
+      ["NAME", (c) => c.name],
       ["PARTNER", (c) => c.partnerId],
       ["STATUS", (c) => c.status],
       ["REVISION", (c) => String(c.activeProfileRevision.revision)],
@@ -183,14 +185,18 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
   jsonOption(profileOptions(rt.command(connections, "create")))
     .description("Create a connection of a partner with its first profile revision")
     .requiredOption("--partner <partner-id>", "the partner")
+    .option("--name <name>", "what people call it (1–200 characters; default: the partner's name)")
     .option("--suspended", "create it suspended (uploads refused until `connections resume`)")
     .action(
       rt.action(
-        async (options: ProfileOptions & { partner: string; suspended?: boolean; json?: boolean }) => {
+        async (
+          options: ProfileOptions & { partner: string; name?: string; suspended?: boolean; json?: boolean },
+        ) => {
           const connection = await (
             await rt.client()
           ).admin.connections.create({
             partnerId: options.partner,
+            ...(options.name === undefined ? {} : { name: options.name }),
             profile: profileFrom(options),
             ...(options.suspended ? { status: "suspended" as const } : {}),
           });
@@ -215,6 +221,21 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
       render: (c) => `connection ${c.id} is ${c.status}`,
     });
   }
+
+  jsonOption(rt.command(connections, "rename"))
+    .description("Give a connection another name (1–200 characters)")
+    .argument("<connection-id>", "the connection")
+    .argument("<name>", "its new name")
+    .action(
+      rt.action(async (id: string, name: string, options: { json?: boolean }) => {
+        const connection = await (await rt.client()).admin.connections.rename(id, name);
+        rt.emit(
+          options.json,
+          connection,
+          () => `connection ${connection.id} is now named ${connection.name}`,
+        );
+      }),
+    );
 
   registerRevisionsCommands(program, rt);
 }

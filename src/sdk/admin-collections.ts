@@ -63,6 +63,8 @@ export interface Connection {
   id: string;
   tenantId: string;
   partnerId: string;
+  /** 1–200 characters; the partner's name unless given. */
+  name: string;
   apiVersion: string;
   status: string;
   activeProfileRevision: ProfileRevision;
@@ -135,7 +137,14 @@ export interface UploadOutbound {
   acknowledgedAt: string | null;
 }
 
-export interface Upload {
+/** Whose an upload or a delivery is, by name (the ids stay beside them). */
+export interface OwnerNames {
+  partnerId: string;
+  partnerName: string;
+  connectionName: string;
+}
+
+export interface Upload extends OwnerNames {
   id: string;
   uploadId: string;
   connectionId: string;
@@ -178,7 +187,7 @@ export interface InterchangeReads {
   segments(id: string): Promise<SegmentTree>;
 }
 
-export interface Delivery {
+export interface Delivery extends OwnerNames {
   id: string;
   deliveryAttemptId: string;
   connectionId: string;
@@ -239,6 +248,7 @@ export interface AdminCollectionsApi {
     { partnerId: string; profile: ProfileInput; status?: ConnectionStatus }
   > & {
     setStatus(id: string, status: ConnectionStatus): Promise<Connection>;
+    rename(id: string, name: string): Promise<Connection>;
   };
   /** Profile revisions live under their connection. */
   revisions: {
@@ -303,6 +313,7 @@ export function createAdminCollectionsApi(
     connections: {
       ...collection(run, e.connections),
       setStatus: (id, status) => run(e.connections, "update", { id }, { body: { status } }),
+      rename: (id, name) => run(e.connections, "update", { id }, { body: { name } }),
     },
     revisions: {
       list: (id, query = {}) => run(e.connections, "listProfileRevisions", { id }, { query }),

@@ -82,7 +82,7 @@ describe(
       expect(connection).toMatchObject({ status: "active", activeProfileRevision: { revision: 1 } });
       expect(ok(await hanse(["connections", "list"]))).toMatch(
         new RegExp(
-          `${connectionId}\\s+${partnerId}\\s+active\\s+1\\s+D96A syntax UNOC:3, theirs 5412345000013:14`,
+          `${connectionId}\\s+Buyer AG\\s+${partnerId}\\s+active\\s+1\\s+D96A syntax UNOC:3, theirs 5412345000013:14`,
         ),
       );
 
@@ -119,7 +119,23 @@ describe(
         await hanse(["uploads", "list", "--json"]),
       );
       expect(listed.items).toContainEqual(expect.objectContaining({ id: uploadId, status: "rejected" }));
-      expect(ok(await hanse(["uploads", "list"]))).toMatch(new RegExp(`${uploadId}\\s+\\S+\\s+rejected`));
+      // CONTRACT §8: the list names the partner and the connection (the ids are in --json).
+      expect(ok(await hanse(["uploads", "list"]))).toMatch(
+        new RegExp(`${uploadId}\\s+\\S+\\s+Buyer AG\\s+Buyer AG\\s+rejected`),
+      );
+      // Found by its order number (BGM 1004) and its interchange reference, newest first.
+      for (const filter of [
+        ["--document-number", "PO1"],
+        ["--interchange-reference", "NEWBIE1"],
+      ]) {
+        const found = json<{ items: { id: string; partnerName: string }[] }>(
+          await hanse(["uploads", "list", ...filter, "--order", "desc", "--json"]),
+        );
+        expect(found.items.map((u) => [u.id, u.partnerName])).toEqual([[uploadId, "Buyer AG"]]);
+      }
+      const wrong = await hanse(["uploads", "list", "--order", "newest"]);
+      expect(wrong.exitCode).not.toBe(0);
+      expect(wrong.err).toContain("asc or desc");
     });
 
     it("shows why the upload was rejected, what it produced, its bytes and its segments", async () => {
@@ -218,7 +234,7 @@ describe(
       );
       expect(
         ok(await hanse(["uploads", "list", "--status", "rejected", "--connection", connectionId])),
-      ).toMatch(new RegExp(`^${uploadId}\\s+\\S+\\s+rejected`, "m"));
+      ).toMatch(new RegExp(`^${uploadId}\\s+\\S+\\s+Buyer AG\\s+Buyer AG\\s+rejected`, "m"));
       const bad = await hanse(["uploads", "list", "--status", "done", "--from", "yesterday"]);
       expect(bad.exitCode).toBe(1);
       expect(bad.err).toContain(

@@ -690,6 +690,34 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     await eventually(() => message.getByRole("list", { name: /^Outbound ORDRSP/ }).count()).toBe(2);
   });
 
+  it("lists uploads newest first with partner and connection names, and finds one by order number or interchange reference (CONTRACT §8)", async () => {
+    await page.goto(`${base}/console#/uploads`);
+    const rows = page.locator("tbody tr");
+    await page.getByRole("row").filter({ hasText: "ICGOOD1" }).waitFor();
+    await page.getByRole("row").filter({ hasText: "ICACK1" }).waitFor();
+    const texts = await rows.allTextContents();
+    const at = (ref: string) => texts.findIndex((text) => text.includes(ref));
+    // ICACK1 came after ICGOOD1, ICGOOD1 after ICBROKEN1.
+    expect([at("ICACK1") < at("ICGOOD1"), at("ICGOOD1") < at("ICBROKEN1")]).toEqual([true, true]);
+    expect(texts[at("ICGOOD1")]).toContain("Buyer GmbH");
+
+    const search = page.getByLabel("Interchange or order number");
+    for (const [term, ref] of [
+      ["PO-ICGOOD1", "ICGOOD1"], // BGM 1004 of its message
+      ["ICBROKEN1", "ICBROKEN1"], // UNB 0020
+    ] as const) {
+      await search.fill(term);
+      await page.getByRole("button", { name: "Apply" }).click();
+      await eventually(() => page.evaluate<string>("location.hash")).toBe(`#/uploads?q=${term}`);
+      await eventually(async () => [await rows.count(), await rows.filter({ hasText: ref }).count()]).toEqual(
+        [1, 1],
+      );
+    }
+    await shoot(page, "uploads-search");
+    await search.fill("");
+    await page.getByRole("button", { name: "Apply" }).click();
+  });
+
   it("shows a customer administrator no tenants; the system administrator creates one and sees provisioning finish", async () => {
     const nav = page.getByRole("navigation", { name: "Console sections" });
     expect(await nav.getByRole("link").allTextContents()).not.toContain("Tenants");

@@ -74,6 +74,22 @@ const expectedOutcome: { text: string; reason: string; status?: number; emptyLis
     reason: "entitlements: whether a delivery was attempted yet depends on the worker's timing",
   },
   {
+    text: "documentNumber=PO4711&from=2026-11-24",
+    emptyList: true,
+    reason: "partner-exchange: the walk-through's order was not sent last Tuesday; the line shows the filter",
+  },
+  {
+    text: "status=rejected&order=desc&limit=20",
+    emptyList: true,
+    reason:
+      "partner-exchange: the walk-through's upload is processed; the lines show the filter and its next page",
+  },
+  {
+    text: "--from 2026-11-24T00:00:00Z --to 2026-11-25",
+    emptyList: true,
+    reason: "partner-exchange: nothing was sent last Tuesday; the line shows the filter",
+  },
+  {
     text: "status=rejected,failed",
     emptyList: true,
     reason: "partner-exchange: the walk-through's upload is processed; the line shows the filter",

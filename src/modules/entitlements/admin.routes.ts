@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../platform/auth/index.js";
-import { pagedDescription, registerCollectionRoutes } from "../../platform/http/crud-routes.js";
-import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import {
+  logPagedDescription,
+  pagedDescription,
+  registerCollectionRoutes,
+} from "../../platform/http/crud-routes.js";
+import { PageQuery, PagingQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
 import type { BindingsService } from "./bindings.service.js";
 import {
   AppEntitlementsParams,
@@ -87,6 +91,7 @@ export const entitlementAdminRoutes =
         entitlements.listEntitlements(requirePrincipal(request), request.params.appId, {
           limit: request.query.limit ?? 50,
           cursor: request.query.cursor,
+          order: request.query.order,
         }),
     );
     app.get(
@@ -118,9 +123,9 @@ export const entitlementAdminRoutes =
             "the entitlement after the change and when it occurred (who made it: the audit event " +
             "`entitlement.changed`). Changes are kept HANSE_FEED_RETENTION_SECONDS like the feed's; " +
             "`meta.prunedThrough` is the highest sequence no longer kept. An actor without changes " +
-            `has an empty list; an unknown app is 404. ${pagedDescription}`,
+            `has an empty list; an unknown app is 404. ${logPagedDescription}`,
           params: EntitlementParams,
-          querystring: PageQuery,
+          querystring: PagingQuery,
           response: { 200: EntitlementHistory, ...problemResponses(400, 401, 403, 404, 500, 503) },
         },
       },

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
-import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
+import { creationPage, type CreationPosition, type ListOrder } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import {
   createLookupById,
@@ -75,8 +75,13 @@ const bindingsWithCredential = (db: Db, tenantId: string) =>
 export const findBindingWithCredential = (db: Db, tenantId: string, id: string) =>
   bindingsWithCredential(db, tenantId).where("service_bindings.id", "=", id).executeTakeFirst();
 
-export const listBindings = (db: Db, tenantId: string, limit: number, after: CreationPosition | undefined) =>
-  creationPage(bindingsWithCredential(db, tenantId), limit, after).execute();
+export const listBindings = (
+  db: Db,
+  tenantId: string,
+  limit: number,
+  after: CreationPosition | undefined,
+  order?: ListOrder,
+) => creationPage(bindingsWithCredential(db, tenantId), limit, after, order).execute();
 
 export async function insertCredential(trx: Trx, row: Selectable<ServiceCredentialsTable>): Promise<void> {
   await trx.insertInto("service_credentials").values(row).execute();

@@ -4,9 +4,8 @@ import { serviceCredentialId } from "../../protocol/service-signature.js";
 import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
-import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
+import { readCreationPage, type PageRequest } from "../../platform/http/cursor.js";
 import type { ModuleDeps } from "../module.js";
 import * as bindings from "./bindings.repository.js";
 import { findApp } from "./entitlements.repository.js";
@@ -171,12 +170,15 @@ export function createBindingsService(deps: Deps) {
       return toBinding(row, row.credential_id);
     },
 
-    async listBindings(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
-      const key = `admin.serviceBindings:${principal.tenant.id}`;
-      const after = page.cursor ? deps.cursors.decode<CreationPosition>(key, page.cursor) : undefined;
-      const rows = await bindings.listBindings(db, principal.tenant.id, page.limit, after);
-      const { items, meta } = pageOf(deps.cursors, key, rows, page.limit, toCreationPosition);
-      return { items: items.map((row) => toBinding(row, row.credential_id)), meta };
+    async listBindings(principal: Principal, page: PageRequest) {
+      const tenantId = principal.tenant.id;
+      return readCreationPage(
+        deps.cursors,
+        `admin.serviceBindings:${tenantId}`,
+        page,
+        (after, order) => bindings.listBindings(db, tenantId, page.limit, after, order),
+        (row) => toBinding(row, row.credential_id),
+      );
     },
   };
 }

@@ -1,6 +1,11 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import type { Entitlement } from "../../protocol/entitlement-decision.js";
-import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
+import {
+  creationPage,
+  keyPage,
+  type CreationPosition,
+  type ListOrder,
+} from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { Change, EntitlementSchema } from "./entitlements.schemas.js";
 import type { EntitlementAppsTable, EntitlementsTable, EntitlementTables } from "./entitlements.tables.js";
@@ -64,11 +69,18 @@ export const findApp = (db: Db | Trx, tenantId: string, appId: string) =>
     .where("id", "=", appId)
     .executeTakeFirst();
 
-export const listApps = (db: Db, tenantId: string, limit: number, after: CreationPosition | undefined) =>
+export const listApps = (
+  db: Db,
+  tenantId: string,
+  limit: number,
+  after: CreationPosition | undefined,
+  order?: ListOrder,
+) =>
   creationPage(
     db.selectFrom("entitlement_apps").selectAll().where("tenant_id", "=", tenantId),
     limit,
     after,
+    order,
   ).execute();
 
 // ---- entitlements and their changes ------------------------------------------------------------
@@ -172,17 +184,14 @@ export const listEntitlements = (
   appId: string,
   limit: number,
   afterActor: string | undefined,
+  order?: ListOrder,
 ) => {
-  let query = db
+  const query = db
     .selectFrom("entitlements")
     .selectAll()
     .where("tenant_id", "=", tenantId)
     .where("app_id", "=", appId);
-  if (afterActor !== undefined) query = query.where("actor_id", ">", afterActor);
-  return query
-    .orderBy("actor_id")
-    .limit(limit + 1)
-    .execute();
+  return keyPage(query, "actor_id", limit, afterActor, order).execute();
 };
 
 export interface StreamState {

@@ -3,9 +3,8 @@ import type { Entitlement } from "../../protocol/entitlement-decision.js";
 import { characterCount } from "../../protocol/headers.js";
 import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
-import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { pageOf, readPage, toCreationPosition, type PageRequest } from "../../platform/http/cursor.js";
+import { readCreationPage, readPage, type PageRequest } from "../../platform/http/cursor.js";
 import type { ModuleDeps } from "../module.js";
 import * as repo from "./entitlements.repository.js";
 import type { PutEntitlementBody } from "./entitlements.schemas.js";
@@ -94,12 +93,15 @@ export function createEntitlementsService(deps: Deps) {
       return toApp(row);
     },
 
-    async listApps(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
-      const binding = `admin.apps:${principal.tenant.id}`;
-      const after = page.cursor ? deps.cursors.decode<CreationPosition>(binding, page.cursor) : undefined;
-      const rows = await repo.listApps(db, principal.tenant.id, page.limit, after);
-      const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, toCreationPosition);
-      return { items: items.map(toApp), meta };
+    async listApps(principal: Principal, page: PageRequest) {
+      const tenantId = principal.tenant.id;
+      return readCreationPage(
+        deps.cursors,
+        `admin.apps:${tenantId}`,
+        page,
+        (after, order) => repo.listApps(db, tenantId, page.limit, after, order),
+        toApp,
+      );
     },
 
     /**
@@ -182,18 +184,15 @@ export function createEntitlementsService(deps: Deps) {
       return repo.toEntitlement(row);
     },
 
-    async listEntitlements(
-      principal: Principal,
-      appId: string,
-      page: { limit: number; cursor?: string | undefined },
-    ) {
+    async listEntitlements(principal: Principal, appId: string, page: PageRequest) {
       const tenantId = principal.tenant.id;
       if (!(await repo.findApp(db, tenantId, appId))) throw noSuchApp();
-      const binding = `admin.entitlements:${tenantId}:${appId}`;
-      const after = page.cursor ? deps.cursors.decode<string>(binding, page.cursor) : undefined;
-      const rows = await repo.listEntitlements(db, tenantId, appId, page.limit, after);
-      const { items, meta } = pageOf(deps.cursors, binding, rows, page.limit, (last) => last.actor_id);
-      return { items: items.map(repo.toEntitlement), meta };
+      return readPage(deps.cursors, `admin.entitlements:${tenantId}:${appId}`, page, {
+        fetch: (after: string | undefined, order) =>
+          repo.listEntitlements(db, tenantId, appId, page.limit, after, order),
+        position: (last) => last.actor_id,
+        view: repo.toEntitlement,
+      });
     },
 
     /**

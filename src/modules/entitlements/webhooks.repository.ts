@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
-import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
+import { creationPage, type CreationPosition, type ListOrder } from "../../platform/db/creation-order.js";
 import { sqlUuidv7 } from "../../platform/db/sql-uuid.js";
 import type {
   CommittedChange,
@@ -33,6 +33,7 @@ export const listSubscriptions = (
   tenantId: string,
   limit: number,
   after: CreationPosition | undefined,
+  order?: ListOrder,
 ) =>
   creationPage(
     db
@@ -42,6 +43,7 @@ export const listSubscriptions = (
       .where("deleted_at", "is", null),
     limit,
     after,
+    order,
   ).execute();
 
 export async function updateSubscription(

@@ -1,7 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../platform/auth/index.js";
-import { pagedDescription, registerCollectionRoutes } from "../../platform/http/crud-routes.js";
-import { PageQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+import {
+  logPagedDescription,
+  pagedDescription,
+  registerCollectionRoutes,
+} from "../../platform/http/crud-routes.js";
+import { PagingQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
 import {
   CreatedSubscription,
   CreateSubscriptionBody,
@@ -63,9 +67,9 @@ export const webhooksRoutes =
           tags,
           operationId: "listWebhookAttempts",
           summary: "A subscription's delivery attempts, newest first (admin:read)",
-          description: `Every attempt to deliver the subscription's changes, with its outcome. ${pagedDescription}`,
+          description: `Every attempt to deliver the subscription's changes, with its outcome. ${logPagedDescription}`,
           params: IdParams,
-          querystring: PageQuery,
+          querystring: PagingQuery,
           response: { 200: WebhookAttemptList, ...errors },
         },
       },

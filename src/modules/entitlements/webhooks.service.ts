@@ -3,9 +3,8 @@ import type { Config } from "../../config/index.js";
 import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
-import type { CreationPosition } from "../../platform/db/creation-order.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { pageOf, toCreationPosition } from "../../platform/http/cursor.js";
+import { pageOf, readCreationPage, type PageRequest } from "../../platform/http/cursor.js";
 import { newWebhookSecret, OutboundTargetError } from "../../platform/outbound/index.js";
 import type { ModuleDeps } from "../module.js";
 import { findBinding } from "./bindings.repository.js";
@@ -154,12 +153,15 @@ export function createWebhooksService(deps: Deps) {
       return toSubscription(await subscriptionOf(db, principal.tenant.id, id));
     },
 
-    async list(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
-      const key = `admin.webhookSubscriptions:${principal.tenant.id}`;
-      const after = page.cursor ? deps.cursors.decode<CreationPosition>(key, page.cursor) : undefined;
-      const rows = await repo.listSubscriptions(db, principal.tenant.id, page.limit, after);
-      const { items, meta } = pageOf(deps.cursors, key, rows, page.limit, toCreationPosition);
-      return { items: items.map(toSubscription), meta };
+    async list(principal: Principal, page: PageRequest) {
+      const tenantId = principal.tenant.id;
+      return readCreationPage(
+        deps.cursors,
+        `admin.webhookSubscriptions:${tenantId}`,
+        page,
+        (after, order) => repo.listSubscriptions(db, tenantId, page.limit, after, order),
+        toSubscription,
+      );
     },
 
     /** Delivery attempts, newest first: time, status, latency and error class, never a body or secret. */

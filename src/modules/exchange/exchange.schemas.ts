@@ -1,6 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import { partnerScopes } from "../../protocol/scopes.js";
-import { Timestamp, Uuid, listOf, nullable, stringEnum } from "../../platform/http/openapi-schemas.js";
+import {
+  OrderQuery,
+  Timestamp,
+  Uuid,
+  listOf,
+  nullable,
+  stringEnum,
+} from "../../platform/http/openapi-schemas.js";
 import { deliveryStatuses, uploadStatuses } from "./exchange.tables.js";
 
 // ---- examples ----------------------------------------------------------------------------------
@@ -131,23 +138,40 @@ export const PartnerItem = Type.Object(
 );
 export const PartnerList = listOf(PartnerItem);
 
+/** A connection's name (CONTRACT §8): 1–200 characters, not only blanks. */
+const ConnectionName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: "\\S",
+  description: "What people call the connection; defaults to the partner's name",
+  examples: ["ACME Retail · EDI prod"],
+});
 export const CreateConnectionBody = Type.Object(
   {
     partnerId: Uuid,
+    name: Type.Optional(ConnectionName),
     profile: ProfileBody,
     status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("suspended")])),
   },
   { additionalProperties: false, examples: [{ partnerId, profile: profileExample, status: "active" }] },
 );
 export const UpdateConnectionBody = Type.Object(
-  { status: Type.Union([Type.Literal("active"), Type.Literal("suspended")]) },
-  { additionalProperties: false, examples: [{ status: "suspended" }] },
+  {
+    status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("suspended")])),
+    name: Type.Optional(ConnectionName),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ status: "suspended" }, { name: "ACME Retail · EDI test" }],
+  },
 );
 export const ConnectionItem = Type.Object(
   {
     id: Uuid,
     tenantId: Uuid,
     partnerId: Uuid,
+    name: Type.String(),
     apiVersion: Type.Literal("api.v1"),
     status: Type.String(),
     activeProfileRevision: ProfileRevision,
@@ -160,6 +184,7 @@ export const ConnectionItem = Type.Object(
         id: connectionId,
         tenantId: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
         partnerId,
+        name: "ACME Retail · EDI prod",
         apiVersion: "api.v1",
         status: "active",
         activeProfileRevision: revisionExample,
@@ -344,11 +369,43 @@ const listFilters = (statuses: readonly string[]) => ({
     Type.String({
       minLength: 1,
       maxLength: 1024,
-      description: "The previous page's `meta.nextCursor`, with the same filters",
+      description: "The previous page's `meta.nextCursor`, with the same filters and order",
     }),
   ),
+  ...OrderQuery,
 });
-export const UploadQuery = Type.Object(listFilters(uploadStatuses), { additionalProperties: false });
+export const UploadQuery = Type.Object(
+  {
+    ...listFilters(uploadStatuses),
+    interchangeReference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 35,
+        pattern: "^\\S+$",
+        description: "Only the uploads whose interchange has this control reference (UNB 0020)",
+        examples: ["4711"],
+      }),
+    ),
+    documentNumber: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 70,
+        pattern: "\\S",
+        description:
+          "Only the uploads with a message of this document number (BGM 1004, e.g. the order number); uploads processed before 2026-11-28 have none",
+        examples: ["PO4713"],
+      }),
+    ),
+    partnerId: Type.Optional(
+      Type.String({
+        format: "uuid",
+        description: "Only the uploads of this partner's connections",
+        examples: [partnerId],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const DeliveryQuery = Type.Object(
   {
     ...listFilters(deliveryStatuses),
@@ -398,10 +455,18 @@ const findingExample = {
 const OutboundCounts = Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
   description: 'Outbound messages the upload produced, per message type: `{"CONTRL":1,"ORDRSP":2}`',
 });
+/** Who an upload or a delivery belongs to, by name (CONTRACT §8); the ids stay beside them. */
+const ownerNames = {
+  partnerId: Uuid,
+  partnerName: Type.String({ description: "The partner's name" }),
+  connectionName: Type.String({ description: "The connection's name" }),
+};
+const ownerNamesExample = { partnerId, partnerName: "ACME Retail", connectionName: "ACME Retail · EDI prod" };
 const uploadFields = {
   id: Uuid,
   uploadId: Uuid,
   connectionId: Uuid,
+  ...ownerNames,
   interchangeId: Type.Union([Type.String(), Type.Null()]),
   status: Type.String(),
   byteCount: Type.Integer(),
@@ -424,6 +489,7 @@ const uploadExample = {
   id: uploadId,
   uploadId,
   connectionId,
+  ...ownerNamesExample,
   interchangeId: "42",
   status: "processed",
   byteCount: 1843,
@@ -547,6 +613,7 @@ export const DeliveryItem = Type.Object(
     id: Uuid,
     deliveryAttemptId: Uuid,
     connectionId: Uuid,
+    ...ownerNames,
     uploadId: Uuid,
     interchangeId: Type.String(),
     inboundInterchangeId: Type.Union([Type.String(), Type.Null()]),
@@ -571,6 +638,7 @@ export const DeliveryItem = Type.Object(
         id: deliveryAttemptId,
         deliveryAttemptId,
         connectionId,
+        ...ownerNamesExample,
         uploadId,
         interchangeId: "1001",
         inboundInterchangeId: "42",

@@ -19,6 +19,8 @@ export interface ConnectionsTable {
   tenant_id: string;
   id: string;
   partner_id: string;
+  /** 1–200 characters; the partner's name unless given (CONTRACT §8). */
+  name: string;
   api_version: string;
   status: ConnectionStatus;
   active_revision: number;
@@ -98,10 +100,18 @@ export interface DeliveriesTable {
   updated_at: Date;
 }
 
+/** The document numbers (BGM 1004) of an upload's messages, written when it is processed. */
+export interface UploadDocumentsTable {
+  tenant_id: string;
+  document_number: string;
+  upload_id: string;
+}
+
 export interface ExchangeTables {
   exchange_partners: PartnersTable;
   exchange_connections: ConnectionsTable;
   exchange_profile_revisions: ProfileRevisionsTable;
   exchange_uploads: UploadsTable;
   exchange_deliveries: DeliveriesTable;
+  exchange_upload_documents: UploadDocumentsTable;
 }

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Kysely } from "kysely";
-import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
+import { creationPage, type CreationPosition, type ListOrder } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { createLookupById } from "../../platform/db/statement-batcher.js";
 import { roleScopeRows } from "./users/roles.js";
@@ -157,8 +157,8 @@ export function credentialRowsCheckSql(input: string): string {
   return sql;
 }
 
-export function listTenants(db: Db, limit: number, after?: CreationPosition) {
-  return creationPage(db.selectFrom("tenants").selectAll(), limit, after).execute();
+export function listTenants(db: Db, limit: number, after?: CreationPosition, order?: ListOrder) {
+  return creationPage(db.selectFrom("tenants").selectAll(), limit, after, order).execute();
 }
 
 export function findTenant(db: Db, id: string) {
@@ -219,13 +219,14 @@ export function listCredentials(
   kind: CredentialKind,
   limit: number,
   after?: CreationPosition,
+  order?: ListOrder,
 ) {
   const query = db
     .selectFrom("credentials")
     .select(credentialListColumns)
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind);
-  return creationPage(query, limit, after).execute();
+  return creationPage(query, limit, after, order).execute();
 }
 
 export function findCredential(db: Db, tenantId: string, kind: CredentialKind, id: string) {
@@ -289,6 +290,7 @@ export function listUserSessions(
   open: { now: Date; idleSince: Date },
   limit: number,
   after?: CreationPosition,
+  order?: ListOrder,
 ) {
   const query = db
     .selectFrom("credentials")
@@ -300,7 +302,7 @@ export function listUserSessions(
     .where("revoked_at", "is", null)
     .where("expires_at", ">", open.now)
     .where(sql<boolean>`COALESCE(last_used_at, created_at) >= ${open.idleSince}`);
-  return creationPage(query, limit, after).execute();
+  return creationPage(query, limit, after, order).execute();
 }
 
 /**

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Scope, TenantType } from "../../protocol/scopes.js";
 import { systemScopes, tenantAdminScopes } from "../../protocol/scopes.js";
 import { randomSecret, unusablePasswordHash } from "../../platform/crypto/index.js";
-import type { CreationPosition } from "../../platform/db/creation-order.js";
+import type { CreationPosition, ListOrder } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
 import { derivedCredentialId, hashSecret, legacyDerivedCredentialId } from "./credential-format.js";
 import * as repo from "./credentials.repository.js";
@@ -28,8 +28,8 @@ export function createTenancy(deps: IdentityDeps, database: Database<IdentityTab
     },
 
     /** The tenants in creation order, after `after` (the tenants module lists them). */
-    listTenants(limit: number, after?: CreationPosition) {
-      return repo.listTenants(database.db, limit, after);
+    listTenants(limit: number, after?: CreationPosition, order?: ListOrder) {
+      return repo.listTenants(database.db, limit, after, order);
     },
 
     findTenant(id: string) {

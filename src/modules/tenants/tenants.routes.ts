@@ -38,7 +38,11 @@ export const tenantsRoutes =
         },
       },
       async (request) =>
-        service.listTenants({ limit: request.query.limit ?? 50, cursor: request.query.cursor }),
+        service.listTenants({
+          limit: request.query.limit ?? 50,
+          cursor: request.query.cursor,
+          order: request.query.order,
+        }),
     );
 
     app.get(

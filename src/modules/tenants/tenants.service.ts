@@ -8,7 +8,12 @@ import { hashPassword } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { AppError } from "../../platform/errors/app-error.js";
-import { readPage, toCreationPosition, type CursorCodec } from "../../platform/http/cursor.js";
+import {
+  readPage,
+  toCreationPosition,
+  type CursorCodec,
+  type PageRequest,
+} from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency } from "../../platform/http/idempotency.js";
 import type { JobContext, JobQueue, JobSpec } from "../../platform/jobs/index.js";
 import { newPasswordProblem, type IdentityService, type TenantsTable } from "../identity/index.js";
@@ -124,9 +129,9 @@ export function createTenantsService(deps: TenantsDeps) {
     /** How logs name an idempotency key: an opaque keyed-hash reference. */
     idempotencyReference: (key: string) => deps.idempotency.reference(key),
 
-    async listTenants(page: { limit: number; cursor?: string | undefined }) {
+    async listTenants(page: PageRequest) {
       return readPage(deps.cursors, "system.tenants", page, {
-        fetch: (after) => deps.identity.listTenants(page.limit, after),
+        fetch: (after, order) => deps.identity.listTenants(page.limit, after, order),
         position: toCreationPosition,
         view: toTenant,
       });

@@ -154,7 +154,7 @@ export function createLifecycleAdapters(deps: LifecycleAdapterDeps) {
     async list(principal: Principal, options: { limit: number; cursor?: string | undefined }) {
       const tenantId = principal.tenant.id;
       return readPage(deps.cursors, `admin.lifecycleAdapters:${tenantId}`, options, {
-        fetch: (after) => repo.listAdapters(db, tenantId, options.limit, after),
+        fetch: (after, order) => repo.listAdapters(db, tenantId, options.limit, after, order),
         position: toCreationPosition,
         view: toAdapter,
       });

@@ -187,8 +187,9 @@ export function createTransitionRequestsService(deps: Omit<ModuleDeps, "config">
       const entityId = filter.entityId?.toLowerCase();
       const binding = `admin.transitionRequests:${tenantId}:${entityId ?? ""}:${status ?? ""}`;
       return readPage(deps.cursors, binding, page, {
-        fetch: (after?: CreationPosition) =>
+        fetch: (after: CreationPosition | undefined, order) =>
           repo.listRequests(db, tenantId, {
+            order,
             limit: page.limit,
             entityId,
             statuses: status ? [status] : undefined,

@@ -1,5 +1,10 @@
 import { sql, type Insertable, type Kysely, type Transaction } from "kysely";
-import { creationPage, type CreationPosition } from "../../platform/db/creation-order.js";
+import {
+  creationPage,
+  keyPage,
+  type CreationPosition,
+  type ListOrder,
+} from "../../platform/db/creation-order.js";
 import type { RowCredentialCheck } from "../../platform/auth/index.js";
 import { runJsonStatements } from "../../platform/db/statement-batcher.js";
 import type { Database } from "../../platform/db/database.js";
@@ -53,13 +58,15 @@ export function findDefinition(db: Db, tenantId: string, kind: string) {
     .executeTakeFirst();
 }
 
-export function listDefinitions(db: Db, tenantId: string, limit: number, afterKind?: string) {
-  let query = db.selectFrom("workflow_definitions").selectAll().where("tenant_id", "=", tenantId);
-  if (afterKind !== undefined) query = query.where("kind", ">", afterKind);
-  return query
-    .orderBy("kind")
-    .limit(limit + 1)
-    .execute();
+export function listDefinitions(
+  db: Db,
+  tenantId: string,
+  limit: number,
+  afterKind?: string,
+  order?: ListOrder,
+) {
+  const query = db.selectFrom("workflow_definitions").selectAll().where("tenant_id", "=", tenantId);
+  return keyPage(query, "kind", limit, afterKind, order).execute();
 }
 
 // ---- entities ----------------------------------------------------------------------------------
@@ -80,11 +87,16 @@ export function findEntity(db: Db, tenantId: string, id: string) {
 export function listEntities(
   db: Db,
   tenantId: string,
-  options: { limit: number; kind?: string | undefined; after?: CreationPosition | undefined },
+  options: {
+    limit: number;
+    kind?: string | undefined;
+    after?: CreationPosition | undefined;
+    order?: ListOrder | undefined;
+  },
 ) {
   let query = db.selectFrom("workflow_entities").selectAll().where("tenant_id", "=", tenantId);
   if (options.kind !== undefined) query = query.where("kind", "=", options.kind);
-  return creationPage(query, options.limit, options.after).execute();
+  return creationPage(query, options.limit, options.after, options.order).execute();
 }
 
 /** Entities of a kind whose attribute `name` equals `value` (e.g. products by GTIN). */
@@ -326,6 +338,7 @@ export function listRequests(
     entityId?: string | undefined;
     statuses?: readonly string[] | undefined;
     after?: CreationPosition | undefined;
+    order?: ListOrder | undefined;
   },
 ) {
   let query = db.selectFrom("workflow_transition_requests").selectAll().where("tenant_id", "=", tenantId);
@@ -333,7 +346,7 @@ export function listRequests(
   if (options.statuses !== undefined) {
     query = query.where("status", "in", options.statuses as WorkflowTransitionRequestsTable["status"][]);
   }
-  return creationPage(query, options.limit, options.after).execute();
+  return creationPage(query, options.limit, options.after, options.order).execute();
 }
 
 /** Locks the request: whoever holds it is the only one deciding its outcome. */
@@ -412,7 +425,13 @@ export function findAdapter(db: Db, tenantId: string, id: string) {
     .executeTakeFirst();
 }
 
-export function listAdapters(db: Db, tenantId: string, limit: number, after?: CreationPosition) {
+export function listAdapters(
+  db: Db,
+  tenantId: string,
+  limit: number,
+  after?: CreationPosition,
+  order?: ListOrder,
+) {
   const query = db.selectFrom("workflow_lifecycle_adapters").selectAll().where("tenant_id", "=", tenantId);
-  return creationPage(query, limit, after).execute();
+  return creationPage(query, limit, after, order).execute();
 }

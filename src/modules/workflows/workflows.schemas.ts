@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { Timestamp, Uuid, listOf } from "../../platform/http/openapi-schemas.js";
+import { OrderQuery, Timestamp, Uuid, listOf } from "../../platform/http/openapi-schemas.js";
 
 const Name = (description: string) =>
   Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_]*$", description });
@@ -115,6 +115,7 @@ export const EntityListQuery = Type.Object(
     kind: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    ...OrderQuery,
   },
   { additionalProperties: false },
 );
@@ -209,6 +210,7 @@ export const TransitionRequestListQuery = Type.Object(
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    ...OrderQuery,
   },
   { additionalProperties: false },
 );

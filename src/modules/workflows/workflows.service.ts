@@ -51,7 +51,8 @@ function createDefinitionsService(deps: WorkflowsDeps) {
     async listDefinitions(principal: Principal, options: PageRequest) {
       const tenantId = principal.tenant.id;
       return readPage(deps.cursors, `admin.workflowDefinitions:${tenantId}`, options, {
-        fetch: (after?: { kind: string }) => repo.listDefinitions(db, tenantId, options.limit, after?.kind),
+        fetch: (after: { kind: string } | undefined, order) =>
+          repo.listDefinitions(db, tenantId, options.limit, after?.kind, order),
         position: (last) => ({ kind: last.kind }),
         view: toDefinitionDocument,
       });
@@ -107,7 +108,8 @@ function createDefinitionsService(deps: WorkflowsDeps) {
     async listEntities(principal: Principal, options: PageRequest & { kind?: string | undefined }) {
       const tenantId = principal.tenant.id;
       return readPage(deps.cursors, `admin.entities:${tenantId}:${options.kind ?? ""}`, options, {
-        fetch: (after?: CreationPosition) => repo.listEntities(db, tenantId, { ...options, after }),
+        fetch: (after: CreationPosition | undefined, order) =>
+          repo.listEntities(db, tenantId, { ...options, after, order }),
         position: toCreationPosition,
         view: toEntity,
       });

@@ -41,6 +41,7 @@ const tableOwners: Readonly<Record<string, string>> = {
   exchange_profile_revisions: "src/modules/exchange/partners",
   exchange_uploads: "src/modules/exchange",
   exchange_deliveries: "src/modules/exchange/mailbox",
+  exchange_upload_documents: "src/modules/exchange/processing",
   entitlement_tenants: "src/modules/entitlements",
   entitlement_apps: "src/modules/entitlements",
   entitlement_streams: "src/modules/entitlements",

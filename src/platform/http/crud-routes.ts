@@ -2,20 +2,26 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { FastifySchema } from "fastify";
 import type { Scope } from "../../protocol/scopes.js";
+import type { ListOrder } from "../db/creation-order.js";
 import { requirePrincipal, type AuthRequirement, type Principal } from "../auth/index.js";
 import { PageQuery, problemResponses } from "./openapi-schemas.js";
 
 type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
-/** What a list route hands its service: the page size (50 unless asked) and the cursor. */
+/** What a list route hands its service: the page size (50 unless asked), the cursor and the order. */
 export interface PageRequest {
   limit: number;
   cursor: string | undefined;
+  order: ListOrder;
 }
+
+/** What a newest-first log's description says about paging (it has no `order`). */
+export const logPagedDescription =
+  "Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`.";
 
 /** What every list route's description says about paging. */
 export const pagedDescription =
-  "Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`.";
+  "Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.";
 
 /** An operation's documentation; the operationId is part of the API and never changes. */
 interface Documented {
@@ -98,8 +104,9 @@ export function registerCollectionRoutes<
         response: { 200: list.response, ...problemResponses(400, 401, 403, 500, 503) },
       }),
       async (request) => {
-        const query = request.query as Static<Query> & { limit?: number; cursor?: string };
-        return list.run(requirePrincipal(request), { limit: query.limit ?? 50, cursor: query.cursor }, query);
+        const query = request.query as Static<Query> & { limit?: number; cursor?: string; order?: ListOrder };
+        const page = { limit: query.limit ?? 50, cursor: query.cursor, order: query.order ?? "asc" };
+        return list.run(requirePrincipal(request), page, query);
       },
     );
   }

@@ -1,3 +1,4 @@
+import type { CreationPosition, ListOrder } from "../db/creation-order.js";
 import { AppError } from "../errors/app-error.js";
 import { digestsEqual, hmacSha256 } from "../crypto/secrets.js";
 
@@ -78,25 +79,47 @@ export function pageOf<T>(
 export interface PageRequest {
   limit: number;
   cursor?: string | undefined;
+  /** `asc` (the default) or `desc` (CONTRACT §8); the cursor is bound to it. */
+  order?: ListOrder | undefined;
 }
 
 /**
- * One page of a list, the steps every list repeats: the cursor is decoded against `binding` (a
- * cursor of another list or scope is 400), `fetch` reads up to `limit + 1` rows after its
- * position, the page is cut (`pageOf`) and its rows are mapped by `view`.
+ * A list's cursor binding with its order: a cursor issued for one order is the 400 of a cursor of
+ * another list when used with the other. `asc` keeps the binding as it was (older cursors stay valid).
+ */
+export const orderedBinding = (binding: string, order: ListOrder | undefined): string =>
+  order === "desc" ? `${binding}:desc` : binding;
+
+/**
+ * One page of a list, the steps every list repeats: the cursor is decoded against `binding` with
+ * the request's order (a cursor of another list, scope or order is 400), `fetch` reads up to
+ * `limit + 1` rows after its position in `request.order`, the page is cut (`pageOf`) and its
+ * rows are mapped by `view`.
  */
 export async function readPage<R, P, V>(
   cursors: CursorCodec,
   binding: string,
   request: PageRequest,
   list: {
-    fetch: (after: P | undefined) => Promise<readonly R[]>;
+    fetch: (after: P | undefined, order: ListOrder) => Promise<readonly R[]>;
     position: (last: R) => P;
     view: (row: R) => V;
   },
 ): Promise<ListPage<V>> {
-  const after = request.cursor ? cursors.decode<P>(binding, request.cursor) : undefined;
-  const rows = await list.fetch(after);
-  const { items, meta } = pageOf(cursors, binding, rows, request.limit, list.position);
+  const bound = orderedBinding(binding, request.order);
+  const after = request.cursor ? cursors.decode<P>(bound, request.cursor) : undefined;
+  const rows = await list.fetch(after, request.order ?? "asc");
+  const { items, meta } = pageOf(cursors, bound, rows, request.limit, list.position);
   return { items: items.map((row) => list.view(row)), meta };
+}
+
+/** `readPage` of a list in creation order (`creationPage`): the position is `toCreationPosition`. */
+export function readCreationPage<R extends { created_at: Date; id: string }, V>(
+  cursors: CursorCodec,
+  binding: string,
+  request: PageRequest,
+  fetch: (after: CreationPosition | undefined, order: ListOrder) => Promise<readonly R[]>,
+  view: (row: R) => V,
+): Promise<ListPage<V>> {
+  return readPage(cursors, binding, request, { fetch, position: toCreationPosition, view });
 }

@@ -107,10 +107,32 @@ export const nullable = <T extends TSchema>(schema: T) =>
 export const stringEnum = <const V extends readonly string[]>(values: V) =>
   Type.Unsafe<V[number]>({ type: "string", enum: [...values] });
 
+/**
+ * Paging alone, for the logs that are newest first by nature (an actor's entitlement changes, a
+ * webhook subscription's attempts) and the partner's mailbox, which keeps its order.
+ */
+export const PagingQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+  },
+  { additionalProperties: false },
+);
+
+/** `order` of an admin list (CONTRACT §8): creation order, oldest first unless `desc`. */
+export const OrderQuery = {
+  order: Type.Optional({
+    ...stringEnum(["asc", "desc"] as const),
+    default: "asc",
+    description: "`asc` (oldest first, the default) or `desc` (newest first); a cursor keeps its order",
+  }),
+};
+
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    ...OrderQuery,
   },
   { additionalProperties: false },
 );

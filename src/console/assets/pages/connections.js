@@ -47,6 +47,7 @@ export function connectionsPage() {
         load: (cursor) => api.get("/admin/connections", { cursor }),
         columns: [
           { label: "Connection", cell: (c) => link(`#/connections/${c.id}`, c.id) },
+          { label: "Name", cell: (c) => c.name },
           { label: "Status", cell: (c) => badge(c.status) },
           { label: "Partner", cell: (c) => h("code", {}, c.partnerId) },
           { label: "Profile", cell: (c) => profileSummary(c.activeProfileRevision) },
@@ -92,6 +93,7 @@ export function connectionPage(id) {
         details,
         fieldsList([
           ["Id", h("code", {}, connection.id)],
+          ["Name", connection.name],
           ["Status", badge(connection.status)],
           ["Partner", h("code", {}, connection.partnerId)],
           ["Active profile", profileSummary(connection.activeProfileRevision)],

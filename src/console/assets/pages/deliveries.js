@@ -1,5 +1,5 @@
 import { api } from "../api.js";
-import { badge, formatBytes, formatTime, h, render, shortId } from "../dom.js";
+import { badge, formatBytes, formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
 import { attempt, link, reloadableTable, statusSlot } from "../ui.js";
 import { exchangeFilters, filterQuery, filterSelect, hashParams } from "./exchange-filters.js";
@@ -68,7 +68,8 @@ export function deliveriesPage() {
         label: "Upload",
         cell: (d) => link(`#/uploads/${d.uploadId}`, d.inboundInterchangeId ?? d.uploadId.slice(0, 8)),
       },
-      { label: "Connection", cell: (d) => shortId(d.connectionId) },
+      { label: "Partner", cell: (d) => d.partnerName },
+      { label: "Connection", cell: (d) => d.connectionName },
       { label: "Size", numeric: true, cell: (d) => formatBytes(d.payloadSize) },
       { label: "Acknowledged", cell: (d) => formatTime(d.acknowledgedAt) },
       ...(mayResend

@@ -1,26 +1,75 @@
 import { api } from "../api.js";
-import { badge, formatBytes, formatTime, h, render, shortId } from "../dom.js";
+import { badge, formatBytes, formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
-import { attempt, fieldsList, link, pagedTable, staticTable, statusSlot } from "../ui.js";
-import { exchangeFilters, filterQuery } from "./exchange-filters.js";
+import { attempt, field, fieldsList, link, pagedTable, select, staticTable, statusSlot } from "../ui.js";
+import { exchangeFilters, filterQuery, hashParams } from "./exchange-filters.js";
 
 const statuses = ["received", "processing", "processed", "rejected", "failed"];
 
-/** Uploads in the API's order, filtered by the API (connection, status, time), page by page. */
+/** The search box and the order of the uploads page (CONTRACT §8), as extra filter controls. */
+const searchControls = () => [
+  {
+    name: "q",
+    control: field("Interchange or order number", {
+      name: "q",
+      type: "search",
+      maxlength: 70,
+      placeholder: "4711 or PO4713",
+    }),
+  },
+  {
+    name: "order",
+    control: select("Order", "order", [
+      { value: "", label: "newest first" },
+      { value: "asc", label: "oldest first" },
+    ]),
+  },
+];
+
+/**
+ * The uploads page's loader: newest first unless the hash asks for `order=asc`; a search term is
+ * tried as a document number (BGM 1004, an order number) and as an interchange reference (UNB
+ * 0020), and the one that finds uploads is paged on (the cursor is bound to that filter).
+ */
+function uploadsLoader() {
+  let searchBy;
+  return async (cursor) => {
+    const params = hashParams();
+    const query = { ...filterQuery(), order: params.get("order") === "asc" ? "asc" : "desc", cursor };
+    const q = params.get("q")?.trim() ?? "";
+    const get = (extra) => api.get("/admin/exchange-uploads", { ...query, ...extra });
+    if (!q) return get({});
+    if (searchBy) return get({ [searchBy]: q });
+    const asReference = /^\S{1,35}$/.test(q);
+    const [byNumber, byReference] = await Promise.all([
+      get({ documentNumber: q }),
+      asReference ? get({ interchangeReference: q }) : null,
+    ]);
+    const useReference = byReference !== null && byNumber.items.length === 0 && byReference.items.length > 0;
+    searchBy = useReference ? "interchangeReference" : "documentNumber";
+    return useReference ? byReference : byNumber;
+  };
+}
+
+/**
+ * Uploads newest first (or oldest), filtered by the API (connection, status, time) or found by
+ * interchange reference or order number, page by page, with partner and connection names.
+ */
 export function uploadsPage() {
   return h(
     "div",
     {},
     h("h1", {}, "Uploads"),
-    exchangeFilters("uploads", statuses),
+    exchangeFilters("uploads", statuses, searchControls()),
     pagedTable({
       caption: "Uploads",
-      load: (cursor) => api.get("/admin/exchange-uploads", { ...filterQuery(), cursor }),
+      load: uploadsLoader(),
       columns: [
         { label: "Received", cell: (u) => link(`#/uploads/${u.id}`, formatTime(u.createdAt)) },
         { label: "Status", cell: (u) => badge(u.status) },
         { label: "Interchange", cell: (u) => u.interchangeId ?? "—" },
-        { label: "Connection", cell: (u) => shortId(u.connectionId) },
+        { label: "Partner", cell: (u) => u.partnerName },
+        { label: "Connection", cell: (u) => u.connectionName },
         { label: "Size", numeric: true, cell: (u) => formatBytes(u.byteCount) },
         { label: "Findings", numeric: true, cell: (u) => u.findingCount ?? "—" },
         { label: "Outbound", cell: (u) => outboundSummary(u.outboundCounts) },
@@ -64,7 +113,8 @@ export function uploadPage(id) {
         ["Status", badge(upload.status)],
         ["Interchange", upload.interchangeId],
         ["Upload id", h("code", {}, upload.uploadId)],
-        ["Connection", h("code", {}, upload.connectionId)],
+        ["Partner", upload.partnerName],
+        ["Connection", [upload.connectionName, " ", h("code", {}, upload.connectionId)]],
         ["Profile revision", upload.profileRevision],
         ["Size", formatBytes(upload.byteCount)],
         ["Received", formatTime(upload.createdAt)],

@@ -55,10 +55,11 @@ export const adminRoutes =
   (service: AdminService): FastifyPluginAsyncTypebox =>
   async (app) => {
     const p = adminPaths;
-    const page = (q: { limit?: number | undefined; cursor?: string | undefined }) => ({
-      limit: q.limit ?? 50,
-      cursor: q.cursor,
-    });
+    const page = (q: {
+      limit?: number | undefined;
+      cursor?: string | undefined;
+      order?: "asc" | "desc" | undefined;
+    }) => ({ limit: q.limit ?? 50, cursor: q.cursor, order: q.order });
 
     // Partners
     registerCollectionRoutes(app, {
@@ -140,8 +141,9 @@ export const adminRoutes =
         config: write,
         schema: {
           operationId: "updateConnection",
-          summary: "Suspend or reactivate a connection (admin:write)",
-          description: "A suspended connection refuses uploads and mailbox reads until it is active again.",
+          summary: "Rename, suspend or reactivate a connection (admin:write)",
+          description:
+            "Changes the name or the status (or both). A suspended connection refuses uploads and mailbox reads until it is active again.",
           tags,
           params: IdParams,
           body: UpdateConnectionBody,

@@ -71,7 +71,7 @@ export function createApiKeysService(deps: ExchangeDeps) {
     async listApiKeys(principal: Principal, input: PageRequest) {
       const tenantId = principal.tenant.id;
       return readPage(cursors, `exchange.api-keys:${tenantId}`, input, {
-        fetch: (after) => identity.listPartnerKeys(tenantId, input.limit, after),
+        fetch: (after, order) => identity.listPartnerKeys(tenantId, input.limit, after, order),
         position: toCreationPosition,
         view: toApiKey,
       });

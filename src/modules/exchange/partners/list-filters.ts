@@ -17,6 +17,9 @@ export interface ListQuery {
   to?: string | undefined;
   uploadId?: string | undefined;
   messageType?: string | undefined;
+  interchangeReference?: string | undefined;
+  documentNumber?: string | undefined;
+  partnerId?: string | undefined;
 }
 
 /** A query time (already an RFC 3339 date-time by the route's schema) as a Date, else 400. */
@@ -58,6 +61,9 @@ export function listFilter(query: ListQuery, statuses: readonly string[]): ListF
     to,
     uploadId: query.uploadId?.toLowerCase(),
     messageType: query.messageType,
+    interchangeReference: query.interchangeReference,
+    documentNumber: query.documentNumber?.trim(),
+    partnerId: query.partnerId?.toLowerCase(),
   };
 }
 
@@ -73,6 +79,9 @@ export function filterBinding(list: string, tenantId: string, filter: ListFilter
     filter.to?.toISOString() ?? "",
     filter.uploadId ?? "",
     filter.messageType ?? "",
+    filter.interchangeReference ?? "",
+    filter.documentNumber ?? "",
+    filter.partnerId ?? "",
   ]);
 }
 

@@ -36,7 +36,7 @@ import {
 import { exchangeDirectory, findUpload } from "../processing/index.js";
 import { notFound } from "./admin-errors.js";
 import { auditFilter, filterBinding, listFilter, type AuditQuery, type ListQuery } from "./list-filters.js";
-import { listPage } from "./partners.repository.js";
+import { connectionOwners, listPage } from "./partners.repository.js";
 
 export const toUploadView = (row: Selectable<UploadsTable>) => ({
   id: row.id,
@@ -123,29 +123,53 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
   const { database, cursors } = deps;
   const { db } = database;
 
+  /** The views with their partner's and connection's names (one read for a page). */
+  async function withOwners<V extends { connectionId: string }>(tenantId: string, views: readonly V[]) {
+    const owners = await connectionOwners(
+      db,
+      tenantId,
+      views.map((v) => v.connectionId),
+    );
+    return views.map((v) => {
+      const owner = owners.get(v.connectionId);
+      return {
+        ...v,
+        partnerId: owner?.partnerId ?? "",
+        partnerName: owner?.partnerName ?? "",
+        connectionName: owner?.connectionName ?? "",
+      };
+    });
+  }
+  const withOwner = async <V extends { connectionId: string }>(tenantId: string, view: V) => {
+    const [named] = await withOwners(tenantId, [view]);
+    if (!named) throw new Error("a view was lost");
+    return named;
+  };
+
   /**
-   * A tenant's uploads or deliveries in creation order, filtered (cursor binding
-   * `exchange.<list>:<tenant>`, with the filter when there is one).
+   * A tenant's uploads or deliveries in creation order (or its reverse), filtered (cursor binding
+   * `exchange.<list>:<tenant>`, with the filter when there is one, and the order), with names.
    */
-  function listInCreationOrder<R extends { created_at: Date; id: string }, V>(
-    tenantId: string,
-    list: "uploads" | "deliveries",
-    input: PageRequest & ListQuery,
-    view: (row: R) => V,
-  ) {
+  async function listInCreationOrder<
+    R extends { created_at: Date; id: string },
+    V extends { connectionId: string },
+  >(tenantId: string, list: "uploads" | "deliveries", input: PageRequest & ListQuery, view: (row: R) => V) {
     const filter = listFilter(input, list === "uploads" ? uploadStatuses : deliveryStatuses);
-    return readPage(cursors, filterBinding(list, tenantId, filter), input, {
-      fetch: (after) =>
-        listPage(db, `exchange_${list}`, tenantId, input.limit, after, filter).execute() as Promise<R[]>,
+    const page = await readPage(cursors, filterBinding(list, tenantId, filter), input, {
+      fetch: (after, order) =>
+        listPage(db, `exchange_${list}`, tenantId, input.limit, after, filter, order).execute() as Promise<
+          R[]
+        >,
       position: toCreationPosition,
       view,
     });
+    return { items: await withOwners(tenantId, page.items), meta: page.meta };
   }
 
   async function getDelivery(principal: Principal, id: string) {
     const row = await findDelivery(db, principal.tenant.id, id);
     if (!row) throw notFound("delivery");
-    return toDeliveryView(row);
+    return withOwner(principal.tenant.id, toDeliveryView(row));
   }
 
   async function requireUpload(principal: Principal, id: string) {
@@ -236,7 +260,8 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
       const outbound = (await listUploadDeliveries(db, principal.tenant.id, row.id)).map(toOutbound);
       const outboundCounts: Record<string, number> = {};
       for (const o of outbound) outboundCounts[o.messageType] = (outboundCounts[o.messageType] ?? 0) + 1;
-      return { ...toUploadView(row), outboundCounts, findings: row.findings, outbound };
+      const view = await withOwner(principal.tenant.id, toUploadView(row));
+      return { ...view, outboundCounts, findings: row.findings, outbound };
     },
     /** The bytes the partner uploaded, exactly. */
     async getUploadContent(principal: Principal, id: string) {
@@ -283,7 +308,7 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
     async resendDelivery(principal: Principal, id: string) {
       const resent = await mailbox.resend(principal.tenant.id, id, actorOf(principal));
       if (!resent) throw notFound("delivery");
-      return toDeliveryView(resent);
+      return withOwner(principal.tenant.id, toDeliveryView(resent));
     },
   };
 }

@@ -1,5 +1,10 @@
 import { sql, type Insertable, type Kysely, type SelectQueryBuilder, type Transaction } from "kysely";
-import { creationPage, type CreationPosition } from "../../../platform/db/creation-order.js";
+import {
+  creationPage,
+  keyPage,
+  type CreationPosition,
+  type ListOrder,
+} from "../../../platform/db/creation-order.js";
 import type { ConnectionStatus, ExchangeTables } from "../exchange.tables.js";
 
 /*
@@ -27,6 +32,12 @@ export interface ListFilter {
   uploadId?: string | undefined;
   /** Deliveries only. */
   messageType?: string | undefined;
+  /** Uploads only: UNB 0020 as read at upload (exchange_uploads_by_interchange). */
+  interchangeReference?: string | undefined;
+  /** Uploads only: BGM 1004 of any message (exchange_upload_documents, stored at processing). */
+  documentNumber?: string | undefined;
+  /** Uploads only: the uploads of the partner's connections. */
+  partnerId?: string | undefined;
 }
 
 export function listPage<T extends Paged>(
@@ -36,27 +47,68 @@ export function listPage<T extends Paged>(
   limit: number,
   after?: CreationPosition,
   filter: ListFilter = {},
+  order: ListOrder = "asc",
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): SelectQueryBuilder<any, any, Record<string, unknown>> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const anyDb = db as unknown as Kysely<any>;
   const { connectionId, statuses, from, to, uploadId, messageType } = filter;
+  const { interchangeReference, documentNumber, partnerId } = filter;
   if (statuses !== undefined && statuses.length > 1) {
     // Several statuses: one index range per status, each in list order, merged (Merge Append).
     const ranges = statuses.map((status) =>
-      listPage(db, table, tenantId, limit, after, { ...filter, statuses: [status] }),
+      listPage(db, table, tenantId, limit, after, { ...filter, statuses: [status] }, order),
     );
     const merged = sql`(${sql.join(ranges, sql` UNION ALL `)})`.as("page");
-    return creationPage(anyDb.selectFrom(merged).selectAll(), limit, undefined);
+    return creationPage(anyDb.selectFrom(merged).selectAll(), limit, undefined, order);
   }
+  /** The ids in `column` of the tenant's rows of `from` whose `key` is `value`. */
+  const idsOf = (from: string, column: string, key: string, value: string) =>
+    anyDb.selectFrom(from).select(column).where("tenant_id", "=", tenantId).where(key, "=", value);
   let q = anyDb.selectFrom(table).selectAll().where("tenant_id", "=", tenantId);
+  if (interchangeReference !== undefined) q = q.where("interchange_id", "=", interchangeReference);
+  // The few uploads carrying the number (the documents' primary key), then each by its key.
+  if (documentNumber !== undefined) {
+    q = q.where(
+      "id",
+      "in",
+      idsOf("exchange_upload_documents", "upload_id", "document_number", documentNumber),
+    );
+  }
+  if (partnerId !== undefined) {
+    q = q.where("connection_id", "in", idsOf("exchange_connections", "id", "partner_id", partnerId));
+  }
   if (connectionId !== undefined) q = q.where("connection_id", "=", connectionId);
   if (statuses !== undefined) q = q.where("status", "in", statuses);
   if (from !== undefined) q = q.where("created_at", ">=", from);
   if (to !== undefined) q = q.where("created_at", "<", to);
   if (uploadId !== undefined) q = q.where("upload_id", "=", uploadId);
   if (messageType !== undefined) q = q.where("message_type", "=", messageType);
-  return creationPage(q, limit, after);
+  return creationPage(q, limit, after, order);
+}
+
+/** Who owns each of `connectionIds`, by name (CONTRACT §8: the operator views carry both names). */
+export async function connectionOwners(db: Db, tenantId: string, connectionIds: readonly string[]) {
+  const owners = new Map<string, { partnerId: string; partnerName: string; connectionName: string }>();
+  const ids = [...new Set(connectionIds)];
+  if (ids.length === 0) return owners;
+  const rows = await db
+    .selectFrom("exchange_connections as c")
+    .innerJoin("exchange_partners as p", (join) =>
+      join.onRef("p.tenant_id", "=", "c.tenant_id").onRef("p.id", "=", "c.partner_id"),
+    )
+    .select(["c.id", "c.partner_id", "c.name as connection_name", "p.name as partner_name"])
+    .where("c.tenant_id", "=", tenantId)
+    .where("c.id", "in", ids)
+    .execute();
+  for (const row of rows) {
+    owners.set(row.id, {
+      partnerId: row.partner_id,
+      partnerName: row.partner_name,
+      connectionName: row.connection_name,
+    });
+  }
+  return owners;
 }
 
 // Partners
@@ -91,17 +143,21 @@ export async function insertConnection(db: Db, row: Insertable<ExchangeTables["e
   await db.insertInto("exchange_connections").values(row).execute();
 }
 
-/** Activates or suspends a connection; false when there is none. */
-export async function setConnectionStatus(
+/** Activates, suspends or renames a connection; false when there is none. */
+export async function updateConnection(
   db: Db,
   tenantId: string,
   id: string,
-  status: ConnectionStatus,
+  change: { status?: ConnectionStatus | undefined; name?: string | undefined },
   at: Date,
 ) {
   const result = await db
     .updateTable("exchange_connections")
-    .set({ status, updated_at: at })
+    .set({
+      ...(change.status === undefined ? {} : { status: change.status }),
+      ...(change.name === undefined ? {} : { name: change.name }),
+      updated_at: at,
+    })
     .where("tenant_id", "=", tenantId)
     .where("id", "=", id)
     .executeTakeFirst();
@@ -122,17 +178,20 @@ export async function insertRevision(db: Db, row: Insertable<ExchangeTables["exc
   await db.insertInto("exchange_profile_revisions").values(row).execute();
 }
 
-export function listRevisions(db: Db, tenantId: string, connectionId: string, limit: number, after?: number) {
-  let q = db
+export function listRevisions(
+  db: Db,
+  tenantId: string,
+  connectionId: string,
+  limit: number,
+  after?: number,
+  order?: ListOrder,
+) {
+  const q = db
     .selectFrom("exchange_profile_revisions")
     .selectAll()
     .where("tenant_id", "=", tenantId)
     .where("connection_id", "=", connectionId);
-  if (after !== undefined) q = q.where("revision", ">", after);
-  return q
-    .orderBy("revision")
-    .limit(limit + 1)
-    .execute();
+  return keyPage(q, "revision", limit, after, order).execute();
 }
 
 export async function maxRevision(trx: Trx, tenantId: string, connectionId: string): Promise<number> {

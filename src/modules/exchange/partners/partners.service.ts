@@ -52,6 +52,7 @@ export function createPartnersService(deps: ExchangeDeps) {
       id: row.id,
       tenantId: row.tenant_id,
       partnerId: row.partner_id,
+      name: row.name,
       apiVersion: "api.v1" as const,
       status: row.status,
       activeProfileRevision: toRevision(revision, row.active_revision),
@@ -106,10 +107,10 @@ export function createPartnersService(deps: ExchangeDeps) {
     async listPartners(principal: Principal, input: PageRequest) {
       const tenantId = principal.tenant.id;
       return readPage(cursors, `exchange.partners:${tenantId}`, input, {
-        fetch: (after) =>
-          repo.listPage(db, "exchange_partners", tenantId, input.limit, after).execute() as Promise<
-            Selectable<PartnersTable>[]
-          >,
+        fetch: (after, order) =>
+          repo
+            .listPage(db, "exchange_partners", tenantId, input.limit, after, {}, order)
+            .execute() as Promise<Selectable<PartnersTable>[]>,
         position: toCreationPosition,
         view: toPartner,
       });
@@ -136,12 +137,11 @@ export function createPartnersService(deps: ExchangeDeps) {
 
     async createConnection(
       principal: Principal,
-      input: { partnerId: string; profile: ProfileInput; status?: "active" | "suspended" },
+      input: { partnerId: string; name?: string; profile: ProfileInput; status?: "active" | "suspended" },
     ) {
       const tenantId = principal.tenant.id;
-      if (!(await repo.findPartner(db, tenantId, input.partnerId))) {
-        throw invalidReference("/partnerId", "no such partner in this tenant");
-      }
+      const partner = await repo.findPartner(db, tenantId, input.partnerId);
+      if (!partner) throw invalidReference("/partnerId", "no such partner in this tenant");
       const now = clock.now();
       const id = deps.newId();
       const profile = normalizeProfile(input.profile);
@@ -150,6 +150,7 @@ export function createPartnersService(deps: ExchangeDeps) {
           tenant_id: tenantId,
           id,
           partner_id: input.partnerId,
+          name: input.name ?? partner.name,
           api_version: "api.v1",
           status: input.status ?? "active",
           active_revision: 1,
@@ -173,25 +174,33 @@ export function createPartnersService(deps: ExchangeDeps) {
     async listConnections(principal: Principal, input: PageRequest) {
       const tenantId = principal.tenant.id;
       const page = await readPage(cursors, `exchange.connections:${tenantId}`, input, {
-        fetch: (after) =>
-          repo.listPage(db, "exchange_connections", tenantId, input.limit, after).execute() as Promise<
-            Selectable<ConnectionsTable>[]
-          >,
+        fetch: (after, order) =>
+          repo
+            .listPage(db, "exchange_connections", tenantId, input.limit, after, {}, order)
+            .execute() as Promise<Selectable<ConnectionsTable>[]>,
         position: toCreationPosition,
         view: (row: Selectable<ConnectionsTable>) => connectionView(tenantId, row),
       });
       return { items: await Promise.all(page.items), meta: page.meta };
     },
     getConnection,
-    async updateConnection(principal: Principal, id: string, input: { status: "active" | "suspended" }) {
+    async updateConnection(
+      principal: Principal,
+      id: string,
+      input: { status?: "active" | "suspended"; name?: string },
+    ) {
       const tenantId = principal.tenant.id;
       await database.transaction(async (trx) => {
-        if (!(await repo.setConnectionStatus(trx, tenantId, id, input.status, clock.now()))) {
+        if (!(await repo.updateConnection(trx, tenantId, id, input, clock.now()))) {
           throw notFound("connection");
         }
+        const changes = [
+          ...(input.status === undefined ? [] : ["status"]),
+          ...(input.name === undefined ? [] : ["name"]),
+        ];
         await auditConnection(trx, principal, "connection.updated", id, {
-          changes: ["status"],
-          data: { status: input.status },
+          changes,
+          data: input.status === undefined ? {} : { status: input.status },
         });
       });
       return getConnection(principal, id);
@@ -223,8 +232,8 @@ export function createPartnersService(deps: ExchangeDeps) {
       const tenantId = principal.tenant.id;
       const connection = await requireConnection(tenantId, connectionId);
       return readPage(cursors, `exchange.revisions:${tenantId}:${connectionId}`, input, {
-        fetch: (after?: { revision: number }) =>
-          repo.listRevisions(db, tenantId, connectionId, input.limit, after?.revision),
+        fetch: (after: { revision: number } | undefined, order) =>
+          repo.listRevisions(db, tenantId, connectionId, input.limit, after?.revision, order),
         position: (last) => ({ revision: last.revision }),
         view: (row) => toRevision(row, connection.active_revision),
       });

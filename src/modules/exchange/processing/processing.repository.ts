@@ -25,6 +25,24 @@ export function lockUpload(trx: Trx, tenantId: string, id: string) {
     .executeTakeFirst();
 }
 
+/**
+ * Stores the document numbers (BGM 1004) of a processed or rejected upload for the operator's
+ * search (CONTRACT §8); a re-run of the same upload adds nothing twice.
+ */
+export async function insertUploadDocuments(
+  trx: Trx,
+  tenantId: string,
+  uploadId: string,
+  numbers: readonly string[],
+) {
+  if (numbers.length === 0) return;
+  await trx
+    .insertInto("exchange_upload_documents")
+    .values(numbers.map((n) => ({ tenant_id: tenantId, document_number: n, upload_id: uploadId })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
 export async function setUploadStatus(
   db: Db,
   tenantId: string,

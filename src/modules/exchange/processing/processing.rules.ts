@@ -20,6 +20,7 @@ import {
   type OrderLineResponse,
   type OutboundEnvelope,
   type ParseResult,
+  type ParsedInterchange,
   type PartyRef,
   type Segment,
   type ValidationReport,
@@ -122,6 +123,26 @@ const gtinTypes = new Set(["SRV", "EN"]);
 
 const el = (segment: Segment, element: number, component = 0): string =>
   segment.elements[element]?.[component] ?? "";
+
+/** At most this many document numbers of one interchange are kept for the operator's search. */
+export const MAX_DOCUMENT_NUMBERS = 1000;
+/** A document number longer than this (BGM 1004 is an..35; some partners send more) is not kept. */
+export const MAX_DOCUMENT_NUMBER_LENGTH = 70;
+
+/**
+ * The document numbers (BGM 1004) of every message of the interchange, whatever its type or
+ * verdict, distinct, in message order (CONTRACT §8: the operator finds an upload by any of them).
+ */
+export function documentNumbers(ic: ParsedInterchange): string[] {
+  const found = new Set<string>();
+  for (const envelope of ic.messages) {
+    if (found.size >= MAX_DOCUMENT_NUMBERS) break;
+    const bgm = messageSegments(ic, envelope).find((s) => s.tag === "BGM");
+    const number = bgm ? el(bgm, 1).trim() : "";
+    if (number && number.length <= MAX_DOCUMENT_NUMBER_LENGTH) found.add(number);
+  }
+  return [...found];
+}
 
 /** `firstPosition`: the 1-based position of the first segment (the one after UNH) in the interchange. */
 function readOrder(messageRef: string, segments: readonly Segment[], firstPosition: number): OrderInfo {
@@ -391,6 +412,8 @@ export interface AnalysisSummary {
    * (0020): what a duplicate repeats (CONTRACT §8); null without a readable UNB.
    */
   interchangeKey: [sender: string, recipient: string, controlRef: string] | null;
+  /** BGM 1004 of every message, distinct (`documentNumbers`). */
+  documentNumbers: string[];
   /** 1-based position of the UNB segment, null without one. */
   headerPosition: number | null;
   rejected: boolean;
@@ -426,6 +449,7 @@ export function createProcessingRun(bytes: Uint8Array, profile: Profile) {
       return {
         interchangeId: analysis.interchangeId,
         interchangeKey: header ? [header.sender.id, header.recipient.id, header.controlRef] : null,
+        documentNumbers: documentNumbers(analysis.parsed.interchange),
         headerPosition: header && headerSegment !== undefined ? headerSegment + 1 : null,
         rejected: analysis.rejected,
         gtins: profile.orderValidation === "catalog" && !analysis.rejected ? orderedGtins(analysis) : [],

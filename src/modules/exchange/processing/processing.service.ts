@@ -127,6 +127,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           ? []
           : [duplicateFinding(duplicate.duplicateOf, summary.headerPosition)];
       const findings: readonly Finding[] = [...leading, ...summary.findings, ...plan.findings];
+      await repo.insertUploadDocuments(trx, tenantId, uploadId, summary.documentNumbers);
       await repo.setUploadStatus(trx, tenantId, uploadId, status, now, {
         ...(findings.length > 0 ? { findings } : {}),
         interchangeKey: duplicate.key,

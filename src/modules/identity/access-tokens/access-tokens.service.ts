@@ -3,7 +3,7 @@ import { actorOf } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
-import { readPage, toCreationPosition } from "../../../platform/http/cursor.js";
+import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
 import { hashSecret, newAccessToken } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import type { IdentityDeps } from "../identity.deps.js";
@@ -91,10 +91,10 @@ export function createAccessTokens(deps: IdentityDeps, database: Database<Identi
       };
     },
 
-    async listAccessTokens(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+    async listAccessTokens(principal: Principal, page: PageRequest) {
       const tenantId = principal.tenant.id;
       return readPage(deps.cursors, `access-tokens:${tenantId}`, page, {
-        fetch: (after) => repo.listCredentials(db, tenantId, "access_token", page.limit, after),
+        fetch: (after, order) => repo.listCredentials(db, tenantId, "access_token", page.limit, after, order),
         position: toCreationPosition,
         view: toAccessTokenView,
       });

@@ -1,5 +1,5 @@
 import type { Scope } from "../../../protocol/scopes.js";
-import type { CreationPosition } from "../../../platform/db/creation-order.js";
+import type { CreationPosition, ListOrder } from "../../../platform/db/creation-order.js";
 import type { Database } from "../../../platform/db/database.js";
 import { hashSecret, newPartnerKeySecret } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
@@ -44,8 +44,8 @@ export function createPartnerKeys(deps: IdentityDeps, database: Database<Identit
     },
 
     /** A tenant's partner API keys in creation order, after `after` (the exchange area lists them). */
-    listPartnerKeys(tenantId: string, limit: number, after?: CreationPosition) {
-      return repo.listCredentials(db, tenantId, "api_key", limit, after);
+    listPartnerKeys(tenantId: string, limit: number, after?: CreationPosition, order?: ListOrder) {
+      return repo.listCredentials(db, tenantId, "api_key", limit, after, order);
     },
 
     findPartnerKey(tenantId: string, id: string) {

@@ -153,6 +153,7 @@ export const sessionRoutes =
         service.listSessions(requirePrincipal(request), {
           limit: request.query.limit ?? 50,
           cursor: request.query.cursor,
+          order: request.query.order,
         }),
     );
 

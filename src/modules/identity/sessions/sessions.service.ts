@@ -8,7 +8,7 @@ import {
 } from "../../../platform/crypto/index.js";
 import type { Database } from "../../../platform/db/database.js";
 import { AppError } from "../../../platform/errors/app-error.js";
-import { readPage, toCreationPosition } from "../../../platform/http/cursor.js";
+import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
 import { hashSecret, invitationIdOf, passwordResetIdOf } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import * as users from "../users/index.js";
@@ -243,11 +243,12 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
      * `current` marks the one the request came with. Only a user session may (an access token is
      * 403: it has no sessions of its own).
      */
-    async listSessions(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+    async listSessions(principal: Principal, page: PageRequest) {
       const user = ownSessionsOf(principal, "list");
       const open = openAt();
       return readPage(deps.cursors, `sessions:${user.tenantId}:${user.id}`, page, {
-        fetch: (after) => repo.listUserSessions(db, user.tenantId, user.id, open, page.limit, after),
+        fetch: (after, order) =>
+          repo.listUserSessions(db, user.tenantId, user.id, open, page.limit, after, order),
         position: toCreationPosition,
         view: (row) => ({
           id: row.id,

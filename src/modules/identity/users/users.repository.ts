@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Transaction, Updateable } from "kysely";
-import { creationPage, type CreationPosition } from "../../../platform/db/creation-order.js";
+import { creationPage, type CreationPosition, type ListOrder } from "../../../platform/db/creation-order.js";
 import type {
   IdentityTables,
   PasswordResetsTable,
@@ -53,11 +53,18 @@ const userColumns = [
   "activated_at",
 ] as const;
 
-export function listUsers(db: Db, tenantId: string, limit: number, after?: CreationPosition) {
+export function listUsers(
+  db: Db,
+  tenantId: string,
+  limit: number,
+  after?: CreationPosition,
+  order?: ListOrder,
+) {
   return creationPage(
     db.selectFrom("users").select(userColumns).where("tenant_id", "=", tenantId),
     limit,
     after,
+    order,
   ).execute();
 }
 

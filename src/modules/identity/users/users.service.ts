@@ -76,7 +76,7 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
     async listUsers(principal: Principal, page: PageRequest) {
       const tenantId = principal.tenant.id;
       return readPage(deps.cursors, `users:${tenantId}`, page, {
-        fetch: (after) => users.listUsers(db, tenantId, page.limit, after),
+        fetch: (after, order) => users.listUsers(db, tenantId, page.limit, after, order),
         position: toCreationPosition,
         view: toUserView,
       });

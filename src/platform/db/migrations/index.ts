@@ -22,6 +22,7 @@ import * as sessionActivity from "./2026-11-28T1300-session-activity.js";
 import * as offboarding from "./2026-11-28T1300-offboarding.js";
 import * as auditRecordShape from "./2026-11-28T1300-audit-record-shape.js";
 import * as singleSignOn from "./2026-11-28T1400-single-sign-on.js";
+import * as exchangeSearch from "./2026-11-28T1400-exchange-search.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1300-offboarding": offboarding,
   "2026-11-28T1300-audit-record-shape": auditRecordShape,
   "2026-11-28T1400-single-sign-on": singleSignOn,
+  "2026-11-28T1400-exchange-search": exchangeSearch,
 };
