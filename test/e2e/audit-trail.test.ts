@@ -1,3 +1,4 @@
+// remote mode: in-process only: reads its own database (the trail's rows, triggers that fail a transaction) and the server's log lines
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Readable } from "node:stream";

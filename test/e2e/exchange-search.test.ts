@@ -1,3 +1,4 @@
+// remote mode: in-process only: a manual clock and query plans read on its own database
 import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
