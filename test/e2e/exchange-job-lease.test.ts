@@ -90,8 +90,9 @@ describe.skipIf(!onPostgres)("issue 20 defect 9: the job lease follows the job (
             await sql<{ status: string }>`SELECT status FROM exchange_uploads WHERE id = ${uploadId}`.execute(
               t.container.database.db,
             )
-          ).rows[0]?.status === "processed",
-        { what: "worker b to process the upload after the lease", timeoutMs: 30_000 },
+          ).rows[0]?.status === "processed" && (await job(uploadId))?.state === "succeeded",
+        // The upload is processed in the job's transaction; the job is marked succeeded just after.
+        { what: "worker b to process the upload after the lease and finish its job", timeoutMs: 30_000 },
       );
       const done = await job(uploadId);
       expect(done).toMatchObject({ state: "succeeded", attempts: 2 });
