@@ -19,6 +19,7 @@ import {
   type IdGenerator,
   type SealedColumn,
 } from "./platform/crypto/index.js";
+import { createAuditSealJob } from "./platform/audit/index.js";
 import { openDatabase, type Database } from "./platform/db/database.js";
 import { choreStatement, type MaintenanceReport } from "./platform/db/maintenance.js";
 import { instanceSecret } from "./platform/db/instance-settings.js";
@@ -181,6 +182,12 @@ export async function createContainer(config: Config, options: ContainerOptions)
     jobs: registerJobMetrics(metrics, { db: database.db, clock }, [
       ...modules.flatMap((m) => m.jobs ?? []),
       createRetentionJob({ db: database.db, clock, logger: options.logger }),
+      createAuditSealJob({
+        db: database.db,
+        clock,
+        logger: options.logger,
+        everyMs: config.HANSE_AUDIT_SEAL_SECONDS * 1000,
+      }),
     ]),
     metrics,
     ready: async () => {

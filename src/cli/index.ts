@@ -11,6 +11,7 @@ import { registerPartnerCommands } from "./partner.command.js";
 import { registerPartnersCommands } from "./partners.command.js";
 import { registerKeysCommands } from "./keys.command.js";
 import { registerOperationsCommands } from "./operations.command.js";
+import { registerAuditCommands } from "./audit.command.js";
 import { registerCompletionCommand } from "./completion.command.js";
 import { serverVersion } from "../version.js";
 
@@ -37,6 +38,7 @@ export function registerCliCommands(program: Command, io: CliIo): void {
   registerPartnersCommands(program, rt);
   registerKeysCommands(program, rt);
   registerOperationsCommands(program, rt);
+  registerAuditCommands(program, rt);
   registerPartnerCommands(program, io);
   registerCompletionCommand(program, rt);
 }

@@ -1,15 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { printable } from "../edifact/index.js";
-import type {
-  AuditEvent,
-  Delivery,
-  Entity,
-  HanseClient,
-  SegmentTree,
-  Upload,
-  UploadFinding,
-} from "../sdk/index.js";
+import type { Delivery, Entity, HanseClient, SegmentTree, Upload, UploadFinding } from "../sdk/index.js";
 import type { TransitionRequestStatus } from "../sdk/workflows.js";
 import {
   jsonOption,
@@ -165,19 +157,6 @@ const listFilters = (statuses: string): Filter[] => [
   { flags: "--to <time>", description: "created before (exclusive)", query: "to" },
 ];
 
-const renderAuditEvent = (e: AuditEvent) =>
-  renderFields([
-    ["ID", e.id],
-    ["Type", e.type],
-    ["Time", e.occurredAt],
-    ["Principal", orDash(e.principalId)],
-    ["Connection", orDash(e.connectionId)],
-    ["Upload", orDash(e.uploadId)],
-    ["Delivery", orDash(e.deliveryAttemptId)],
-    ["Bytes", orDash(e.byteCount)],
-    ["Outcome", orDash(e.outcome)],
-  ]);
-
 const renderEntity = (e: Entity) =>
   renderFields([
     ["ID", e.id],
@@ -286,36 +265,6 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     run: (client, id) => client.admin.deliveries.resend(id),
     render: (d) =>
       `re-sent delivery ${orDash(d.resentFrom)} as ${d.id}: ${d.status}, ${d.messageType} ${d.messageReference}`,
-  });
-
-  const audit = rt
-    .command(program, "audit")
-    .description("The tenant's exchange audit trail (admin.auditEvents)");
-  registerList<AuditEvent>(rt, audit, {
-    description: "List audit events, newest first",
-    empty: "No audit events.",
-    ordered: false,
-    filters: [
-      {
-        flags: "--type <type>",
-        description: "only events of this type, e.g. upload.received",
-        query: "type",
-      },
-    ],
-    columns: [
-      ["TIME", (e) => e.occurredAt],
-      ["TYPE", (e) => e.type],
-      ["OUTCOME", (e) => orDash(e.outcome)],
-      ["CONNECTION", (e) => orDash(e.connectionId)],
-      ["ID", (e) => e.id],
-    ],
-    fetch: (client, query) => client.admin.auditEvents.list(query),
-  });
-  registerGet<AuditEvent>(rt, audit, {
-    description: "Show one audit event",
-    argument: "event-id",
-    fetch: (client, id) => client.admin.auditEvents.get(id),
-    render: renderAuditEvent,
   });
 
   const entities = rt.command(program, "entities").description("Workflow entities (admin.entities)");

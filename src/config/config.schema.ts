@@ -114,6 +114,11 @@ export const ConfigSchema = Type.Object({
     description: "Unprocessed uploads of one tenant over which its POST /inbox answers 503",
   }),
   HANSE_GRANT_TTL_SECONDS: seconds(300, "Lifetime of entitlement grants", 900),
+  HANSE_AUDIT_SEAL_SECONDS: seconds(
+    15,
+    "How often new audit records are sealed into their tenant's hash chain (a record is sealed within this plus one job poll)",
+    45,
+  ),
   HANSE_FEED_RETENTION_SECONDS: seconds(604800, "How long entitlement changes are kept"),
   HANSE_CREDENTIAL_OVERLAP_SECONDS: seconds(3600, "Validity of a rotated-out service secret"),
   HANSE_SIGNING_KEY_ROTATION_DAYS: Type.Integer({

@@ -83,6 +83,16 @@ export interface ApiKey {
   revokedAt: string | null;
 }
 
+/** The audit trail's verification (CONTRACT §7): `problem` names the first record that fails. */
+export interface AuditVerification {
+  verified: boolean;
+  checkedThrough: string;
+  count: number;
+  head: { sequence: number; hash: string } | null;
+  unsealed: number;
+  problem: { kind: "changed" | "removed" | "reordered"; sequence: number; eventId: string | null } | null;
+}
+
 /** A key as created: `token` (`<apiKeyId>:<secret>`) is shown only here. */
 export type CreatedApiKey = ApiKey & { token: string };
 
@@ -262,7 +272,12 @@ export interface AdminCollectionsApi {
     { partnerId: string; scopes: string[]; connectionIds?: string[]; name?: string },
     CreatedApiKey
   > & { revoke(id: string): Promise<ApiKey> };
-  auditEvents: Omit<Collection<AuditEvent>, "create">;
+  auditEvents: Omit<Collection<AuditEvent>, "create"> & {
+    /** The hash chain checked from the first record to the last seal. */
+    verify(): Promise<AuditVerification>;
+    /** The NDJSON export of `[occurredFrom, occurredBefore)`, in chain order (the whole body). */
+    export(range?: { occurredFrom?: string; occurredBefore?: string }): Promise<Buffer>;
+  };
   uploads: Omit<Collection<Upload>, "create"> & InterchangeReads;
   deliveries: Omit<Collection<Delivery>, "create"> &
     InterchangeReads & {
@@ -325,7 +340,11 @@ export function createAdminCollectionsApi(
       ...collection(run, e.apiKeys),
       revoke: (id) => run(e.apiKeys, "revoke", { id }),
     },
-    auditEvents: readOnly(run, e.auditEvents),
+    auditEvents: {
+      ...readOnly(run, e.auditEvents),
+      verify: () => run(e.auditEvents, "verify"),
+      export: (range = {}) => run(e.auditEvents, "export", {}, { query: range, binary: true }),
+    },
     uploads: { ...readOnly(run, e.uploads), ...interchangeReads(run, e.uploads) },
     deliveries: {
       ...readOnly(run, e.deliveries),

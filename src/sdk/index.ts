@@ -87,6 +87,7 @@ export {
   type AdminCollectionsApi,
   type ApiKey,
   type AuditEvent,
+  type AuditVerification,
   type Collection,
   type Connection,
   type ConnectionStatus,

@@ -340,6 +340,41 @@ describe(
       expect(second.split("\n")[1]).not.toBe(first.split("\n")[1]);
     });
 
+    it("audit list takes the filters of §7 and --order; verify checks the chain; export writes NDJSON", async () => {
+      const newest = json<{ items: { type: string; occurredAt: string }[] }>(
+        await hanse(["audit", "list", "--order", "desc", "--limit", "5", "--json"]),
+      );
+      const times = newest.items.map((e) => e.occurredAt);
+      expect([...times].sort().reverse()).toEqual(times);
+      const prefixed = json<{ items: { type: string }[] }>(
+        await hanse(["audit", "list", "--type", "partner.", "--all", "--json"]),
+      );
+      expect(prefixed.items.length).toBeGreaterThan(0);
+      expect(prefixed.items.every((e) => e.type.startsWith("partner."))).toBe(true);
+      const none = await hanse(["audit", "list", "--from", "2099-01-01T00:00:00Z"]);
+      expect(none.out).toContain("No audit records.");
+      const bad = await hanse([
+        "audit",
+        "list",
+        "--from",
+        "2026-11-02T00:00:00Z",
+        "--before",
+        "2026-11-01T00:00:00Z",
+      ]);
+      expect(bad.exitCode).toBe(1);
+      expect(bad.err).toContain("occurredBefore");
+
+      const verified = await hanse(["audit", "verify"]);
+      expect(verified.exitCode).toBe(0);
+      expect(verified.out).toMatch(/^verified: \d+ sealed records, checked through /);
+      const exported = await hanse(["audit", "export"]);
+      expect(exported.exitCode).toBe(0);
+      const lines = exported.out.trimEnd().split("\n");
+      const all = json<{ items: unknown[] }>(await hanse(["audit", "list", "--all", "--json"]));
+      expect(lines.length).toBe(all.items.length);
+      for (const line of lines) expect(JSON.parse(line)).toHaveProperty("seal");
+    });
+
     it("entities and access tokens: create, list, get, revoke; a token is printed once and never logged", async () => {
       const entity = json<{ id: string; state: string }>(
         await hanse([

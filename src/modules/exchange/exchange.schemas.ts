@@ -337,6 +337,72 @@ export const AuditQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const AuditExportQuery = Type.Object(
+  {
+    occurredFrom: auditTime(
+      "The stretch of the chain from the first record that occurred at or after this time (RFC 3339)",
+    ),
+    occurredBefore: auditTime("… to the last record that occurred before this time (RFC 3339)"),
+  },
+  { additionalProperties: false },
+);
+const Sha256Hex = Type.String({ pattern: "^[0-9a-f]{64}$", description: "SHA-256, lowercase hex" });
+export const ExportedAuditRecord = Type.Composite([
+  AuditEventItem,
+  Type.Object({
+    seal: Type.Union(
+      [
+        Type.Object({
+          sequence: Type.Integer({ minimum: 1, description: "The record's place in the tenant's chain" }),
+          previous: Sha256Hex,
+          hash: Type.String({
+            pattern: "^[0-9a-f]{64}$",
+            description:
+              'hex(SHA-256(previous + "\\n" + the record without `seal`, as JSON with sorted keys and no whitespace))',
+          }),
+        }),
+        Type.Null(),
+      ],
+      { description: "null: not sealed yet (sealed within HANSE_AUDIT_SEAL_SECONDS)" },
+    ),
+  }),
+]);
+const ChainProblem = Type.Object({
+  kind: stringEnum(["changed", "removed", "reordered"]),
+  sequence: Type.Integer({ description: "The place in the chain where it was found" }),
+  eventId: Type.Union([Uuid, Type.Null()], {
+    description: "The record found there (null: records missing at the chain's end)",
+  }),
+});
+export const AuditVerification = Type.Object(
+  {
+    verified: Type.Boolean({
+      description: "false when any sealed record was changed, removed or reordered",
+    }),
+    checkedThrough: Timestamp,
+    count: Type.Integer({ minimum: 0, description: "Records checked" }),
+    head: Type.Union([Type.Object({ sequence: Type.Integer(), hash: Sha256Hex }), Type.Null()], {
+      description: "The last seal: keep it, to find out later that the chain was not cut short after it",
+    }),
+    unsealed: Type.Integer({ minimum: 0, description: "Records written but not sealed yet" }),
+    problem: Type.Union([ChainProblem, Type.Null()], {
+      description: "The first record that does not verify",
+    }),
+  },
+  {
+    examples: [
+      {
+        verified: true,
+        checkedThrough: at,
+        count: 1204,
+        head: { sequence: 1204, hash: "9f2c5e0b7a1d4c3e8f6a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e" },
+        unsealed: 0,
+        problem: null,
+      },
+    ],
+  },
+);
+
 /** The filters the operator's lists of uploads and deliveries share, with paging. */
 const listFilters = (statuses: readonly string[]) => ({
   connectionId: Type.Optional(

@@ -3,7 +3,7 @@ import type { Principal, RequestOrigin, ServicePrincipal } from "../auth/index.j
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Executor = Kysely<any>;
-const tables = (db: Executor) => db as Kysely<AuditTables>;
+export const auditTables = (db: Executor) => db as Kysely<AuditTables>;
 
 export interface AuditEventsTable {
   tenant_id: string;
@@ -24,6 +24,22 @@ export interface AuditEventsTable {
   correlation_id: string | null;
   /** The names of the fields an `*.updated` record changed (never their values). */
   changes: string[] | null;
+  /** The record's place in its tenant's hash chain; null until the sealer reached it (audit-chain.ts). */
+  seal_sequence: number | null;
+  seal_previous: string | null;
+  seal_hash: string | null;
+}
+
+/** Each tenant's last seal: where the chain goes on, and what must not be missing up to it. */
+export interface AuditChainHeadsTable {
+  tenant_id: string;
+  sequence: number;
+  hash: string;
+  /** Every record committed before this time is sealed. */
+  sealed_through: Date;
+  /** The first record the chain still holds (retention prunes before it) and its predecessor's hash. */
+  first_sequence: number;
+  first_previous: string;
 }
 
 /** What kind of credential acted (CONTRACT §7); null for the system itself and refused sign-ins. */
@@ -85,6 +101,7 @@ export function anonymousActor(
 
 export interface AuditTables {
   audit_events: AuditEventsTable;
+  audit_chain_heads: AuditChainHeadsTable;
 }
 
 /** What an audit record may hold: ids, counts, times and outcomes, never bytes, hashes or tokens. */
@@ -115,7 +132,7 @@ export interface AuditEvent {
 /** Writes one audit record with the caller's executor (the state change's own transaction). */
 export async function recordAudit(db: Executor, event: AuditEvent): Promise<void> {
   const actor = event.actor;
-  await tables(db)
+  await auditTables(db)
     .insertInto("audit_events")
     .values({
       tenant_id: event.tenantId,
@@ -230,7 +247,7 @@ export function listAuditEvents(
   page: { limit: number; filter: AuditFilter; after?: AuditPosition | undefined },
 ) {
   const { filter, after } = page;
-  let q = tables(db).selectFrom("audit_events").selectAll().where("tenant_id", "=", tenantId);
+  let q = auditTables(db).selectFrom("audit_events").selectAll().where("tenant_id", "=", tenantId);
   if (filter.type !== undefined) {
     q = filter.type.endsWith(".")
       ? q.where("type", "like", likePrefix(filter.type))
@@ -255,7 +272,7 @@ export function listAuditEvents(
 }
 
 export function findAuditEvent(db: Executor, tenantId: string, id: string) {
-  return tables(db)
+  return auditTables(db)
     .selectFrom("audit_events")
     .selectAll()
     .where("tenant_id", "=", tenantId)

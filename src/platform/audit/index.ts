@@ -1,1 +1,3 @@
 export * from "./audit.js";
+export * from "./audit-view.js";
+export * from "./audit-chain.js";

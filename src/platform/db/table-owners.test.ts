@@ -17,6 +17,7 @@ const tableOwners: Readonly<Record<string, string>> = {
   job_tenant_pauses: "src/platform/jobs",
   idempotency_records: "src/platform/http",
   audit_events: "src/platform/audit",
+  audit_chain_heads: "src/platform/audit",
   blobs: "src/platform/blobs",
   blob_chunks: "src/platform/blobs",
   rate_limits: "src/platform/limits",

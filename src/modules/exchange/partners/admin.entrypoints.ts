@@ -103,7 +103,16 @@ export const adminEntrypoints: EntrypointDefinition[] = [
     kind: "crud",
     href: adminPaths.auditEvents,
     tenantTypes,
-    actions: readOnly(adminPaths.auditEvents),
+    actions: [
+      ...readOnly(adminPaths.auditEvents),
+      {
+        id: "verify",
+        method: "GET",
+        href: `${adminPaths.auditEvents}/verification`,
+        anyScopes: ["admin:read"],
+      },
+      { id: "export", method: "GET", href: `${adminPaths.auditEvents}/export`, anyScopes: ["admin:read"] },
+    ],
     schemas: { create: none, update: null, item: AuditEventItem },
   },
   {

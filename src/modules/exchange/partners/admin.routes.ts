@@ -4,6 +4,7 @@ import { requirePrincipal, type Principal } from "../../../platform/auth/index.j
 import { pagedDescription, registerCollectionRoutes } from "../../../platform/http/crud-routes.js";
 import { PageQuery, problemResponses } from "../../../platform/http/openapi-schemas.js";
 import type { AdminService } from "./admin.service.js";
+import { auditTrailRoutes } from "./audit-trail.routes.js";
 import {
   ApiKeyItem,
   ApiKeyList,
@@ -264,7 +265,8 @@ export const adminRoutes =
       async (req) => service.revokeApiKey(requirePrincipal(req), req.params.id),
     );
 
-    // Audit events
+    // Audit events: the trail's verification and export, then the collection
+    await app.register(auditTrailRoutes(service, p.auditEvents));
     registerCollectionRoutes(app, {
       ...collection,
       path: p.auditEvents,

@@ -100,6 +100,16 @@ export interface AuditQuery {
   order?: "asc" | "desc" | undefined;
 }
 
+/** The audit trail's time range `[occurredFrom, occurredBefore)`, checked: from before before. */
+export function auditRange(query: Pick<AuditQuery, "occurredFrom" | "occurredBefore">) {
+  const from = queryTime("occurredFrom", query.occurredFrom);
+  const before = queryTime("occurredBefore", query.occurredBefore);
+  if (from && before && from >= before) {
+    throw invalidQuery("/query/occurredBefore", "occurredBefore must be later than occurredFrom");
+  }
+  return { from, before };
+}
+
 /**
  * The audit list's filter, checked beyond the route's schema (`occurredFrom` before
  * `occurredBefore`) and normalised (ids lower-cased), and its cursor binding: a cursor is valid
@@ -107,11 +117,7 @@ export interface AuditQuery {
  * `(occurredAt, id)`, so a cursor of an earlier release (an id alone) is refused as invalid.
  */
 export function auditFilter(tenantId: string, query: AuditQuery): { filter: AuditFilter; binding: string } {
-  const from = queryTime("occurredFrom", query.occurredFrom);
-  const before = queryTime("occurredBefore", query.occurredBefore);
-  if (from && before && from >= before) {
-    throw invalidQuery("/query/occurredBefore", "occurredBefore must be later than occurredFrom");
-  }
+  const { from, before } = auditRange(query);
   const filter: AuditFilter = {
     type: query.type,
     principalId: query.principalId?.toLowerCase(),

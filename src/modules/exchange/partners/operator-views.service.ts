@@ -7,11 +7,13 @@ import {
   type DirectoryResolver,
 } from "../../../edifact/index.js";
 import {
+  auditRecordView,
+  exportAuditRecords,
   findAuditEvent,
+  verifyAuditTrail,
   listAuditEvents,
   actorOf,
   recordAudit,
-  type AuditEventsTable,
   type AuditPosition,
 } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
@@ -35,7 +37,14 @@ import {
 } from "../mailbox/index.js";
 import { exchangeDirectory, findUpload } from "../processing/index.js";
 import { notFound } from "./admin-errors.js";
-import { auditFilter, filterBinding, listFilter, type AuditQuery, type ListQuery } from "./list-filters.js";
+import {
+  auditFilter,
+  auditRange,
+  filterBinding,
+  listFilter,
+  type AuditQuery,
+  type ListQuery,
+} from "./list-filters.js";
 import { connectionOwners, listPage } from "./partners.repository.js";
 
 export const toUploadView = (row: Selectable<UploadsTable>) => ({
@@ -92,32 +101,6 @@ export const toDeliveryView = (row: Selectable<DeliveriesTable>) => ({
   resentFrom: row.resent_from,
 });
 /** An audit record's `data`: ids, counts and states of the act (never a secret, by recordAudit's type). */
-const auditData = (data: unknown): Record<string, string | number | boolean | null> =>
-  typeof data === "object" && data !== null && !Array.isArray(data)
-    ? (data as Record<string, string | number | boolean | null>)
-    : {};
-const toAudit = (row: Selectable<AuditEventsTable>) => {
-  const data = auditData(row.data);
-  return {
-    id: row.id,
-    type: row.type,
-    occurredAt: row.occurred_at.toISOString(),
-    principalId: row.principal_id,
-    principalKind: row.principal_kind,
-    targetType: row.target_type,
-    targetId: row.target_id,
-    sourceAddress: row.source_address,
-    correlationId: row.correlation_id,
-    changes: row.changes,
-    method: typeof data.method === "string" ? data.method : null,
-    connectionId: row.connection_id,
-    uploadId: row.upload_id,
-    deliveryAttemptId: row.delivery_attempt_id,
-    byteCount: row.byte_count === null ? null : row.byte_count,
-    outcome: row.outcome,
-    data,
-  };
-};
 /** The operator's views of uploads, deliveries and the audit trail; requeue and re-send of a delivery. */
 export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxService, "requeue" | "resend">) {
   const { database, cursors } = deps;
@@ -233,13 +216,21 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
         fetch: (after: AuditPosition | undefined) =>
           listAuditEvents(db, tenantId, { limit: input.limit, filter, after }),
         position: (last): AuditPosition => ({ occurredAt: last.occurred_at.toISOString(), id: last.id }),
-        view: toAudit,
+        view: auditRecordView,
       });
+    },
+    /** CONTRACT §7: the tenant's hash chain checked from its first record to its last seal. */
+    verifyAuditTrail(principal: Principal) {
+      return verifyAuditTrail(db, principal.tenant.id, deps.clock.now());
+    },
+    /** CONTRACT §7: the records of a time range in chain order, streamed (the range checked first). */
+    exportAuditEvents(principal: Principal, query: Pick<AuditQuery, "occurredFrom" | "occurredBefore">) {
+      return exportAuditRecords(db, principal.tenant.id, auditRange(query));
     },
     async getAuditEvent(principal: Principal, id: string) {
       const row = isUuid(id) ? await findAuditEvent(db, principal.tenant.id, id) : undefined;
       if (!row) throw notFound("audit event");
-      return toAudit(row);
+      return auditRecordView(row);
     },
 
     async listUploads(principal: Principal, input: PageRequest & ListQuery) {
