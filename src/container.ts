@@ -181,7 +181,15 @@ export async function createContainer(config: Config, options: ContainerOptions)
     sealedColumns,
     jobs: registerJobMetrics(metrics, { db: database.db, clock }, [
       ...modules.flatMap((m) => m.jobs ?? []),
-      createRetentionJob({ db: database.db, clock, logger: options.logger }),
+      createRetentionJob({
+        db: database.db,
+        clock,
+        logger: options.logger,
+        auditRetentionMs:
+          config.HANSE_AUDIT_RETENTION_DAYS === undefined
+            ? undefined
+            : config.HANSE_AUDIT_RETENTION_DAYS * 86_400_000,
+      }),
       createAuditSealJob({
         db: database.db,
         clock,

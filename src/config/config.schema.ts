@@ -119,6 +119,13 @@ export const ConfigSchema = Type.Object({
     "How often new audit records are sealed into their tenant's hash chain (a record is sealed within this plus one job poll)",
     45,
   ),
+  HANSE_AUDIT_RETENTION_DAYS: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 36500,
+      description: "Age in days after which sealed audit records are removed (unset: kept forever)",
+    }),
+  ),
   HANSE_FEED_RETENTION_SECONDS: seconds(604800, "How long entitlement changes are kept"),
   HANSE_CREDENTIAL_OVERLAP_SECONDS: seconds(3600, "Validity of a rotated-out service secret"),
   HANSE_SIGNING_KEY_ROTATION_DAYS: Type.Integer({

@@ -1,12 +1,15 @@
 // remote mode: in-process only: tampers with its own database's audit tables and runs the sealer itself
 import { execFile } from "node:child_process";
+import { get } from "node:http";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditSealJobName, sealAuditTrails } from "../../src/platform/audit/index.js";
+import { auditSealJobName, pruneAuditTrails, sealAuditTrails } from "../../src/platform/audit/index.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { bearer, createTestApp, startWorker, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";
@@ -292,4 +295,104 @@ describe("audit trail: export (CONTRACT §7, NDJSON in order) checked without Ha
     });
     expect(notADate.statusCode).toBe(400);
   });
+});
+
+describe("audit trail: retention (issue 33 item 3, HANSE_AUDIT_RETENTION_DAYS)", () => {
+  const day = 86_400_000;
+  it("prunes the oldest sealed records from the chain's start, records the prune, and the rest still verifies", async () => {
+    const tampered = await sealedTenant();
+    await sql`UPDATE audit_events SET type = 'partner.deleted'
+      WHERE tenant_id = ${tampered.id}::uuid AND seal_sequence = 2`.execute(db());
+    const tenant = await sealedTenant();
+    const before = (await exportOf(tenant))
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { occurredAt: string; seal: { sequence: number; hash: string } });
+    const fourth = before[3];
+    const third = before[2];
+    if (!fourth || !third) throw new Error("the tenant has fewer than four records");
+    const cutoff = new Date(fourth.occurredAt);
+    expect(new Date(third.occurredAt).getTime()).toBeLessThan(cutoff.getTime());
+
+    expect(await pruneAuditTrails(db(), new Date(), 3650 * day)).toBe(0);
+    const pruned = await pruneAuditTrails(db(), new Date(cutoff.getTime() + day), day);
+    expect(pruned).toBeGreaterThanOrEqual(3);
+
+    const records = await t.inject({
+      method: "GET",
+      url: `${auditUrl}?type=audit.pruned`,
+      headers: bearer(tenant.token),
+    });
+    expect(records.json<{ items: unknown[] }>().items).toEqual([
+      expect.objectContaining({
+        type: "audit.pruned",
+        principalId: null,
+        targetType: "audit_trail",
+        targetId: tenant.id,
+        data: { count: 3, throughSequence: 3, olderThan: cutoff.toISOString() },
+      }),
+    ]);
+    await seal();
+    expect(await verification(tenant)).toMatchObject({
+      verified: true,
+      count: tenant.count - 3 + 1,
+      unsealed: 0,
+    });
+    const after = await exportOf(tenant);
+    expect((JSON.parse(after.split("\n")[0] ?? "{}") as { seal: { sequence: number } }).seal.sequence).toBe(
+      4,
+    );
+    expect((await auditorScript(after, "--after", third.seal.hash)).code).toBe(0);
+  });
+});
+
+describe("audit trail: export at flat memory (issue 33 item 3: 100,000 records)", () => {
+  it("streams 100,000 sealed records page by page: the heap after each 10,000 lines stays near where it began", async () => {
+    const tenant = await provisionTenant(t);
+    const filler = "x".repeat(400);
+    await sql`INSERT INTO audit_events (tenant_id, id, type, occurred_at, data)
+      SELECT ${tenant.id}::uuid, gen_random_uuid(), 'test.bulk',
+        now() - interval '1 day' + n * interval '1 millisecond', jsonb_build_object('n', n, 'filler', ${filler}::text)
+      FROM generate_series(1, 100000) AS n`.execute(db());
+    await seal();
+    const v = await verification(tenant);
+    expect(v).toMatchObject({ verified: true, unsealed: 0 });
+    expect(v.count).toBeGreaterThan(100_000);
+
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const heap = () => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const url = await t.app.listen({ port: 0, host: "127.0.0.1" });
+    const start = heap();
+    let lines = 0;
+    let peak = 0;
+    let rest = "";
+    let last = 0;
+    await new Promise<void>((resolve, reject) => {
+      get(`${url}${auditUrl}/export`, { headers: bearer(tenant.token) }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          const parts = (rest + chunk).split("\n");
+          rest = parts.pop() ?? "";
+          for (const line of parts) {
+            const sequence = (JSON.parse(line) as { seal: { sequence: number } }).seal.sequence;
+            expect(sequence).toBe(last + 1);
+            last = sequence;
+          }
+          const before = lines;
+          lines += parts.length;
+          if (Math.floor(lines / 10_000) > Math.floor(before / 10_000)) peak = Math.max(peak, heap() - start);
+        });
+        res.on("end", resolve);
+        res.on("error", reject);
+      }).on("error", reject);
+    });
+    expect(lines).toBe(v.count);
+    // Buffered, the 100,000 records (~50 MB as JSON, several times that as rows) would show here.
+    expect(peak).toBeLessThan(24 * 1024 * 1024);
+  }, 300_000);
 });

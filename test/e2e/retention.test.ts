@@ -1,6 +1,7 @@
 // remote mode: in-process only: a fake clock (retention by age)
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sealAuditTrails } from "../../src/platform/audit/index.js";
 import { uuidv7 } from "../../src/platform/crypto/index.js";
 import {
   deadJobRetentionMs,
@@ -20,7 +21,7 @@ const db = () => t.container.database.db;
 const day = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
-  t = await createTestApp({ clock });
+  t = await createTestApp({ clock, env: { HANSE_AUDIT_RETENTION_DAYS: "30" } });
   tenant = await provisionTenant(t);
   const created = await t.inject({
     method: "POST",
@@ -119,5 +120,21 @@ describe("retention (platform.retention, every 6 hours)", () => {
       .find((l) => l.job === retentionJobName);
     expect(line?.msg).toBe("removed expired rows");
     expect(line?.deleted?.jobs).toBeGreaterThanOrEqual(1);
+  });
+
+  it("with HANSE_AUDIT_RETENTION_DAYS the run also prunes sealed audit records older than that, and records it", async () => {
+    await sealAuditTrails(db(), () => clock.now());
+    clock.advance(31 * day);
+    const logsBefore = t.logs.length;
+    await t.drainJobs();
+    const line = t.logs
+      .slice(logsBefore)
+      .map((l) => JSON.parse(l) as { job?: string; deleted?: Record<string, number> })
+      .find((l) => l.job === retentionJobName);
+    expect(line?.deleted?.audit_events).toBeGreaterThanOrEqual(1);
+    // The tenant administrator's session has expired by now: the record is read from the table.
+    const pruned = await sql<{ data: { count: number } }>`SELECT data FROM audit_events
+      WHERE tenant_id = ${tenant.id}::uuid AND type = 'audit.pruned'`.execute(db());
+    expect(pruned.rows[0]?.data.count).toBeGreaterThanOrEqual(1);
   });
 });

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { pruneAuditTrails } from "../audit/audit-retention.js";
 import { deleteExpiredRecords } from "../http/idempotency.js";
 import { deleteExpiredLeases, deleteIdleRateLimits } from "../limits/index.js";
 import { defineHousekeepingJob, type HousekeepingDeps, type JobDefinition } from "./define-job.js";
@@ -54,12 +55,21 @@ export async function purgeExpired(
   return counts;
 }
 
-/** Every 6 hours (worker role); the log line holds the counts per table only. */
-export function createRetentionJob(deps: HousekeepingDeps): JobDefinition<Record<string, never>> {
+/**
+ * Every 6 hours (worker role); the log line holds the counts per table only. With
+ * `auditRetentionMs` (HANSE_AUDIT_RETENTION_DAYS) the audit trail's old sealed records go too.
+ */
+export function createRetentionJob(
+  deps: HousekeepingDeps & { auditRetentionMs?: number | undefined },
+): JobDefinition<Record<string, never>> {
   return defineHousekeepingJob(deps, {
     name: retentionJobName,
     everyMs: retentionEveryMs,
     message: "removed expired rows",
-    sweep: (now, signal) => purgeExpired(deps.db, now, signal),
+    sweep: async (now, signal) => {
+      const counts = await purgeExpired(deps.db, now, signal);
+      if (deps.auditRetentionMs === undefined) return counts;
+      return { ...counts, audit_events: await pruneAuditTrails(deps.db, now, deps.auditRetentionMs, signal) };
+    },
   });
 }
