@@ -146,6 +146,53 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
     },
 
     /**
+     * A fresh invitation for a user that is still `invited` (its invitation expired, or was lost):
+     * the user's earlier invitations stop working in the same transaction, the new token is in
+     * this answer only (stored as its hash). The invitations are withdrawn before the user is
+     * read, in the order accepting one takes (invitation, then user): an acceptance that got in
+     * first has made the user active (409), one that comes after finds its invitation expired.
+     * An active or deactivated user is 409; an unknown id, or another tenant's, 404.
+     */
+    async reissueInvitation(principal: Principal, id: string) {
+      const tenantId = principal.tenant.id;
+      const now = deps.clock.now();
+      const invitationId = deps.newId();
+      const token = newInvitationToken(invitationId);
+      const expiresAt = new Date(now.getTime() + deps.invitationTtlSeconds * 1000);
+      await database.transaction(async (trx) => {
+        await users.withdrawInvitations(trx, tenantId, id, now);
+        const user = await users.findUser(trx, tenantId, id);
+        if (!user) throw notFound();
+        if (user.status !== "invited") {
+          throw new AppError(
+            "ERR_CONFLICT",
+            user.status === "active"
+              ? "This user has accepted its invitation already."
+              : "This user is deactivated; its invitation cannot be renewed.",
+          );
+        }
+        await users.insertInvitation(trx, {
+          id: invitationId,
+          tenant_id: tenantId,
+          user_id: id,
+          secret_hash: hashSecret(token),
+          created_at: now,
+          expires_at: expiresAt,
+          used_at: null,
+        });
+        await audit.record(
+          trx,
+          tenantId,
+          actorOf(principal),
+          "user.invited",
+          { type: "user", id },
+          { data: { role: user.role, reissued: true } },
+        );
+      });
+      return { token, expiresAt: expiresAt.toISOString() };
+    },
+
+    /**
      * CONTRACT §7: a one-use password reset for an active user of the tenant, valid
      * HANSE_PASSWORD_RESET_TTL_SECONDS; its token is in this answer only (stored as its hash). An
      * invited user has no password to reset (it accepts its invitation) and a deactivated one
