@@ -1,8 +1,6 @@
 // remote mode: in-process only: HANSE_SSO_ALLOW_INSECURE of its own (the test identity provider on 127.0.0.1)
 import { PassThrough } from "node:stream";
-import { Command, CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerCliCommands } from "../../src/cli/index.js";
 import { Capture, createCliRunner } from "../support/cli-runner.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { startTestIssuer, type TestIssuer } from "../support/oidc-issuer.js";
@@ -69,23 +67,8 @@ async function hanseAtTerminal(args: string[], typed: string) {
     },
   });
   stdin.write(typed);
-  const stdout = new Capture();
-  const stderr = new Capture(true);
-  const program = new Command("hanse").exitOverride();
-  registerCliCommands(program, {
-    env: { HANSE_URL: baseUrl, HANSE_TOKEN: token, HANSE_CLI_CONFIG: "/nonexistent/credentials.json" },
-    stdout,
-    stderr,
-    stdin,
-  });
-  let exitCode = 0;
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    exitCode = error.exitCode;
-  }
-  return { out: stdout.text, err: stderr.text, exitCode, rawModes: stdin.rawModes };
+  const run = await hanse(args, { stdin, stderr: new Capture(true) });
+  return { ...run, rawModes: stdin.rawModes };
 }
 
 describe("hanse users (admin.users)", () => {
