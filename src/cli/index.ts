@@ -13,6 +13,8 @@ import { registerKeysCommands } from "./keys.command.js";
 import { registerOperationsCommands } from "./operations.command.js";
 import { registerAuditCommands } from "./audit.command.js";
 import { registerCompletionCommand } from "./completion.command.js";
+import { registerUsersCommands } from "./users.command.js";
+import { registerSsoCommands } from "./sso.command.js";
 import { serverVersion } from "../version.js";
 
 export type { CliIo } from "./cli-io.js";
@@ -30,6 +32,8 @@ export function registerCliCommands(program: Command, io: CliIo): void {
     .option("-q, --quiet", "no progress lines on stderr (long work: waits, sync, feeds)");
   const rt = createRuntime(io);
   registerSessionCommands(program, rt);
+  registerUsersCommands(program, rt);
+  registerSsoCommands(program, rt);
   registerDiscoverCommand(program, rt);
   registerTenantsCommands(program, rt);
   registerEntitlementsCommands(program, rt);

@@ -8,6 +8,14 @@ import { createTenantsApi, systemTenantsEntryId, type TenantsApi } from "./tenan
 import { authSessionsEntryId, createSessionsApi, type SessionsApi } from "./sessions.js";
 import type { LoginInput, Session } from "./types.js";
 import { createWebhooksAdminApi, type WebhooksAdminApi } from "./webhooks-admin.js";
+import {
+  createPasswordApi,
+  createSsoApi,
+  createUsersApi,
+  type PasswordApi,
+  type SsoApi,
+  type UsersApi,
+} from "./users.js";
 
 export interface ClientOptions {
   /** Origin of the service, e.g. `http://127.0.0.1:8080`. */
@@ -41,6 +49,8 @@ export interface HanseClient {
   whoami(): Promise<Whoami>;
   /** The signed-in user's own sessions: list them, end one (published `auth.sessions` actions). */
   readonly sessions: SessionsApi;
+  /** The signed-in user's own password (published `auth.password` action `change`). */
+  readonly password: PasswordApi;
   /** The session's entrypoints; read once per client unless `refresh` is set. */
   entrypoints(options?: { refresh?: boolean }): Promise<Entrypoint[]>;
   /** The published entry, or EntrypointMissingError (a definitive denial). */
@@ -54,6 +64,10 @@ export interface HanseClient {
   readonly webhooks: WebhooksAdminApi;
   /** Partners, connections, revisions, API keys, audit, uploads, deliveries, entities, access tokens. */
   readonly admin: AdminCollectionsApi;
+  /** The tenant's users: invitations, roles, deactivation, password resets (published `admin.users`). */
+  readonly users: UsersApi;
+  /** The tenant's single sign-on setting (published `admin.sso`). */
+  readonly sso: SsoApi;
 }
 
 export function createClient(options: ClientOptions): HanseClient {
@@ -122,6 +136,7 @@ export function createClient(options: ClientOptions): HanseClient {
     },
 
     sessions: createSessionsApi(transport, async (id) => selectEntry(await publicEntrypoints(), id)),
+    password: createPasswordApi(transport, async (id) => selectEntry(await publicEntrypoints(), id)),
     entrypoints: (opts) => entrypoints(opts?.refresh ?? false),
     findEntry,
     action: async (entryId, actionId) => selectAction(await findEntry(entryId), actionId),
@@ -129,6 +144,8 @@ export function createClient(options: ClientOptions): HanseClient {
     entitlements: createEntitlementsAdminApi(transport, findEntry),
     webhooks: createWebhooksAdminApi(transport, findEntry),
     admin: createAdminCollectionsApi(transport, findEntry),
+    users: createUsersApi(transport, findEntry),
+    sso: createSsoApi(transport, findEntry),
   };
 }
 

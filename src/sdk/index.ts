@@ -125,4 +125,22 @@ export type {
   Tenant,
 } from "./types.js";
 export { authSessionsEntryId, type SessionsApi, type UserSession } from "./sessions.js";
+export {
+  authPasswordEntryId,
+  ssoEntryId,
+  usersEntryId,
+  type InvitedUser,
+  type InviteUserInput,
+  type OneTimeToken,
+  type PasswordApi,
+  type SsoApi,
+  type SsoAutoCreate,
+  type SsoSettings,
+  type SsoSettingsInput,
+  type UpdateUserInput,
+  type User,
+  type UserRole,
+  type UserStatus,
+  type UsersApi,
+} from "./users.js";
 export type { Discovery, Entrypoint, EntrypointAction, Whoami } from "../protocol/index.js";

@@ -25,7 +25,8 @@ export interface CliRun {
 
 export interface CliRunOptions {
   env?: Record<string, string>;
-  stdin?: string;
+  /** What is piped in; a stream plays a terminal (test/e2e/users-cli.test.ts). */
+  stdin?: string | NodeJS.ReadableStream;
   signal?: AbortSignal;
   stdout?: Capture;
   stderr?: Capture;
@@ -50,7 +51,10 @@ export function createCliRunner(
       env: { ...env(), ...options.env },
       stdout,
       stderr,
-      stdin: Readable.from([options.stdin ?? ""]),
+      stdin:
+        options.stdin === undefined || typeof options.stdin === "string"
+          ? Readable.from([options.stdin ?? ""])
+          : options.stdin,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     let exitCode = 0;

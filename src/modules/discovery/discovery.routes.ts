@@ -27,6 +27,13 @@ const publicEntrypoints: EntrypointList = {
         { id: "end", method: "DELETE", href: "/api/v1/auth/sessions/{id}" },
       ],
     },
+    {
+      // The calling user's own password (CONTRACT §7), with that user's session as the credential.
+      id: "auth.password",
+      kind: "auth",
+      href: "/api/v1/auth/password",
+      actions: [{ id: "change", method: "POST", href: "/api/v1/auth/password" }],
+    },
   ],
 };
 

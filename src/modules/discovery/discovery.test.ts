@@ -56,6 +56,12 @@ describe("public discovery", () => {
             { id: "end", method: "DELETE", href: "/api/v1/auth/sessions/{id}" },
           ],
         },
+        {
+          id: "auth.password",
+          kind: "auth",
+          href: "/api/v1/auth/password",
+          actions: [{ id: "change", method: "POST", href: "/api/v1/auth/password" }],
+        },
       ],
     });
   });

@@ -7,7 +7,7 @@ import { createIdentityService, type IdentityService } from "./identity.service.
 import type { IdentityTables } from "./identity.tables.js";
 import { sealingKey, secretKeysOf } from "../../platform/crypto/index.js";
 import { createOutboundClient } from "../../platform/outbound/index.js";
-import { createSso, ssoSealedColumns, type ConsoleSessionCookie } from "./sso/index.js";
+import { createSso, ssoSealedColumns, ssoSettingsPath, type ConsoleSessionCookie } from "./sso/index.js";
 
 export type { IdentityService } from "./identity.service.js";
 export type { IdentityTables, TenantsTable } from "./identity.tables.js";
@@ -106,6 +106,12 @@ export function createIdentityModule(
         actions: crudActions(usersPath, { read: "users:read", write: "users:write" }, [
           { id: "update", method: "PATCH", href: `${usersPath}/{id}`, anyScopes: ["users:write"] },
           {
+            id: "reissueInvitation",
+            method: "POST",
+            href: `${usersPath}/{id}/invitation`,
+            anyScopes: ["users:write"],
+          },
+          {
             id: "passwordReset",
             method: "POST",
             href: `${usersPath}/{id}/password-reset`,
@@ -113,6 +119,18 @@ export function createIdentityModule(
           },
         ]),
         schemas: { create: CreateUserBody, update: UpdateUserBody, item: UserItem },
+      },
+      {
+        // The tenant's one single sign-on setting (CONTRACT §7): a resource, not a collection.
+        id: "admin.sso",
+        kind: "system-resource",
+        href: ssoSettingsPath,
+        tenantTypes: ["system", "customer"],
+        actions: [
+          { id: "read", method: "GET", href: ssoSettingsPath, anyScopes: ["users:read"] },
+          { id: "set", method: "PUT", href: ssoSettingsPath, anyScopes: ["users:write"] },
+          { id: "delete", method: "DELETE", href: ssoSettingsPath, anyScopes: ["users:write"] },
+        ],
       },
     ],
   };

@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import { actorOf } from "../../../platform/audit/index.js";
+import { actorOf, anonymousActor } from "../../../platform/audit/index.js";
 import type { Principal, RequestOrigin } from "../../../platform/auth/index.js";
 import {
   digestsEqual,
@@ -88,6 +88,25 @@ const inDomains = (email: string, domains: readonly string[]): boolean => {
   const domain = email.slice(email.lastIndexOf("@") + 1).toLowerCase();
   return email.includes("@") && domains.some((allowed) => allowed.toLowerCase() === domain);
 };
+
+/** Why a sign-in was refused, as its `session.failed` record says (`data.reason`). */
+type SsoRefusal =
+  | "state_used"
+  | "state_expired"
+  | "sso_unavailable"
+  | "issuer_mismatch"
+  | "id_token_refused"
+  | "email_not_verified"
+  | "user_not_active"
+  | "unknown_email"
+  | "user_created_meanwhile";
+
+/** A refusal whose tenant (and user) is known: it is recorded as `session.failed`. */
+interface KnownRefusal {
+  tenantId: string;
+  userId?: string;
+  code: SsoRefusal;
+}
 
 /** Single sign-on with OpenID Connect (CONTRACT §7): the tenant's settings and the sign-in itself. */
 export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
@@ -231,98 +250,149 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
       why: (reason: string) => void,
       origin?: RequestOrigin,
     ): Promise<{ session: OpenedSession; returnTo: string }> {
-      const refuse = (reason: string) => {
+      // CONTRACT §7: a refused sign-in is `session.failed` in the tenant's trail once the tenant
+      // is known (from a genuine state), naming the user when the e-mail address matched one.
+      // Written after any transaction of the sign-in rolled back; never the code, a token or the
+      // e-mail address, only a short reason.
+      let failure: { tenantId: string; userId: string | null; reason: SsoRefusal } | undefined;
+      const refuse = (reason: string, known?: KnownRefusal) => {
         why(reason);
+        if (known) failure = { tenantId: known.tenantId, userId: known.userId ?? null, reason: known.code };
         return refused();
       };
-      const { code, state } = query;
-      const id = state === undefined ? undefined : ssoStateIdOf(state);
-      if (!code || !state || !id) throw refuse("the callback has no code or no well-formed state");
-      const presented = hashSecret(state);
-      const row = await database.transaction(async (trx) => {
-        const now = deps.clock.now();
-        const found = await repo.lockSsoState(trx, id);
-        if (!found || !digestsEqual(Buffer.from(found.secret_hash), presented)) return "unknown" as const;
-        if (found.used_at !== null) return "used" as const;
-        if (found.expires_at <= now) return "expired" as const;
-        await repo.useSsoState(trx, id, now);
-        return found;
-      });
-      if (typeof row === "string") throw refuse(`the state is ${row}`);
-      const tenant = await tenants.findTenant(db, row.tenant_id);
-      const settings = await repo.findSsoSettings(db, row.tenant_id);
-      if (tenant?.status !== "active" || !settings) throw refuse("the tenant has no single sign-on now");
-      // RFC 9207: an issuer that names itself in the answer must be this tenant's (a mix-up defence).
-      if (query.iss !== undefined && query.iss !== settings.issuer)
-        throw refuse("the answer names another issuer");
-      let identity;
       try {
-        const clientSecret = openSealedSecret(
-          await deps.ssoSealingKey(),
-          settings.client_secret,
-          "SSO client secret",
-        );
-        const idToken = await redeemCode(
-          deps.ssoOutbound,
-          {
-            tokenEndpoint: settings.token_endpoint,
-            tokenEndpointAuthMethod: settings.token_endpoint_auth_method,
-          },
-          { clientId: settings.client_id, clientSecret, redirectUri },
-          { code, codeVerifier: row.code_verifier },
-        );
-        identity = await verifyIdToken(
-          deps.ssoOutbound,
-          {
-            issuer: settings.issuer,
-            jwksUri: settings.jwks_uri,
-            signingAlgorithms: settings.signing_algorithms,
-          },
-          idToken,
-          { clientId: settings.client_id, nonce: row.nonce, now: deps.clock.now() },
-        );
+        return await finish(query, refuse, origin);
       } catch (error) {
-        if (error instanceof OidcError) throw refuse(error.message);
-        throw error;
-      }
-      if (!identity.emailVerified) throw refuse("the ID token's e-mail address is not verified");
-      const email = identity.email;
-      try {
-        const session = await database.transaction(async (trx) => {
-          const now = deps.clock.now();
-          const user = await users.findUserByEmail(trx, tenant.id, email);
-          if (user) {
-            if (user.status !== "active" || user.disabled_at) throw refuse("the user is not active");
-            return openSession(deps, trx, user, tenant, now, { method: "sso", origin });
-          }
-          const role = settings.auto_create_role;
-          if (!role || !settings.auto_create_domains || !inDomains(email, settings.auto_create_domains)) {
-            throw refuse("no user has the e-mail address and its domain is not created automatically");
-          }
-          const created = { id: deps.newId(), email, role };
-          await users.insertUser(trx, {
-            tenant_id: tenant.id,
-            id: created.id,
-            email,
-            name: identity.name ?? email,
-            // Signs in through the issuer; a password can be set later with a password reset.
-            password_hash: unusablePasswordHash,
-            scopes: [...users.scopesOfRole(role, tenant.type)],
-            role,
-            status: "active",
-            created_at: now,
-            disabled_at: null,
-            last_sign_in_at: null,
-            activated_at: now,
-          });
-          return openSession(deps, trx, created, tenant, now, { method: "sso", origin });
-        });
-        return { session, returnTo: row.return_to };
-      } catch (error) {
-        // Two first sign-ins of one new user at once: the other one created it.
-        if (isUniqueViolation(error)) throw refuse("the user was created meanwhile; sign in again");
+        if (failure) {
+          await audit.record(
+            db,
+            failure.tenantId,
+            anonymousActor(origin, failure.userId),
+            "session.failed",
+            null,
+            {
+              data: { method: "sso", reason: failure.reason },
+            },
+          );
+        }
         throw error;
       }
     },
   };
+
+  /** The callback itself (finishSsoSignIn): `refuse` names the tenant and user once they are known. */
+  async function finish(
+    query: { code?: string | undefined; state?: string | undefined; iss?: string | undefined },
+    refuse: (reason: string, known?: KnownRefusal) => AppError,
+    origin: RequestOrigin | undefined,
+  ): Promise<{ session: OpenedSession; returnTo: string }> {
+    const { code, state } = query;
+    const id = state === undefined ? undefined : ssoStateIdOf(state);
+    if (!code || !state || !id) throw refuse("the callback has no code or no well-formed state");
+    const presented = hashSecret(state);
+    const row = await database.transaction(async (trx) => {
+      const now = deps.clock.now();
+      const found = await repo.lockSsoState(trx, id);
+      if (!found || !digestsEqual(Buffer.from(found.secret_hash), presented)) return "unknown" as const;
+      if (found.used_at !== null) return { refused: "state_used", tenantId: found.tenant_id } as const;
+      if (found.expires_at <= now) return { refused: "state_expired", tenantId: found.tenant_id } as const;
+      await repo.useSsoState(trx, id, now);
+      return found;
+    });
+    // A state that does not match names no tenant that could be trusted: no record.
+    if (row === "unknown") throw refuse("the state is unknown");
+    if ("refused" in row) {
+      throw refuse(`the state is ${row.refused === "state_used" ? "used" : "expired"}`, {
+        tenantId: row.tenantId,
+        code: row.refused,
+      });
+    }
+    const known = (reason: SsoRefusal, userId?: string): KnownRefusal => ({
+      tenantId: row.tenant_id,
+      code: reason,
+      ...(userId === undefined ? {} : { userId }),
+    });
+    const tenant = await tenants.findTenant(db, row.tenant_id);
+    const settings = await repo.findSsoSettings(db, row.tenant_id);
+    if (tenant?.status !== "active" || !settings)
+      throw refuse("the tenant has no single sign-on now", known("sso_unavailable"));
+    // RFC 9207: an issuer that names itself in the answer must be this tenant's (a mix-up defence).
+    if (query.iss !== undefined && query.iss !== settings.issuer)
+      throw refuse("the answer names another issuer", known("issuer_mismatch"));
+    let identity;
+    try {
+      const clientSecret = openSealedSecret(
+        await deps.ssoSealingKey(),
+        settings.client_secret,
+        "SSO client secret",
+      );
+      const idToken = await redeemCode(
+        deps.ssoOutbound,
+        {
+          tokenEndpoint: settings.token_endpoint,
+          tokenEndpointAuthMethod: settings.token_endpoint_auth_method,
+        },
+        { clientId: settings.client_id, clientSecret, redirectUri },
+        { code, codeVerifier: row.code_verifier },
+      );
+      identity = await verifyIdToken(
+        deps.ssoOutbound,
+        {
+          issuer: settings.issuer,
+          jwksUri: settings.jwks_uri,
+          signingAlgorithms: settings.signing_algorithms,
+        },
+        idToken,
+        { clientId: settings.client_id, nonce: row.nonce, now: deps.clock.now() },
+      );
+    } catch (error) {
+      if (error instanceof OidcError) throw refuse(error.message, known("id_token_refused"));
+      throw error;
+    }
+    // An address the issuer did not verify names nobody: no user in the record.
+    if (!identity.emailVerified)
+      throw refuse("the ID token's e-mail address is not verified", known("email_not_verified"));
+    const email = identity.email;
+    try {
+      const session = await database.transaction(async (trx) => {
+        const now = deps.clock.now();
+        const user = await users.findUserByEmail(trx, tenant.id, email);
+        if (user) {
+          if (user.status !== "active" || user.disabled_at)
+            throw refuse("the user is not active", known("user_not_active", user.id));
+          return openSession(deps, trx, user, tenant, now, { method: "sso", origin });
+        }
+        const role = settings.auto_create_role;
+        if (!role || !settings.auto_create_domains || !inDomains(email, settings.auto_create_domains)) {
+          throw refuse(
+            "no user has the e-mail address and its domain is not created automatically",
+            known("unknown_email"),
+          );
+        }
+        const created = { id: deps.newId(), email, role };
+        await users.insertUser(trx, {
+          tenant_id: tenant.id,
+          id: created.id,
+          email,
+          name: identity.name ?? email,
+          // Signs in through the issuer; a password can be set later with a password reset.
+          password_hash: unusablePasswordHash,
+          scopes: [...users.scopesOfRole(role, tenant.type)],
+          role,
+          status: "active",
+          created_at: now,
+          disabled_at: null,
+          last_sign_in_at: null,
+          activated_at: now,
+        });
+        return openSession(deps, trx, created, tenant, now, { method: "sso", origin });
+      });
+      return { session, returnTo: row.return_to };
+    } catch (error) {
+      // Two first sign-ins of one new user at once: the other one created it.
+      if (isUniqueViolation(error))
+        throw refuse("the user was created meanwhile; sign in again", known("user_created_meanwhile"));
+      throw error;
+    }
+  }
 }

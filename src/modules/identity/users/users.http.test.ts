@@ -474,6 +474,7 @@ describe("CONTRACT §7: who may read and change users", () => {
       "list",
       "passwordReset",
       "read",
+      "reissueInvitation",
       "update",
     ]);
     expect((await actionsOf(viewer.token))?.actions.map((a) => a.id).sort()).toEqual(["list", "read"]);

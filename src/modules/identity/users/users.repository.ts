@@ -150,6 +150,22 @@ export function findInvitation(db: Db, id: string, lock = false) {
   return (lock ? query.forUpdate("i") : query).executeTakeFirst();
 }
 
+/**
+ * Ends the user's invitations that could still be accepted (they expire `at`): a reissued
+ * invitation replaces them. Locks them until commit, as accepting one does (invitation, then
+ * user: the same order, so the two never deadlock).
+ */
+export async function withdrawInvitations(db: Db, tenantId: string, userId: string, at: Date): Promise<void> {
+  await db
+    .updateTable("user_invitations")
+    .set({ expires_at: at })
+    .where("tenant_id", "=", tenantId)
+    .where("user_id", "=", userId)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", at)
+    .execute();
+}
+
 export async function useInvitation(db: Db, id: string, at: Date): Promise<void> {
   await db.updateTable("user_invitations").set({ used_at: at }).where("id", "=", id).execute();
 }

@@ -6,6 +6,7 @@ import { IdParams } from "../identity.schemas.js";
 import {
   CreateUserBody,
   CreatedUser,
+  InvitationItem,
   PasswordResetItem,
   UpdateUserBody,
   UserItem,
@@ -75,6 +76,28 @@ export const usersRoutes =
         },
       },
       async (request) => service.updateUser(requirePrincipal(request), request.params.id, request.body),
+    );
+
+    app.post(
+      `${usersPath}/:id/invitation`,
+      {
+        config: { auth: { kind: "session", allScopes: [scopes.write] } },
+        schema: {
+          operationId: "reissueInvitation",
+          tags: ["users"],
+          summary: "Invite an invited user again (users:write)",
+          description:
+            "For a user that has not accepted its invitation yet (it expired, or the token was lost): a new " +
+            "invitation whose token is in this answer only (stored as a hash), valid " +
+            "HANSE_INVITATION_TTL_SECONDS. The user's earlier invitation tokens stop working. Audited as " +
+            "`user.invited` (data.reissued). An unknown id, or another tenant's, is 404; a user that is " +
+            "active or deactivated is 409.",
+          params: IdParams,
+          response: { 201: InvitationItem, ...problemResponses(400, 401, 403, 404, 409, 500, 503) },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await service.reissueInvitation(requirePrincipal(request), request.params.id)),
     );
 
     app.post(

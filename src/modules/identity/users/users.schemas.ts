@@ -137,6 +137,17 @@ export const PasswordResetItem = Type.Object(
   { examples: [{ token: "hanse_rt_…", expiresAt: "2026-11-28T10:00:00.000Z" }] },
 );
 
+export const InvitationItem = Type.Object(
+  {
+    token: Type.String({
+      description:
+        "The new invitation's token: shown only in this answer, used once at POST /api/v1/auth/invitations",
+    }),
+    expiresAt: Timestamp,
+  },
+  { examples: [{ token: "hanse_it_…", expiresAt: "2026-12-01T09:00:00.000Z" }] },
+);
+
 export const UsePasswordResetBody = Type.Object(
   {
     token: Type.String({ minLength: 1, maxLength: 256, description: "The password reset's token" }),

@@ -45,6 +45,40 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
   const { db } = database;
   const audit = identityAudit(deps);
 
+  /**
+   * A new invitation of `userId` (its hash stored, valid HANSE_INVITATION_TTL_SECONDS) and its
+   * `user.invited` record, in the caller's transaction; the token for the answer only.
+   */
+  async function issueInvitation(
+    trx: Executor,
+    principal: Principal,
+    userId: string,
+    now: Date,
+    data: Record<string, string | boolean>,
+  ) {
+    const invitationId = deps.newId();
+    const token = newInvitationToken(invitationId);
+    const expiresAt = new Date(now.getTime() + deps.invitationTtlSeconds * 1000);
+    await users.insertInvitation(trx, {
+      id: invitationId,
+      tenant_id: principal.tenant.id,
+      user_id: userId,
+      secret_hash: hashSecret(token),
+      created_at: now,
+      expires_at: expiresAt,
+      used_at: null,
+    });
+    await audit.record(
+      trx,
+      principal.tenant.id,
+      actorOf(principal),
+      "user.invited",
+      { type: "user", id: userId },
+      { data },
+    );
+    return { token, expiresAt: expiresAt.toISOString() };
+  }
+
   return {
     /** Creates a tenant's user inside the caller's transaction (provisioning). Idempotent by e-mail. */
     async ensureUser(
@@ -97,9 +131,6 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
       const tenantId = principal.tenant.id;
       const now = deps.clock.now();
       const id = deps.newId();
-      const invitationId = deps.newId();
-      const token = newInvitationToken(invitationId);
-      const expiresAt = new Date(now.getTime() + deps.invitationTtlSeconds * 1000);
       const row: UsersTable = {
         tenant_id: tenantId,
         id,
@@ -115,34 +146,43 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
         activated_at: null,
       };
       try {
-        await database.transaction(async (trx) => {
+        const invitation = await database.transaction(async (trx) => {
           if (await users.findUserByEmail(trx, tenantId, input.email)) throw emailTaken();
           await users.insertUser(trx, row);
-          await users.insertInvitation(trx, {
-            id: invitationId,
-            tenant_id: tenantId,
-            user_id: id,
-            secret_hash: hashSecret(token),
-            created_at: now,
-            expires_at: expiresAt,
-            used_at: null,
-          });
-          await audit.record(
-            trx,
-            tenantId,
-            actorOf(principal),
-            "user.invited",
-            { type: "user", id },
-            {
-              data: { role: input.role },
-            },
-          );
+          return issueInvitation(trx, principal, id, now, { role: input.role });
         });
+        return { ...toUserView(row), invitation };
       } catch (error) {
         if (isUniqueViolation(error)) throw emailTaken();
         throw error;
       }
-      return { ...toUserView(row), invitation: { token, expiresAt: expiresAt.toISOString() } };
+    },
+
+    /**
+     * A fresh invitation for a user that is still `invited` (its invitation expired, or was lost):
+     * the user's earlier invitations stop working in the same transaction, the new token is in
+     * this answer only (stored as its hash). The invitations are withdrawn before the user is
+     * read, in the order accepting one takes (invitation, then user): an acceptance that got in
+     * first has made the user active (409), one that comes after finds its invitation expired.
+     * An active or deactivated user is 409; an unknown id, or another tenant's, 404.
+     */
+    async reissueInvitation(principal: Principal, id: string) {
+      const tenantId = principal.tenant.id;
+      const now = deps.clock.now();
+      return database.transaction(async (trx) => {
+        await users.withdrawInvitations(trx, tenantId, id, now);
+        const user = await users.findUser(trx, tenantId, id);
+        if (!user) throw notFound();
+        if (user.status !== "invited") {
+          throw new AppError(
+            "ERR_CONFLICT",
+            user.status === "active"
+              ? "This user has accepted its invitation already."
+              : "This user is deactivated; its invitation cannot be renewed.",
+          );
+        }
+        return issueInvitation(trx, principal, id, now, { role: user.role, reissued: true });
+      });
     },
 
     /**
