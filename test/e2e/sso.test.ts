@@ -358,13 +358,47 @@ describe("CONTRACT §7 single sign-on: the callback", () => {
     ["a signature by a key not in the issuer's key set", () => ({ foreignKey: true })],
     ["email_verified false", () => ({ claims: { email_verified: false } })],
     ["no email_verified", () => ({ claims: { email_verified: undefined } })],
-    // This issuer names no userinfo endpoint to ask instead (sso-real-provider.test.ts asks one).
-    ["no e-mail address", () => ({ claims: { email: undefined } })],
   ])("an ID token with %s is 401 and nothing is created", async (_name, tamper) => {
     idp.signIn = { email: member.email };
     const url = await callbackUrl();
     idp.tamper = tamper();
     await expectRefused(url);
+  });
+
+  it("an ID token without e-mail address: userinfo for another subject, or without one, or no userinfo endpoint, is 401", async () => {
+    idp.signIn = { email: member.email };
+    const noEmail = { claims: { email: undefined } };
+    const lastRefusal = () => t.logs.filter((line) => line.includes("single sign-on refused")).at(-1);
+    for (const [userinfo, reason] of [
+      [{ sub: "sub-someone-else" }, "another subject"],
+      [{ email: undefined }, "names an e-mail address"],
+      [{ email_verified: false }, "not verified"],
+    ] as const) {
+      const url = await callbackUrl();
+      idp.tamper = noEmail;
+      idp.userinfo = userinfo;
+      try {
+        await expectRefused(url);
+      } finally {
+        idp.userinfo = {};
+      }
+      expect(lastRefusal()).toContain(reason);
+    }
+    // Settings saved from a discovery document without userinfo_endpoint: nothing to ask.
+    idp.discovery = { userinfo_endpoint: undefined };
+    const other = await tenantWithSso(t, settings()).finally(() => {
+      idp.discovery = {};
+    });
+    idp.signIn = { email: other.email };
+    const url = await callbackUrl(other.slug);
+    idp.tamper = noEmail;
+    await expectRefused(url, other.id);
+    expect(lastRefusal()).toContain("no userinfo endpoint");
+    // With the userinfo endpoint known and a right answer there: signed in.
+    idp.signIn = { email: member.email };
+    const signedIn = await callbackUrl();
+    idp.tamper = noEmail;
+    expect((await callback(signedIn)).statusCode).toBe(303);
   });
 
   it("a code the issuer refuses (a wrong client secret saved) is 401", async () => {
