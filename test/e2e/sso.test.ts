@@ -4,6 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { startTestIssuer, type IdTokenTampering, type TestIssuer } from "../support/oidc-issuer.js";
+import {
+  cookieOf,
+  expectSsoRefused,
+  ssoCallbackPath,
+  ssoCounts,
+  ssoSettingsOf,
+  ssoSettingsUrl,
+  tenantWithSso,
+} from "../support/sso.js";
 import { adminHeaders, bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { addUser, expectProblem, patchUser } from "../support/users.js";
 
@@ -14,8 +23,8 @@ import { addUser, expectProblem, patchUser } from "../support/users.js";
  * clock and the issuer's are the test's.
  */
 const clock = createManualClock(new Date());
-const ssoUrl = "/api/v1/admin/sso";
-const callbackPath = "/api/v1/auth/sso/callback";
+const ssoUrl = ssoSettingsUrl;
+const callbackPath = ssoCallbackPath;
 let t: TestApp;
 let idp: TestIssuer;
 let tenant: ProvisionedTenant;
@@ -30,13 +39,7 @@ afterAll(async () => {
   await idp.close();
 });
 
-const settings = (overrides: Record<string, unknown> = {}) => ({
-  issuer: idp.issuer,
-  clientId: idp.clientId,
-  clientSecret: idp.clientSecret,
-  autoCreate: null,
-  ...overrides,
-});
+const settings = (overrides: Record<string, unknown> = {}) => ssoSettingsOf(idp, overrides);
 const put = (token: string, body: unknown) =>
   t.inject({ method: "PUT", url: ssoUrl, headers: bearer(token), payload: body as object });
 const get = (token: string) => t.inject({ method: "GET", url: ssoUrl, headers: bearer(token) });
@@ -63,36 +66,8 @@ async function callbackUrl(slug = tenant.slug, returnTo?: string): Promise<strin
 
 const callback = (url: string) => t.inject({ method: "GET", url });
 
-const cookieOf = (response: { headers: Record<string, string | string[] | number | undefined> }) => {
-  const header = response.headers["set-cookie"];
-  return (typeof header === "string" ? header : "").split(";")[0] ?? "";
-};
-
-/** Users and sessions of the tenant: a refused callback changes neither. */
-async function counts(tenantId: string) {
-  const db = t.container.database.db;
-  const { rows } = await sql<{ users: number; sessions: number }>`SELECT
-    (SELECT count(*)::int FROM users WHERE tenant_id = ${tenantId}) AS users,
-    (SELECT count(*)::int FROM credentials WHERE tenant_id = ${tenantId} AND kind = 'session') AS sessions`.execute(
-    db,
-  );
-  return rows[0];
-}
-
-async function expectRefused(url: string, tenantId = tenant.id) {
-  const before = await counts(tenantId);
-  const answer = await callback(url);
-  expectProblem(answer, 401, "ERR_UNAUTHENTICATED");
-  expect(answer.headers["www-authenticate"]).toBeDefined();
-  expect(answer.headers["set-cookie"]).toBeUndefined();
-  // The answer never echoes the code or the state.
-  const query = new URL(url, "http://x").searchParams;
-  for (const value of [query.get("code"), query.get("state")]) {
-    if (value) expect(answer.body).not.toContain(value);
-  }
-  expect(await counts(tenantId)).toEqual(before);
-  return answer;
-}
+const counts = (tenantId: string) => ssoCounts(t, tenantId);
+const expectRefused = (url: string, tenantId = tenant.id) => expectSsoRefused(t, url, tenantId);
 
 describe("CONTRACT §7 single sign-on: settings", () => {
   it("PUT returns the settings without the secret, GET the same, DELETE removes them; the secret is sealed and never logged", async () => {
@@ -390,6 +365,42 @@ describe("CONTRACT §7 single sign-on: the callback", () => {
     await expectRefused(url);
   });
 
+  it("an ID token without e-mail address: userinfo for another subject, or without one, or no userinfo endpoint, is 401", async () => {
+    idp.signIn = { email: member.email };
+    const noEmail = { claims: { email: undefined } };
+    const lastRefusal = () => t.logs.filter((line) => line.includes("single sign-on refused")).at(-1);
+    for (const [userinfo, reason] of [
+      [{ sub: "sub-someone-else" }, "another subject"],
+      [{ email: undefined }, "names an e-mail address"],
+      [{ email_verified: false }, "not verified"],
+    ] as const) {
+      const url = await callbackUrl();
+      idp.tamper = noEmail;
+      idp.userinfo = userinfo;
+      try {
+        await expectRefused(url);
+      } finally {
+        idp.userinfo = {};
+      }
+      expect(lastRefusal()).toContain(reason);
+    }
+    // Settings saved from a discovery document without userinfo_endpoint: nothing to ask.
+    idp.discovery = { userinfo_endpoint: undefined };
+    const other = await tenantWithSso(t, settings()).finally(() => {
+      idp.discovery = {};
+    });
+    idp.signIn = { email: other.email };
+    const url = await callbackUrl(other.slug);
+    idp.tamper = noEmail;
+    await expectRefused(url, other.id);
+    expect(lastRefusal()).toContain("no userinfo endpoint");
+    // With the userinfo endpoint known and a right answer there: signed in.
+    idp.signIn = { email: member.email };
+    const signedIn = await callbackUrl();
+    idp.tamper = noEmail;
+    expect((await callback(signedIn)).statusCode).toBe(303);
+  });
+
   it("a code the issuer refuses (a wrong client secret saved) is 401", async () => {
     const other = await provisionTenant(t);
     expect((await put(other.token, settings({ clientSecret: "not the secret" }))).statusCode).toBe(200);
@@ -432,12 +443,10 @@ describe("CONTRACT §7 single sign-on: the callback", () => {
   });
 
   it("autoCreate creates a user of a listed domain with its role on the first sign-in; other domains are 401", async () => {
-    const other = await provisionTenant(t);
-    const saved = await put(
-      other.token,
+    const other = await tenantWithSso(
+      t,
       settings({ autoCreate: { role: "viewer", emailDomains: ["corp.example"] } }),
     );
-    expect(saved.statusCode, saved.body).toBe(200);
 
     idp.signIn = { email: "new.person@elsewhere.example" };
     await expectRefused(await callbackUrl(other.slug), other.id);

@@ -7,8 +7,8 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "j
  * A TEST DOUBLE OF THE IDENTITY PROVIDER (not of Hanse): a minimal OpenID Connect issuer over
  * plain HTTP on 127.0.0.1, for the single sign-on tests until `oidc-provider` (the certified
  * reference implementation) is a dev dependency. It serves a discovery document, its key set,
- * an authorization endpoint that signs in whoever `signIn` names at once (no login page), and a
- * token endpoint that checks the client's Basic credentials, the redirect URI and the PKCE
+ * an authorization endpoint that signs in whoever `signIn` names at once (no login page), a
+ * userinfo endpoint, and a token endpoint that checks the client's Basic credentials, the redirect URI and the PKCE
  * verifier like a real issuer, then returns an RS256 ID token. `tamper` makes the next ID token
  * wrong in one way, for the refusal tests.
  */
@@ -38,6 +38,8 @@ export interface TestIssuer {
   codesReusable: boolean;
   /** Overrides of the discovery document's fields (`issuer` to name another). */
   discovery: Record<string, unknown>;
+  /** Claims put over the right ones in the userinfo answers (`sub`, `email`, …). */
+  userinfo: Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ export async function startTestIssuer(options: { now?: () => Date } = {}): Promi
   const foreign = await generateKeyPair("RS256");
   const jwk: JWK = { ...(await exportJWK(keys.publicKey)), kid: "test-key", alg: "RS256", use: "sig" };
   const codes = new Map<string, IssuedCode>();
+  const accessTokens = new Map<string, TestIssuer["signIn"]>();
   let base = "";
 
   const sign = async (claims: Record<string, unknown>, key: CryptoKey) =>
@@ -96,6 +99,7 @@ export async function startTestIssuer(options: { now?: () => Date } = {}): Promi
     tokenRefusals: [],
     codesReusable: false,
     discovery: {},
+    userinfo: {},
     close: () =>
       new Promise((resolve) => {
         server.close(() => {
@@ -117,6 +121,7 @@ export async function startTestIssuer(options: { now?: () => Date } = {}): Promi
           authorization_endpoint: `${base}/authorize`,
           token_endpoint: `${base}/token`,
           jwks_uri: `${base}/jwks`,
+          userinfo_endpoint: `${base}/userinfo`,
           response_types_supported: ["code"],
           subject_types_supported: ["public"],
           id_token_signing_alg_values_supported: ["RS256"],
@@ -128,6 +133,21 @@ export async function startTestIssuer(options: { now?: () => Date } = {}): Promi
       }
       if (url.pathname === "/jwks") {
         json(response, 200, { keys: [jwk] });
+        return;
+      }
+      if (url.pathname === "/userinfo") {
+        // Core §5.3: the claims of whom the access token was issued for.
+        const signedIn = accessTokens.get((request.headers.authorization ?? "").replace(/^Bearer /, ""));
+        if (!signedIn) {
+          json(response, 401, { error: "invalid_token" });
+          return;
+        }
+        json(response, 200, {
+          sub: `sub-${signedIn.email}`,
+          email: signedIn.email,
+          email_verified: signedIn.emailVerified ?? true,
+          ...state.userinfo,
+        });
         return;
       }
       if (url.pathname === "/authorize") {
@@ -187,8 +207,10 @@ export async function startTestIssuer(options: { now?: () => Date } = {}): Promi
           tamper?.foreignKey ? foreign.privateKey : keys.privateKey,
         );
         state.idTokens.push(idToken);
+        const accessToken = randomBytes(16).toString("hex");
+        accessTokens.set(accessToken, issued.signIn);
         json(response, 200, {
-          access_token: randomBytes(16).toString("hex"),
+          access_token: accessToken,
           token_type: "Bearer",
           expires_in: 300,
           id_token: idToken,

@@ -85,6 +85,8 @@ export interface SsoSettingsTable {
   authorization_endpoint: string;
   token_endpoint: string;
   jwks_uri: string;
+  /** Null when the issuer's discovery document named none, or the setting predates the column. */
+  userinfo_endpoint: string | null;
   token_endpoint_auth_method: "client_secret_basic" | "client_secret_post";
   signing_algorithms: string[];
   auto_create_role: "owner" | "admin" | "viewer" | null;

@@ -21,6 +21,8 @@ export interface IssuerMetadata {
   authorizationEndpoint: string;
   tokenEndpoint: string;
   jwksUri: string;
+  /** Core §5.3: where the e-mail claims are when the ID token has none (null: the issuer names none). */
+  userinfoEndpoint: string | null;
   tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post";
   signingAlgorithms: string[];
 }
@@ -117,6 +119,7 @@ export async function discoverIssuer(
     authorizationEndpoint: endpoint("authorization_endpoint"),
     tokenEndpoint: endpoint("token_endpoint"),
     jwksUri: endpoint("jwks_uri"),
+    userinfoEndpoint: document.userinfo_endpoint === undefined ? null : endpoint("userinfo_endpoint"),
     tokenEndpointAuthMethod,
     signingAlgorithms: algorithms,
   };
@@ -155,13 +158,13 @@ export function authorizationUrl(
 const basicCredentials = (clientId: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`;
 
-/** The ID token of a redeemed code (Core §3.1.3.1), with the verifier and the client's secret. */
+/** The ID token (and access token, if any) of a redeemed code (Core §3.1.3.1), with the verifier and the client's secret. */
 export async function redeemCode(
   outbound: OutboundClient,
   metadata: Pick<IssuerMetadata, "tokenEndpoint" | "tokenEndpointAuthMethod">,
   client: { clientId: string; clientSecret: string; redirectUri: string },
   grant: { code: string; codeVerifier: string },
-): Promise<string> {
+): Promise<{ idToken: string; accessToken: string | undefined }> {
   const form = new URLSearchParams({
     grant_type: "authorization_code",
     code: grant.code,
@@ -185,13 +188,17 @@ export async function redeemCode(
     "token endpoint",
   );
   if (typeof answer.id_token !== "string") throw new OidcError("the token endpoint returned no ID token");
-  return answer.id_token;
+  return {
+    idToken: answer.id_token,
+    accessToken: typeof answer.access_token === "string" ? answer.access_token : undefined,
+  };
 }
 
 /** What Hanse takes from a valid ID token. */
 export interface IdTokenIdentity {
   subject: string;
-  email: string;
+  /** Undefined when the ID token has no `email`: then it is asked of the userinfo endpoint. */
+  email: string | undefined;
   emailVerified: boolean;
   name: string | undefined;
 }
@@ -234,14 +241,42 @@ export async function verifyIdToken(
     throw new OidcError("the ID token is for several audiences but not authorized for this client");
   }
   if (payload.nonce !== expected.nonce) throw new OidcError("the ID token's nonce is not this sign-in's");
-  if (typeof payload.email !== "string" || typeof payload.sub !== "string") {
-    throw new OidcError("the ID token names no e-mail address");
-  }
+  if (typeof payload.sub !== "string") throw new OidcError("the ID token names no subject");
   return {
     subject: payload.sub,
-    email: payload.email,
+    email: typeof payload.email === "string" ? payload.email : undefined,
     // Only the boolean true (Core §5.1); anything else, missing included, is unverified.
     emailVerified: payload.email_verified === true,
     name: typeof payload.name === "string" ? payload.name : undefined,
+  };
+}
+
+/**
+ * Core §5.3 and §5.4: a provider that issues an access token in the code flow may give the
+ * `email` scope's claims at its userinfo endpoint only (oidc-provider does by default). Asked with
+ * the access token; the answer must be for the ID token's subject (§5.3.4), else OidcError.
+ */
+export async function readUserinfo(
+  outbound: OutboundClient,
+  metadata: Pick<IssuerMetadata, "userinfoEndpoint">,
+  accessToken: string | undefined,
+  subject: string,
+): Promise<{ email: string; emailVerified: boolean; name: string | undefined }> {
+  if (!metadata.userinfoEndpoint || accessToken === undefined) {
+    throw new OidcError("the ID token names no e-mail address and there is no userinfo endpoint to ask");
+  }
+  const claims = await readJson(
+    outbound,
+    metadata.userinfoEndpoint,
+    { method: "GET", headers: { accept: "application/json", authorization: `Bearer ${accessToken}` } },
+    "userinfo endpoint",
+  );
+  if (claims.sub !== subject) throw new OidcError("the userinfo answer is for another subject");
+  if (typeof claims.email !== "string")
+    throw new OidcError("neither the ID token nor userinfo names an e-mail address");
+  return {
+    email: claims.email,
+    emailVerified: claims.email_verified === true,
+    name: typeof claims.name === "string" ? claims.name : undefined,
   };
 }

@@ -24,6 +24,7 @@ import {
   discoverIssuer,
   newAuthorizationSecrets,
   OidcError,
+  readUserinfo,
   redeemCode,
   verifyIdToken,
 } from "./oidc-client.js";
@@ -157,6 +158,7 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
         authorization_endpoint: metadata.authorizationEndpoint,
         token_endpoint: metadata.tokenEndpoint,
         jwks_uri: metadata.jwksUri,
+        userinfo_endpoint: metadata.userinfoEndpoint,
         token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
         signing_algorithms: metadata.signingAlgorithms,
         auto_create_role: body.autoCreate?.role ?? null,
@@ -319,14 +321,14 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
     // RFC 9207: an issuer that names itself in the answer must be this tenant's (a mix-up defence).
     if (query.iss !== undefined && query.iss !== settings.issuer)
       throw refuse("the answer names another issuer", known("issuer_mismatch"));
-    let identity;
+    let identity: { email: string; emailVerified: boolean; name: string | undefined };
     try {
       const clientSecret = openSealedSecret(
         await deps.ssoSealingKey(),
         settings.client_secret,
         "SSO client secret",
       );
-      const idToken = await redeemCode(
+      const { idToken, accessToken } = await redeemCode(
         deps.ssoOutbound,
         {
           tokenEndpoint: settings.token_endpoint,
@@ -335,7 +337,7 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
         { clientId: settings.client_id, clientSecret, redirectUri },
         { code, codeVerifier: row.code_verifier },
       );
-      identity = await verifyIdToken(
+      const fromIdToken = await verifyIdToken(
         deps.ssoOutbound,
         {
           issuer: settings.issuer,
@@ -345,13 +347,25 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
         idToken,
         { clientId: settings.client_id, nonce: row.nonce, now: deps.clock.now() },
       );
+      // Without `email` in the ID token, the e-mail claims come together from userinfo (its
+      // email_verified is about its email), for the ID token's subject.
+      identity =
+        fromIdToken.email === undefined
+          ? await readUserinfo(
+              deps.ssoOutbound,
+              { userinfoEndpoint: settings.userinfo_endpoint },
+              accessToken,
+              fromIdToken.subject,
+            )
+          : { ...fromIdToken, email: fromIdToken.email };
+      identity.name = fromIdToken.name ?? identity.name;
     } catch (error) {
       if (error instanceof OidcError) throw refuse(error.message, known("id_token_refused"));
       throw error;
     }
     // An address the issuer did not verify names nobody: no user in the record.
     if (!identity.emailVerified)
-      throw refuse("the ID token's e-mail address is not verified", known("email_not_verified"));
+      throw refuse("the e-mail address is not verified", known("email_not_verified"));
     const email = identity.email;
     try {
       const session = await database.transaction(async (trx) => {
