@@ -69,7 +69,10 @@ describe.skipIf(browserTestsSkipped())(
 
     /** The message shown under the form control labelled `label`, once the server refused it. */
     const fieldError = (page: Page, label: string) =>
-      page.locator(".field").filter({ has: page.getByLabel(label, { exact: true }) }).locator(".field-error");
+      page
+        .locator(".field")
+        .filter({ has: page.getByLabel(label, { exact: true }) })
+        .locator(".field-error");
 
     const userOf = async (id: string) => {
       const response = await t.inject({
@@ -130,7 +133,10 @@ describe.skipIf(browserTestsSkipped())(
       // Already a user of the tenant: 409, shown, nothing created.
       await owner.getByLabel("E-mail", { exact: true }).fill(tenant.email);
       await owner.getByRole("button", { name: "Invite" }).click();
-      await owner.getByRole("alert").getByText(/exists in the tenant/).waitFor();
+      await owner
+        .getByRole("alert")
+        .getByText(/exists in the tenant/)
+        .waitFor();
       expect(await owner.locator("[data-secret]").count()).toBe(0);
 
       const email = `colleague@${tenant.slug}.test`;
@@ -143,7 +149,7 @@ describe.skipIf(browserTestsSkipped())(
       expect(link).not.toContain("?");
       await owner.getByRole("button", { name: "Copy link" }).click();
       await owner.getByText("Copied.").waitFor();
-      expect(await owner.evaluate(() => navigator.clipboard.readText())).toBe(link);
+      expect(await owner.evaluate<string>("navigator.clipboard.readText()")).toBe(link);
       await eventually(() => userRow(owner, email).textContent()).toContain("invited");
       expect(await userRow(owner, email).textContent()).toContain("Colleague One");
 
@@ -178,7 +184,9 @@ describe.skipIf(browserTestsSkipped())(
       await eventually(() => fieldError(page, "New password").textContent()).toContain(
         "at least 15 characters",
       );
-      expect(await page.getByLabel("New password", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+      expect(await page.getByLabel("New password", { exact: true }).getAttribute("aria-invalid")).toBe(
+        "true",
+      );
       expect((await userOf(id)).status).toBe("invited");
 
       const password = "the invitee's own long passphrase";
@@ -364,7 +372,9 @@ describe.skipIf(browserTestsSkipped())(
       await owner.getByLabel("Client secret", { exact: true }).fill(idp.clientSecret);
       await owner.getByRole("button", { name: "Save single sign-on" }).click();
       await eventually(() => fieldError(owner, "Issuer").count()).toBe(1);
-      expect((await t.inject({ url: "/api/v1/admin/sso", headers: bearer(tenant.token) })).statusCode).toBe(404);
+      expect((await t.inject({ url: "/api/v1/admin/sso", headers: bearer(tenant.token) })).statusCode).toBe(
+        404,
+      );
 
       await owner.getByLabel("Issuer", { exact: true }).fill(idp.issuer);
       await owner.getByLabel("Client secret", { exact: true }).fill(idp.clientSecret);
@@ -391,7 +401,9 @@ describe.skipIf(browserTestsSkipped())(
       await owner.getByRole("button", { name: "Remove single sign-on" }).click();
       expect(await asked).toContain("stops working");
       await owner.getByText("Single sign-on is not set up.").waitFor();
-      expect((await t.inject({ url: "/api/v1/admin/sso", headers: bearer(tenant.token) })).statusCode).toBe(404);
+      expect((await t.inject({ url: "/api/v1/admin/sso", headers: bearer(tenant.token) })).statusCode).toBe(
+        404,
+      );
     });
 
     it("hides what a role may not do: an admin and a viewer see the users but no invite, role or deactivate control; neither can change single sign-on", async () => {
@@ -403,7 +415,9 @@ describe.skipIf(browserTestsSkipped())(
         await page.getByRole("heading", { name: "Users", level: 1 }).waitFor();
         await userRow(page, tenant.email).waitFor();
         expect(await page.getByRole("button", { name: "Invite" }).count()).toBe(0);
-        expect(await page.getByRole("button", { name: /^(Deactivate|Reactivate|Reset password)/ }).count()).toBe(0);
+        expect(
+          await page.getByRole("button", { name: /^(Deactivate|Reactivate|Reset password)/ }).count(),
+        ).toBe(0);
         expect(await page.locator("main select").count()).toBe(0);
         expect(await page.getByRole("columnheader", { name: "Actions" }).count()).toBe(0);
 

@@ -69,7 +69,12 @@ export function accountPage() {
         }),
         // No length check here: the server's policy (at least 15 characters, not a common
         // password) is the one that counts, and its message is shown at the field.
-        field("New password", { name: "newPassword", type: "password", autocomplete: "new-password", required: true }),
+        field("New password", {
+          name: "newPassword",
+          type: "password",
+          autocomplete: "new-password",
+          required: true,
+        }),
       ],
       "Change password",
       async (data, form) => {

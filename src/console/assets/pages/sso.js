@@ -57,7 +57,11 @@ export function ssoPage() {
         ["Changed", formatTime(settings.updatedAt)],
       ]),
       mayChange
-        ? h("button", { type: "button", class: "danger", onclick: () => void remove() }, "Remove single sign-on")
+        ? h(
+            "button",
+            { type: "button", class: "danger", onclick: () => void remove() },
+            "Remove single sign-on",
+          )
         : null,
     );
 
@@ -72,7 +76,12 @@ export function ssoPage() {
           maxlength: 2048,
           value: settings?.issuer ?? "",
         }),
-        field("Client id", { name: "clientId", required: true, maxlength: 512, value: settings?.clientId ?? "" }),
+        field("Client id", {
+          name: "clientId",
+          required: true,
+          maxlength: 512,
+          value: settings?.clientId ?? "",
+        }),
         field("Client secret", {
           name: "clientSecret",
           type: "password",

@@ -16,7 +16,8 @@ const roleOptions = [
  * A one-time token as a link to the console's page that uses it: the token in the fragment
  * (`#/invitation/<token>`), which the browser never sends, so no server logs it.
  */
-export const oneTimeLink = (page, token) => `${location.origin}/console/#/${page}/${encodeURIComponent(token)}`;
+export const oneTimeLink = (page, token) =>
+  `${location.origin}/console/#/${page}/${encodeURIComponent(token)}`;
 
 /**
  * The tenant's users (admin.users): invite one (the invitation link shown once), change a role,
@@ -64,13 +65,11 @@ export function usersPage() {
     );
     choice.addEventListener("change", () => {
       const role = choice.value;
-      void change(
-        user,
-        { role },
-        `Make ${user.email} ${role}? It applies from their next request on.`,
-      ).then((changed) => {
-        if (!changed) choice.value = user.role;
-      });
+      void change(user, { role }, `Make ${user.email} ${role}? It applies from their next request on.`).then(
+        (changed) => {
+          if (!changed) choice.value = user.role;
+        },
+      );
     });
     return choice;
   };
