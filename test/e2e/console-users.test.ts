@@ -1,4 +1,5 @@
 // remote mode: in-process only: HANSE_SSO_ALLOW_INSECURE and HANSE_PUBLIC_URL of its own (the test identity provider), and reads the server's log lines
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserTestsSkipped, launchBrowser } from "../support/browser.js";
@@ -7,6 +8,12 @@ import { startTestIssuer, type TestIssuer } from "../support/oidc-issuer.js";
 import { freePort } from "../support/server-process.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { addUser, whoamiStatus, type MemberUser, type UserBody } from "../support/users.js";
+
+/** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
+const screenshots = process.env.CONSOLE_SCREENSHOTS;
+const shoot = async (page: Page, name: string) => {
+  if (screenshots) await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+};
 
 /** A browser under a loaded machine: wait long for what must happen, never judge by time. */
 const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
@@ -151,6 +158,7 @@ describe.skipIf(browserTestsSkipped())(
       await owner.getByText("Copied.").waitFor();
       expect(await owner.evaluate<string>("navigator.clipboard.readText()")).toBe(link);
       await eventually(() => userRow(owner, email).textContent()).toContain("invited");
+      await shoot(owner, "users");
       expect(await userRow(owner, email).textContent()).toContain("Colleague One");
 
       await owner.getByRole("button", { name: "Hide" }).click();
@@ -187,6 +195,7 @@ describe.skipIf(browserTestsSkipped())(
       expect(await page.getByLabel("New password", { exact: true }).getAttribute("aria-invalid")).toBe(
         "true",
       );
+      await shoot(page, "invitation");
       expect((await userOf(id)).status).toBe("invited");
 
       const password = "the invitee's own long passphrase";
@@ -335,6 +344,7 @@ describe.skipIf(browserTestsSkipped())(
       await page.getByLabel("New password", { exact: true }).fill(password);
       await page.getByRole("button", { name: "Change password" }).click();
       await page.getByText("Password changed").waitFor();
+      await shoot(page, "account");
       expect(await fieldError(page, "Current password").count()).toBe(0);
       expect(await whoamiStatus(t, member.token)).toBe(401);
       await eventually(() => page.getByRole("row").count()).toBe(2);
@@ -384,6 +394,7 @@ describe.skipIf(browserTestsSkipped())(
       const current = owner.getByRole("region", { name: "Current settings" });
       await eventually(() => current.textContent()).toContain(idp.issuer);
       expect(await current.textContent()).toContain(`viewer for ${tenant.slug}.test`);
+      await shoot(owner, "sso");
       expect(await owner.getByLabel("Client secret", { exact: true }).inputValue()).toBe("");
       expect(await owner.content()).not.toContain(idp.clientSecret);
       const saved = await t.inject({ url: "/api/v1/admin/sso", headers: bearer(tenant.token) });
@@ -428,6 +439,30 @@ describe.skipIf(browserTestsSkipped())(
         expect(await nav(page).getByRole("link", { name: "Account" }).count()).toBe(1);
         await page.context().close();
       }
+    });
+
+    it("names every control of these pages for screen readers", async () => {
+      const unnamed: string[] = [];
+      for (const [path, heading] of [
+        ["users", "Users"],
+        ["sso", "Single sign-on"],
+        ["account", "Account"],
+        ["invitation/x", "Accept your invitation"],
+        ["password-reset/x", "Set a new password"],
+      ] as const) {
+        await owner.goto("about:blank");
+        await owner.goto(`${base}/console#/${path}`);
+        await owner.getByRole("heading", { name: heading, level: 1 }).waitFor();
+        await owner.locator("main table, main form").first().waitFor();
+        unnamed.push(
+          ...(await owner.evaluate<
+            string[]
+          >(`[...document.querySelectorAll("main input, main select, main textarea, main button, main a[href]")]
+            .filter((e) => !(e.labels?.length || e.getAttribute("aria-label") || e.textContent.trim()))
+            .map((e) => "${path}: " + e.outerHTML.slice(0, 80))`)),
+        );
+      }
+      expect(unnamed).toEqual([]);
     });
 
     it("no password or token of these pages reaches a URL the browser requests or a server log line", () => {

@@ -132,9 +132,9 @@ export function ssoPage() {
     h(
       "p",
       { class: "muted" },
-      "OpenID Connect: register Hanse at your identity provider with the redirect URI ",
+      "OpenID Connect: register Hanse at your identity provider as a web application with the redirect URI ",
       h("code", {}, `${location.origin}/api/v1/auth/sso/callback`),
-      ", then enter its issuer, client id and client secret here.",
+      " (Hanse's public address, HANSE_PUBLIC_URL, then /api/v1/auth/sso/callback), then enter its issuer, client id and client secret here.",
     ),
     slot,
     current,
