@@ -15,6 +15,16 @@ const shoot = async (page: Page, name: string) => {
   if (screenshots) await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
 };
 
+/** Nothing when the page does not scroll sideways, else its elements that reach past the screen's edge. */
+const widerThanScreen = `(() => {
+  const width = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth <= width) return [];
+  return [...document.querySelectorAll("body *")]
+    .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest(".table-wrap > table"))
+    .map((e) => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right) + " px")
+    .slice(0, 5);
+})()`;
+
 /** A browser under a loaded machine: wait long for what must happen, never judge by time. */
 const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
 
@@ -463,6 +473,27 @@ describe.skipIf(browserTestsSkipped())(
         );
       }
       expect(unnamed).toEqual([]);
+    });
+
+    it("reads well on a 390 px phone screen: none of these pages scrolls sideways", async () => {
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const small = await phone.newPage();
+      await signIn(small, tenant.email, tenant.password);
+      const overflowing: string[] = [];
+      for (const [path, heading] of [
+        ["users", "Users"],
+        ["sso", "Single sign-on"],
+        ["account", "Account"],
+        ["invitation/x", "Accept your invitation"],
+      ] as const) {
+        await small.goto("about:blank");
+        await small.goto(`${base}/console#/${path}`);
+        await small.getByRole("heading", { name: heading, level: 1 }).waitFor();
+        await small.locator("main table, main form").first().waitFor();
+        overflowing.push(...(await small.evaluate<string[]>(widerThanScreen)).map((e) => `${path}: ${e}`));
+      }
+      expect(overflowing).toEqual([]);
+      await phone.close();
     });
 
     it("no password or token of these pages reaches a URL the browser requests or a server log line", () => {
