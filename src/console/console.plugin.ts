@@ -69,6 +69,29 @@ export const consolePlugin =
     });
 
     /**
+     * Answers an API sign-in (`answer`) to the browser: its problem as it came, or the session in
+     * the cookie and the session's CSRF token (the session token itself stays out of the page).
+     */
+    const signInWith = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      answer: Awaited<ReturnType<FastifyInstance["inject"]>>,
+      sessionOf: () => { token: string; expiresAt: string },
+    ) => {
+      if (answer.statusCode !== 201 && answer.statusCode !== 200) {
+        reply.code(answer.statusCode).type(String(answer.headers["content-type"]));
+        const retryAfter = answer.headers["retry-after"];
+        if (retryAfter !== undefined) reply.header("retry-after", retryAfter);
+        return reply.send(answer.rawPayload);
+      }
+      const session = sessionOf();
+      reply.header("set-cookie", await signedInCookie(keys, request, publicUrl, session));
+      return reply
+        .code(201)
+        .send({ csrfToken: await csrfToken(keys, session.token), expiresAt: session.expiresAt });
+    };
+
+    /**
      * Sign-in: tenant, e-mail and password through POST /api/v1/auth/sessions, or an access token
      * (the bootstrap administrator has no password) checked by GET /api/v1/profile/whoami.
      */
@@ -79,38 +102,47 @@ export const consolePlugin =
         if (!isSameOrigin(request, publicUrl))
           return refuse(reply, "ERR_FORBIDDEN", "Cross-origin sign-in refused.");
         const accessToken = request.body?.accessToken;
-        const answer =
-          typeof accessToken === "string"
-            ? await root.inject({
-                method: "GET",
-                url: "/api/v1/profile/whoami",
-                headers: { authorization: `Bearer ${accessToken}`, "x-correlation-id": request.id },
-                remoteAddress: request.ip,
-              })
-            : await root.inject({
-                method: "POST",
-                url: "/api/v1/auth/sessions",
-                headers: { "content-type": "application/json", "x-correlation-id": request.id },
-                payload: JSON.stringify(request.body ?? {}),
-                remoteAddress: request.ip,
-              });
-        if (answer.statusCode !== 201 && answer.statusCode !== 200) {
-          reply.code(answer.statusCode).type(String(answer.headers["content-type"]));
-          const retryAfter = answer.headers["retry-after"];
-          if (retryAfter !== undefined) reply.header("retry-after", retryAfter);
-          return reply.send(answer.rawPayload);
+        if (typeof accessToken === "string") {
+          const whoami = await root.inject({
+            method: "GET",
+            url: "/api/v1/profile/whoami",
+            headers: { authorization: `Bearer ${accessToken}`, "x-correlation-id": request.id },
+            remoteAddress: request.ip,
+          });
+          return signInWith(request, reply, whoami, () => ({
+            token: accessToken,
+            expiresAt: new Date(Date.now() + tokenSignInSeconds * 1000).toISOString(),
+          }));
         }
-        const session =
-          typeof accessToken === "string"
-            ? {
-                token: accessToken,
-                expiresAt: new Date(Date.now() + tokenSignInSeconds * 1000).toISOString(),
-              }
-            : answer.json<{ token: string; expiresAt: string }>();
-        reply.header("set-cookie", await signedInCookie(keys, request, publicUrl, session));
-        return reply
-          .code(201)
-          .send({ csrfToken: await csrfToken(keys, session.token), expiresAt: session.expiresAt });
+        const answer = await root.inject({
+          method: "POST",
+          url: "/api/v1/auth/sessions",
+          headers: { "content-type": "application/json", "x-correlation-id": request.id },
+          payload: JSON.stringify(request.body ?? {}),
+          remoteAddress: request.ip,
+        });
+        return signInWith(request, reply, answer, () => answer.json<{ token: string; expiresAt: string }>());
+      },
+    );
+
+    /**
+     * The invitation page: accepts an invitation (`{token, password}`) through
+     * POST /api/v1/auth/invitations and signs the browser in with the session it answers.
+     */
+    app.post(
+      `${consolePath}/invitations`,
+      { ...publicRoute, bodyLimit: 16 * 1024 },
+      async (request, reply) => {
+        if (!isSameOrigin(request, publicUrl))
+          return refuse(reply, "ERR_FORBIDDEN", "Cross-origin sign-in refused.");
+        const answer = await root.inject({
+          method: "POST",
+          url: "/api/v1/auth/invitations",
+          headers: { "content-type": "application/json", "x-correlation-id": request.id },
+          payload: JSON.stringify(request.body ?? {}),
+          remoteAddress: request.ip,
+        });
+        return signInWith(request, reply, answer, () => answer.json<{ token: string; expiresAt: string }>());
       },
     );
 

@@ -47,6 +47,7 @@ export const api = {
   post: (path, body, headers) => call("POST", `/console/api${path}`, body, headers),
   put: (path, body) => call("PUT", `/console/api${path}`, body),
   patch: (path, body) => call("PATCH", `/console/api${path}`, body),
+  delete: (path) => call("DELETE", `/console/api${path}`),
 };
 
 export async function currentSession() {
@@ -65,6 +66,19 @@ export async function signInWithToken(accessToken) {
   const session = await call("POST", "/console/session", { accessToken });
   csrfToken = session.csrfToken;
 }
+
+/**
+ * Accepts an invitation with the new user's password: the console's own route answers with the
+ * session in the cookie, as a sign-in does (the session token never reaches the page).
+ */
+export async function acceptInvitation(token, password) {
+  const session = await call("POST", "/console/invitations", { token, password });
+  csrfToken = session.csrfToken;
+}
+
+/** Sets a new password with a password reset (no session: the user signs in afterwards). */
+export const usePasswordReset = (token, password) =>
+  call("POST", "/api/v1/auth/password-resets", { token, password });
 
 /**
  * Single sign-on: asks whether the tenant has it (the API answers a redirect, not followed here),

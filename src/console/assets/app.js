@@ -2,7 +2,7 @@
 import { api, currentSession, signOut } from "./api.js";
 import { h, render } from "./dom.js";
 import { errorBox } from "./ui.js";
-import { can, setEntrypoints, setTenant } from "./permissions.js";
+import { can, hasScope, isUser, setEntrypoints, setTenant, setWhoami } from "./permissions.js";
 import { signInPage } from "./pages/sign-in.js";
 import { uploadsPage, uploadPage } from "./pages/uploads.js";
 import { deliveriesPage } from "./pages/deliveries.js";
@@ -15,12 +15,19 @@ import { entityPage, workflowsPage } from "./pages/workflows.js";
 import { appPage, appsPage } from "./pages/apps.js";
 import { serviceBindingsPage } from "./pages/service-bindings.js";
 import { webhookPage, webhooksPage } from "./pages/webhooks.js";
+import { usersPage } from "./pages/users.js";
+import { ssoPage } from "./pages/sso.js";
+import { accountPage } from "./pages/account.js";
+import { invitationPage, oneTimePages, passwordResetPage } from "./pages/one-time.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
 const who = document.getElementById("who");
 
-/** Sections in menu order: each shown only when the credential may list its entrypoint. */
+/**
+ * Sections in menu order: each shown only when the credential may list its entrypoint (or, for
+ * those without one, when `visible()` says so).
+ */
 const sections = [
   {
     path: "uploads",
@@ -62,13 +69,49 @@ const sections = [
     detail: webhookPage,
   },
   { path: "tenants", label: "Tenants", entrypoint: "system.tenants", page: tenantsPage },
+  { path: "users", label: "Users", entrypoint: "admin.users", page: usersPage },
+  { path: "sso", label: "Single sign-on", visible: () => hasScope("users:read"), page: ssoPage },
+  // A user's own password and sessions (an access token has neither).
+  { path: "account", label: "Account", visible: isUser, page: accountPage },
 ];
 
 function visibleSections() {
-  return sections.filter((s) => can(s.entrypoint, "list"));
+  return sections.filter((s) => (s.visible ? s.visible() : can(s.entrypoint, "list")));
+}
+
+/**
+ * A one-time link's page (`#/invitation/<token>`, `#/password-reset/<token>`), which needs no
+ * session. The token is taken out of the address at once (so it stays in no history entry) and
+ * kept only by the page.
+ */
+function oneTimeRoute() {
+  const [path, token] = location.hash.replace(/^#\/?/, "").split("/");
+  if (!oneTimePages.includes(path)) return null;
+  if (token) history.replaceState(null, "", `#/${path}`);
+  return { path, token: token ? decodeURIComponent(token) : null };
+}
+
+function showOneTime({ path, token }) {
+  window.removeEventListener("hashchange", route);
+  render(nav);
+  render(who);
+  const signedIn = () => {
+    history.replaceState(null, "", "/console/");
+    void start();
+  };
+  render(
+    main,
+    path === "invitation"
+      ? invitationPage(token, signedIn)
+      : passwordResetPage(token, () => signInPage(signedIn)),
+  );
+  document.title = `${path === "invitation" ? "Invitation" : "New password"} · Hanse console`;
+  main.focus();
 }
 
 async function start() {
+  const oneTime = oneTimeRoute();
+  if (oneTime) return showOneTime(oneTime);
   let session;
   try {
     session = await currentSession();
@@ -84,9 +127,10 @@ async function start() {
   }
   const { principal, tenant } = session.whoami;
   setTenant(tenant);
+  setWhoami(session.whoami);
   render(
     who,
-    h("span", {}, `${principal.name} · ${tenant.slug}`),
+    h("span", {}, `${principal.name}${principal.role ? ` (${principal.role})` : ""} · ${tenant.slug}`),
     h("button", { type: "button", onclick: () => void leave() }, "Sign out"),
   );
   window.addEventListener("hashchange", route);
@@ -113,6 +157,8 @@ async function leave() {
 }
 
 function route() {
+  const oneTime = oneTimeRoute();
+  if (oneTime) return showOneTime(oneTime);
   const visible = visibleSections();
   const [path, ...ids] = location.hash
     .replace(/^#\/?/, "")

@@ -103,7 +103,7 @@ export const select = (label, name, options, props = {}) =>
     ),
   );
 
-/** A form panel whose submit runs `submit(formData, form)`; errors appear inside it. */
+/** A form panel whose submit runs `submit(formData, form)`; errors appear inside it and at their fields. */
 export function formPanel(legend, controls, submitLabel, submit) {
   const slot = statusSlot();
   const button = h("button", { type: "submit" }, submitLabel);
@@ -116,11 +116,43 @@ export function formPanel(legend, controls, submitLabel, submit) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     button.disabled = true;
-    void attempt(slot, () => submit(new FormData(form), form)).finally(() => {
+    void attempt(slot, () => withFieldErrors(form, () => submit(new FormData(form), form))).finally(() => {
       button.disabled = false;
     });
   });
   return form;
+}
+
+/**
+ * Runs `action`; when the API refuses it with errors at pointers (`/password`), each message is
+ * shown under the form's control of that name (`aria-invalid`, described by the message).
+ */
+export async function withFieldErrors(form, action) {
+  for (const old of form.querySelectorAll(".field-error")) old.remove();
+  for (const marked of form.querySelectorAll("[aria-invalid]")) {
+    marked.removeAttribute("aria-invalid");
+    marked.removeAttribute("aria-describedby");
+  }
+  try {
+    return await action();
+  } catch (error) {
+    for (const { pointer, message } of error.problem?.errors ?? []) {
+      // The deepest segment of the pointer that names a control: /autoCreate/emailDomains/0 → emailDomains.
+      const control = String(pointer ?? "")
+        .split("/")
+        .filter(Boolean)
+        .reverse()
+        .map((name) => form.querySelector(`[name="${CSS.escape(name)}"]`))
+        .find(Boolean);
+      if (!control) continue;
+      controls += 1;
+      const note = h("p", { class: "field-error", id: `field-error-${controls}` }, message);
+      control.setAttribute("aria-invalid", "true");
+      control.setAttribute("aria-describedby", note.id);
+      control.after(note);
+    }
+    throw error;
+  }
 }
 
 /** A definition list of an object's fields (nested values as JSON). */
@@ -169,6 +201,54 @@ export function showSecretOnce(target, title, instruction, secret) {
     ),
   );
   dismiss.focus();
+}
+
+/**
+ * A one-time link (an invitation or a password reset: its token in the fragment, so it never
+ * reaches a server's log) in the page until dismissed, with a button that copies it.
+ */
+export function showLinkOnce(target, title, instruction, url) {
+  const copied = h("span", { class: "muted", "aria-live": "polite" });
+  const copy = h(
+    "button",
+    {
+      type: "button",
+      onclick: () => {
+        void copyText(url, code).then((done) => {
+          copied.textContent = done ? "Copied." : "Select the link and copy it.";
+        });
+      },
+    },
+    "Copy link",
+  );
+  const dismiss = h("button", { type: "button", class: "secondary", onclick: () => render(target) }, "Hide");
+  const code = h("code", { class: "secret", "data-secret": "" }, url);
+  render(
+    target,
+    h(
+      "div",
+      { class: "notice", role: "status" },
+      h("strong", {}, title),
+      ` ${instruction}; it is shown only once:`,
+      code,
+      h("div", { class: "row" }, copy, dismiss, copied),
+    ),
+  );
+  copy.focus();
+}
+
+/** Copies `text` to the clipboard; where the browser refuses, selects `element`'s text instead. */
+async function copyText(text, element) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+    return false;
+  }
 }
 
 /** A table of records already loaded (no paging): `columns` as for `pagedTable`. */
