@@ -225,6 +225,19 @@ describe("CONTRACT §4 Auth: 401 ERR_B2B_EXCHANGE_UNAUTHENTICATED, with a detail
     }
   });
 
+  it("an upload with a fault of its own gets the same 401 detail first (small and chunked)", async () => {
+    const inboxes = routes(p.connectionId).slice(0, 2);
+    const faults: Record<string, string>[] = [{ "content-type": "text/plain" }, { "idempotency-key": "a b" }];
+    for (const route of inboxes) {
+      for (const fault of faults) {
+        const refused = await send(route, { ...fault, ...as(`${p.apiKeyId}:${fakeSecret}`) });
+        expect(problem(refused)).toMatchObject({ status: 401, detail: details.keyNotAccepted });
+        const malformed = await send(route, { ...fault, ...as("not-a-key") });
+        expect(problem(malformed)).toMatchObject({ status: 401, detail: details.keyMalformed });
+      }
+    }
+  });
+
   it("a refused key's secret appears in no log line", async ({ skip }) => {
     skip(readsLogs);
     const secret = `hanse_pk_${"L".repeat(43)}`;
