@@ -148,10 +148,15 @@ describe.skipIf(browserTestsSkipped())(
       const app = await createEntitlementApp(t, tenant.token, { appId: "audited" });
       secrets.push(app.binding.secret);
       const adminId = await userIdOf(t, tenant.token);
+      await seal();
 
       await open(owner, "audit", "Audit events");
       const rows = auditRows(owner);
       await eventually(() => rows.count()).toBeGreaterThan(4);
+      await eventually(() => owner.getByRole("region", { name: "Verification" }).textContent()).toMatch(
+        /✓ verified/,
+      );
+      await shoot(owner, "audit");
       // Newest first: the binding (made last) before the partners, the second partner before the first.
       const types = (await rows.locator("td:nth-child(2)").allTextContents()).map((s) => s.trim());
       expect(types.indexOf("service_binding.created")).toBeLessThan(types.indexOf("partner.created"));
@@ -169,7 +174,7 @@ describe.skipIf(browserTestsSkipped())(
       await owner.getByRole("button", { name: "Apply" }).click();
       await eventually(() => owner.evaluate<string>("location.hash")).toBe("#/audit?type=partner.");
       await eventually(async () => [await rows.count(), await partnerRows.count()]).toEqual([2, 2]);
-      await shoot(owner, "audit");
+      await shoot(owner, "audit-filtered");
 
       // What: one partner's id; who: the administrator who made it.
       await owner.getByLabel("What (target id)").fill(first);
