@@ -211,6 +211,27 @@ describe.skipIf(browserTestsSkipped())(
       expect(await owner.content()).not.toContain(app.binding.secret);
     });
 
+    it("pages a filtered trail with Load more: 50 records, then the rest, newest first throughout (the cursor bound to the filter)", async () => {
+      for (let i = 0; i < 52; i += 1) await createPartner(`Paged Partner ${String(i)}`);
+      await open(owner, "audit?type=partner.created", "Audit events");
+      const rows = auditRows(owner);
+      await eventually(() => rows.count()).toBe(50);
+      await owner.getByRole("button", { name: "Load more" }).click();
+      await eventually(() => rows.count()).toBe(54);
+      await eventually(() => owner.getByRole("button", { name: "Load more" }).isHidden()).toBe(true);
+      const types = await rows.locator("td:nth-child(2)").allTextContents();
+      expect(new Set(types.map((s) => s.trim()))).toEqual(new Set(["partner.created"]));
+      const listed = await t.inject({
+        url: "/api/v1/admin/audit-events?type=partner.created&order=desc&limit=100",
+        headers: bearer(tenant.token),
+      });
+      const ids = listed.json<{ items: { id: string }[] }>().items.map((e) => e.id);
+      const hrefs = await rows
+        .locator("td:first-child a")
+        .evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+      expect(hrefs).toEqual(ids.map((id) => `#/audit/${id}`));
+    });
+
     it("an invalid filter (occurred from later than before) shows the server's message at the field, and lists nothing", async () => {
       await open(owner, "audit", "Audit events");
       await eventually(() => auditRows(owner).count()).toBeGreaterThan(0);
