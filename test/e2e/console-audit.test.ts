@@ -226,9 +226,8 @@ describe.skipIf(browserTestsSkipped())(
         headers: bearer(tenant.token),
       });
       const ids = listed.json<{ items: { id: string }[] }>().items.map((e) => e.id);
-      const hrefs = await rows
-        .locator("td:first-child a")
-        .evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+      const links = await rows.locator("td:first-child a").all();
+      const hrefs = await Promise.all(links.map((a) => a.getAttribute("href")));
       expect(hrefs).toEqual(ids.map((id) => `#/audit/${id}`));
     });
 
