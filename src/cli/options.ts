@@ -9,6 +9,10 @@ export const parseWhole = (what: string, min: number, max: number) => (value: st
   return n;
 };
 
+/** `--collection-deadline`: seconds from 60 to 2592000 (30 days), or `none` (never overdue). */
+export const parseCollectionDeadline = (value: string): number | null =>
+  value === "none" ? null : parseWhole("--collection-deadline (or none)", 60, 2_592_000)(value);
+
 /** A commander option parser for a JSON object (`--payload '{"a":1}'`). */
 export const parseJsonObject = (value: string): Record<string, unknown> => {
   let parsed: unknown;
