@@ -327,12 +327,12 @@ describe("overdue metrics per tenant", () => {
     await sweep();
     clock.advance(11_000); // the scrape cache (10 s of the app's clock)
     const text = await t.container.metrics.scrape();
-    expect(text).toContain(`hanse_exchange_overdue_deliveries{tenant="${other.id}"} 1`);
+    expect(text).toContain(`hanse_exchange_overdue_deliveries{tenant="${other.slug}"} 1`);
     expect(text).toContain(
-      `hanse_exchange_tenant_oldest_ready_delivery_age_seconds{tenant="${other.id}"} 86`,
+      `hanse_exchange_tenant_oldest_ready_delivery_age_seconds{tenant="${other.slug}"} 86`,
     );
     for (const line of text.split("\n").filter((l) => l.startsWith("hanse_exchange_overdue_deliveries{"))) {
-      expect(line).toMatch(/^hanse_exchange_overdue_deliveries\{tenant="[0-9a-f-]{36}"\} \d+$/);
+      expect(line).toMatch(/^hanse_exchange_overdue_deliveries\{tenant="[a-z0-9-]+"\} \d+$/);
     }
   });
 });

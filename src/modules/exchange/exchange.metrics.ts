@@ -13,9 +13,9 @@ const deliveryStatuses: readonly DeliveryStatus[] = ["ready", "claimed", "acknow
  * uploads and deliveries by status, the age of the oldest ready delivery (a mailbox nobody
  * empties), claims whose lease ran out and that the expiry job has not yet returned. Counted in
  * this process: leases expired by the expiry job, payload reads by verdict. Per tenant (the only
- * label, so the series grow with tenants, never with connections or deliveries; one grouped query
- * over the waiting deliveries): overdue deliveries and the oldest ready delivery's age. A tenant
- * with no waiting delivery has no series.
+ * label, the tenant's slug, so the series grow with tenants, never with connections or
+ * deliveries; one grouped query over the waiting deliveries): overdue deliveries and the oldest
+ * ready delivery's age. A tenant with no waiting delivery has no series.
  */
 export function registerExchangeMetrics(metrics: MetricsRegistry, deps: { db: Executor; clock: Clock }) {
   const uploads = metrics.gauge({
@@ -75,16 +75,18 @@ export function registerExchangeMetrics(metrics: MetricsRegistry, deps: { db: Ex
   });
   metrics.onScrape("exchange.tenant-deliveries", async () => {
     const now = deps.clock.now();
-    const { rows } = await sql<{ tenant_id: string; overdue: number; oldest_ready: Date | null }>`
-      SELECT tenant_id, count(*) FILTER (WHERE overdue_since IS NOT NULL)::int AS overdue,
-        min(created_at) FILTER (WHERE status = 'ready') AS oldest_ready
-      FROM exchange_deliveries WHERE status IN ('ready', 'claimed')
-      GROUP BY tenant_id`.execute(deps.db);
+    // The label is the tenant's slug (what operators know it by; no label holds an id).
+    const { rows } = await sql<{ slug: string; overdue: number; oldest_ready: Date | null }>`
+      SELECT t.slug, count(*) FILTER (WHERE d.overdue_since IS NOT NULL)::int AS overdue,
+        min(d.created_at) FILTER (WHERE d.status = 'ready') AS oldest_ready
+      FROM exchange_deliveries AS d INNER JOIN tenants AS t ON t.id = d.tenant_id
+      WHERE d.status IN ('ready', 'claimed')
+      GROUP BY t.slug`.execute(deps.db);
     tenantOverdue.reset();
     tenantOldestReady.reset();
     for (const row of rows) {
-      tenantOverdue.set({ tenant: row.tenant_id }, row.overdue);
-      tenantOldestReady.set({ tenant: row.tenant_id }, ageSeconds(row.oldest_ready, now));
+      tenantOverdue.set({ tenant: row.slug }, row.overdue);
+      tenantOldestReady.set({ tenant: row.slug }, ageSeconds(row.oldest_ready, now));
     }
   });
 
