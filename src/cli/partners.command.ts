@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Connection, Partner, ProfileInput, ProfileRevision } from "../sdk/index.js";
 import { jsonOption, registerGet, registerItemAction, registerList, renderFields } from "./collection.js";
-import { parseCollectionDeadline, parseWhole } from "./options.js";
+import { collectionDeadlineBody, parseCollectionDeadline, parseWhole } from "./options.js";
 import type { Runtime } from "./runtime.js";
 
 /** `5412345000013:14` → `{id, qualifier}` (the qualifier is optional). */
@@ -205,7 +205,7 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
             partner: string;
             name?: string;
             suspended?: boolean;
-            collectionDeadline?: number | null;
+            collectionDeadline?: number | "none";
             json?: boolean;
           },
         ) => {
@@ -216,9 +216,7 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
             ...(options.name === undefined ? {} : { name: options.name }),
             profile: profileFrom(options),
             ...(options.suspended ? { status: "suspended" as const } : {}),
-            ...(options.collectionDeadline === undefined
-              ? {}
-              : { collectionDeadlineSeconds: options.collectionDeadline }),
+            ...collectionDeadlineBody(options.collectionDeadline),
           });
           rt.emit(
             options.json,
@@ -270,13 +268,11 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
       rt.action(
         async (
           id: string,
-          options: { name?: string; collectionDeadline?: number | null; json?: boolean },
+          options: { name?: string; collectionDeadline?: number | "none"; json?: boolean },
         ) => {
           const changes = {
             ...(options.name === undefined ? {} : { name: options.name }),
-            ...(options.collectionDeadline === undefined
-              ? {}
-              : { collectionDeadlineSeconds: options.collectionDeadline }),
+            ...collectionDeadlineBody(options.collectionDeadline),
           };
           if (Object.keys(changes).length === 0) {
             throw new InvalidArgumentError("give --name or --collection-deadline");

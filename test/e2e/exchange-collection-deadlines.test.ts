@@ -14,6 +14,7 @@ import {
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { recurringJobKey } from "../../src/platform/jobs/index.js";
 import type { Connection, Delivery } from "../../src/sdk/index.js";
+import { createCliRunner, type CliRun } from "../support/cli-runner.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, startWorker, type TestApp } from "../support/test-app.js";
 
@@ -334,5 +335,61 @@ describe("overdue metrics per tenant", () => {
     for (const line of text.split("\n").filter((l) => l.startsWith("hanse_exchange_overdue_deliveries{"))) {
       expect(line).toMatch(/^hanse_exchange_overdue_deliveries\{tenant="[a-z0-9-]+"\} \d+$/);
     }
+  });
+});
+
+describe("hanse connections create|update --collection-deadline, hanse deliveries list --overdue", () => {
+  const env: Record<string, string> = {};
+  const { hanse } = createCliRunner(() => env);
+  const ok = (run: CliRun): string => {
+    expect(run.exitCode, run.err).toBe(0);
+    return run.out;
+  };
+
+  it("sets, changes and turns off the deadline; lists only overdue deliveries; refuses bad values before any request", async () => {
+    env.HANSE_URL = await t.app.listen({ port: 0, host: "127.0.0.1" });
+    env.HANSE_TOKEN = tenant.token;
+    const p = await setupPartner(t, tenant.token);
+    const created = JSON.parse(
+      ok(
+        await hanse([
+          "connections",
+          "create",
+          "--partner",
+          p.partnerId,
+          "--their-id",
+          "5412345000013:14",
+          "--our-id",
+          "4012345500004:14",
+          "--collection-deadline",
+          "120",
+          "--json",
+        ]),
+      ),
+    ) as Connection;
+    expect(created.collectionDeadlineSeconds).toBe(120);
+    expect(ok(await hanse(["connections", "update", created.id, "--collection-deadline", "none"]))).toContain(
+      "none (deliveries are never overdue)",
+    );
+    expect((await getConnection(created.id)).collectionDeadlineSeconds).toBeNull();
+    for (const bad of ["59", "2592001", "soon", "1.5"]) {
+      const run = await hanse(["connections", "update", created.id, "--collection-deadline", bad]);
+      expect(run.exitCode, bad).toBe(1);
+      expect(run.err).toContain("--collection-deadline");
+    }
+    expect((await hanse(["connections", "update", created.id])).exitCode).toBe(1);
+    expect((await getConnection(created.id)).collectionDeadlineSeconds).toBeNull();
+
+    // The default connection of p (86400): one delivery overdue after a day.
+    const d = await newDelivery(p);
+    clock.advance(86_400_000);
+    await sweep();
+    const listed = JSON.parse(
+      ok(await hanse(["deliveries", "list", "--overdue", "--connection", p.connectionId, "--json"])),
+    ) as { items: Delivery[] };
+    expect(listed.items.map((x) => x.id)).toEqual([d.id]);
+    const table = ok(await hanse(["deliveries", "list", "--overdue", "--connection", p.connectionId]));
+    expect(table).toContain("ready (overdue)");
+    expect(ok(await hanse(["deliveries", "show", d.id]))).toMatch(/Overdue since:?\s+20\d\d-/);
   });
 });
