@@ -31,6 +31,8 @@ WITH due AS (
     WHERE tenant_id = c.tenant_id AND connection_id = c.id
       AND status IN ('ready', 'claimed') AND overdue_since IS NULL
       AND created_at <= $1::timestamptz - c.collection_deadline_seconds * interval '1 second'
+    ORDER BY created_at
+    LIMIT $2::integer
   ) AS d
   WHERE c.collection_deadline_seconds IS NOT NULL
   LIMIT $2::integer
