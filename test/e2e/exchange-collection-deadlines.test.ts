@@ -210,6 +210,21 @@ describe("overdue deliveries (CONTRACT §8)", () => {
     const claimed = await claim(t, p, d.id);
     expect(claimed.statusCode, claimed.body).toBe(200);
     expect(await getDelivery(d.id)).toMatchObject({ status: "claimed", overdue: true });
+
+    // Collected late: no longer overdue, overdueSince stays (it was late), out of the filter.
+    const token = claimed.json<{ claimToken: string }>().claimToken;
+    expect((await readPayload(t, p, d.id, token)).statusCode).toBe(200);
+    expect((await acknowledge(t, p, d.id, token)).statusCode).toBe(200);
+    expect(await getDelivery(d.id)).toMatchObject({
+      status: "acknowledged",
+      overdue: false,
+      overdueSince: overdue.overdueSince,
+    });
+    const listed = await call(
+      "GET",
+      `/api/v1/admin/exchange-deliveries?overdue=true&connectionId=${p.connectionId}`,
+    );
+    expect(listed.body.items).toEqual([]);
   });
 
   it("an acknowledged delivery never becomes overdue", async () => {
