@@ -9,7 +9,7 @@ import { deliveriesPage } from "./pages/deliveries.js";
 import { partnersPage } from "./pages/partners.js";
 import { connectionsPage, connectionPage } from "./pages/connections.js";
 import { apiKeysPage } from "./pages/api-keys.js";
-import { auditPage } from "./pages/audit.js";
+import { auditEventPage, auditPage } from "./pages/audit.js";
 import { tenantsPage } from "./pages/tenants.js";
 import { entityPage, workflowsPage } from "./pages/workflows.js";
 import { appPage, appsPage } from "./pages/apps.js";
@@ -46,7 +46,13 @@ const sections = [
     detail: connectionPage,
   },
   { path: "api-keys", label: "API keys", entrypoint: "admin.apiKeys", page: apiKeysPage },
-  { path: "audit", label: "Audit", entrypoint: "admin.auditEvents", page: auditPage },
+  {
+    path: "audit",
+    label: "Audit",
+    entrypoint: "admin.auditEvents",
+    page: auditPage,
+    detail: auditEventPage,
+  },
   {
     path: "workflows",
     label: "Workflows",

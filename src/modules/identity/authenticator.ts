@@ -141,5 +141,6 @@ export function createAuthenticator(deps: {
       };
     },
     claimedCredentialId: (token) => parseBearer(token).id,
+    hasPartnerKeyForm: (token) => parseBearer(token).kind === "api_key",
   };
 }

@@ -92,11 +92,52 @@ function admitSession(principal: Principal | null, auth: SessionRequirement): Pr
   return principal;
 }
 
+/**
+ * A partner route's refusals of its credential (CONTRACT §4: 401, and 404 for a missing scope).
+ * Each detail says what to fix from what the request itself shows: no Authorization header, a
+ * bearer that does not have the key's form, or a key of that form that is not accepted. Unknown,
+ * revoked and expired keys, a wrong secret and a suspended tenant read alike, byte for byte; the
+ * scope is the key's own, decided before any connection is looked up. No detail repeats the key.
+ */
+export const partnerRefusals = {
+  missing: () =>
+    new AppError(
+      "ERR_B2B_EXCHANGE_UNAUTHENTICATED",
+      "An API key is required: send the header Authorization: Bearer <apiKeyId>:<secret>.",
+    ),
+  malformed: () =>
+    new AppError(
+      "ERR_B2B_EXCHANGE_UNAUTHENTICATED",
+      "The credential is not a partner API key: expected Authorization: Bearer <apiKeyId>:<secret>, " +
+        "the key id and secret exactly as issued.",
+    ),
+  notAccepted: () =>
+    new AppError(
+      "ERR_B2B_EXCHANGE_UNAUTHENTICATED",
+      "The API key is not accepted: it is unknown, revoked or expired, or its secret is wrong. " +
+        "Ask the operator for a current key.",
+    ),
+  missingScope: (scope: string) =>
+    new AppError(
+      "ERR_B2B_EXCHANGE_NOT_FOUND",
+      `The API key lacks the scope this operation needs (${scope}); ask the operator for a key that holds it.`,
+    ),
+};
+
 /** Refuses a partner route's principal: 401, then 404 for a missing scope (CONTRACT §4). */
-function admitPartner(principal: Principal | null, auth: PartnerRequirement): Principal {
-  if (principal?.kind !== "api_key") throw new AppError("ERR_B2B_EXCHANGE_UNAUTHENTICATED");
+function admitPartner(
+  authenticator: Authenticator,
+  token: string,
+  principal: Principal | null,
+  auth: PartnerRequirement,
+): Principal {
+  if (principal?.kind !== "api_key") {
+    throw authenticator.hasPartnerKeyForm(token)
+      ? partnerRefusals.notAccepted()
+      : partnerRefusals.malformed();
+  }
   // A key without the exact scope learns nothing about the connection.
-  if (!principal.scopes.has(auth.scope)) throw new AppError("ERR_B2B_EXCHANGE_NOT_FOUND");
+  if (!principal.scopes.has(auth.scope)) throw partnerRefusals.missingScope(auth.scope);
   return principal;
 }
 
@@ -120,7 +161,9 @@ function deferredCredential(
   const admit = (principal: Principal | null): Principal =>
     (request.principal = withOrigin(
       request,
-      auth.kind === "partner" ? admitPartner(principal, auth) : admitSession(principal, auth),
+      auth.kind === "partner"
+        ? admitPartner(authenticator, token, principal, auth)
+        : admitSession(principal, auth),
     ));
   const scopes = auth.kind === "partner" ? partnerScopes(auth) : (auth.allScopes ?? noScopes);
   const partner = auth.kind === "partner";
@@ -175,7 +218,11 @@ async function authenticate(
     return;
   }
   if (partner) {
-    if (!token) throw new AppError("ERR_B2B_EXCHANGE_UNAUTHENTICATED");
+    if (!token) {
+      // No header at all, or one that is not `Bearer <token>` (another scheme, say).
+      const sent = (request.headers.authorization ?? "").trim() !== "";
+      throw sent ? partnerRefusals.malformed() : partnerRefusals.missing();
+    }
     const declared = auth.deferredUpTo === undefined ? undefined : declaredLength(request);
     if (declared !== undefined && auth.deferredUpTo !== undefined && declared <= auth.deferredUpTo) {
       request.deferredCredential = deferredCredential(authenticator, request, token, auth);
@@ -183,7 +230,7 @@ async function authenticate(
     }
     request.principal = withOrigin(
       request,
-      admitPartner(await authenticator.authenticateBearer(token), auth),
+      admitPartner(authenticator, token, await authenticator.authenticateBearer(token), auth),
     );
     return;
   }

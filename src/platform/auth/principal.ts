@@ -89,6 +89,11 @@ export interface Authenticator {
   ): RowCredentialCheck;
   /** The credential id a bearer token names, unverified (e.g. to look up its rate-limit bucket). */
   claimedCredentialId(token: string): string;
+  /**
+   * Whether a bearer token has the partner API key's form `<apiKeyId>:<secret>`: its syntax only,
+   * never whether such a key exists (a partner route's 401 says which of the two to fix).
+   */
+  hasPartnerKeyForm(token: string): boolean;
 }
 
 /** What a route requires; every route declares one (deny by default). */

@@ -339,6 +339,7 @@ describe("operations", () => {
           throw new Error("not used by this test");
         },
         claimedCredentialId: () => "",
+        hasPartnerKeyForm: () => false,
       },
     });
     expect(() => app.get("/undeclared", async () => "open")).toThrow(/declares no auth requirement/);

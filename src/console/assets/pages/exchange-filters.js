@@ -24,17 +24,23 @@ export function exchangeFilters(section, statuses, extra = []) {
       ...extra.map((e) => e.control),
     ],
     () => {
-      const next = new URLSearchParams();
-      for (const [name, value] of Object.entries(queryOf(form))) if (value) next.set(name, value);
-      for (const keep of ["uploadId"]) if (params.get(keep)) next.set(keep, params.get(keep));
-      const hash = `#/${section}${next.size ? `?${next}` : ""}`;
-      if (location.hash === hash) window.dispatchEvent(new window.HashChangeEvent("hashchange"));
-      else location.hash = hash;
+      const query = queryOf(form);
+      for (const keep of ["uploadId"]) if (params.get(keep)) query[keep] = params.get(keep);
+      applyToHash(section, query);
     },
   );
   form.elements.status.value = params.get("status") ?? "";
   for (const e of extra) form.elements[e.name].value = params.get(e.name) ?? "";
   return form;
+}
+
+/** Puts a section's filters (name → value; empty ones left out) into the hash, showing the list anew. */
+export function applyToHash(section, query) {
+  const next = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value) next.set(name, value);
+  const hash = `#/${section}${next.size ? `?${next}` : ""}`;
+  if (location.hash === hash) window.dispatchEvent(new window.HashChangeEvent("hashchange"));
+  else location.hash = hash;
 }
 
 /** The list query of the filters in the page's hash (what the API is asked for). */

@@ -1,5 +1,5 @@
 import { api } from "../api.js";
-import { formatTime, h, shortId } from "../dom.js";
+import { badge, formatTime, h, render, shortId } from "../dom.js";
 import { can } from "../permissions.js";
 import { attempt, field, formPanel, reloadableTable, select, showSecretOnce, statusSlot } from "../ui.js";
 import { listOf } from "./apps.js";
@@ -32,6 +32,28 @@ export function serviceBindingsPage() {
       );
       show();
     });
+  const revoke = (binding) =>
+    attempt(slot, async () => {
+      if (
+        !confirm(
+          `Revoke the service binding ${binding.appId} · ${binding.audience}? Every credential of it, the previous one of a rotation's overlap included, is refused at once, and its webhook subscriptions stop. Grants already issued stay valid until they expire (at most 15 minutes). This cannot be undone.`,
+        )
+      )
+        return;
+      await api.post(`/admin/service-bindings/${encodeURIComponent(binding.id)}/revoke`);
+      render(
+        issued,
+        h("p", { role: "status" }, `Service binding ${binding.appId} · ${binding.audience} revoked.`),
+      );
+      show();
+    });
+  const actionButton = (label, binding, onclick) =>
+    h(
+      "button",
+      { type: "button", class: "secondary", onclick: () => void onclick(binding) },
+      label,
+      h("span", { class: "visually-hidden" }, ` ${binding.appId} ${binding.audience}`),
+    );
   const { element: list, reload: show } = reloadableTable({
     caption: "Service bindings",
     load: (cursor) => api.get("/admin/service-bindings", { cursor }),
@@ -41,19 +63,24 @@ export function serviceBindingsPage() {
       { label: "Required capabilities", cell: (b) => b.requiredCapabilities.join(", ") || "—" },
       { label: "Credential", cell: (b) => h("code", {}, b.credentialId) },
       { label: "Binding", cell: (b) => shortId(b.id) },
+      { label: "Status", cell: (b) => badge(b.status) },
       { label: "Created", cell: (b) => formatTime(b.createdAt) },
-      {
-        label: "Rotate",
-        cell: (b) =>
-          can("admin.serviceBindings", "rotate")
-            ? h(
-                "button",
-                { type: "button", class: "secondary", onclick: () => void rotate(b) },
-                "Rotate",
-                h("span", { class: "visually-hidden" }, ` ${b.appId} ${b.audience}`),
-              )
-            : "—",
-      },
+      ...(can("admin.serviceBindings", "rotate") || can("admin.serviceBindings", "revoke")
+        ? [
+            {
+              label: "Actions",
+              cell: (b) =>
+                b.status === "revoked"
+                  ? `revoked ${formatTime(b.revokedAt)}`
+                  : h(
+                      "div",
+                      { class: "row" },
+                      can("admin.serviceBindings", "rotate") ? actionButton("Rotate", b, rotate) : null,
+                      can("admin.serviceBindings", "revoke") ? actionButton("Revoke", b, revoke) : null,
+                    ),
+            },
+          ]
+        : []),
     ],
   });
   const page = h("div", {}, h("h1", {}, "Service bindings"), slot, issued);

@@ -7,6 +7,30 @@ import { attempt, field, formPanel, pagedTable, statusSlot } from "../ui.js";
 export function tenantsPage() {
   const list = h("div");
   const progress = h("div", { "aria-live": "polite" });
+  const slot = statusSlot();
+  const change = (tenant, act) =>
+    attempt(slot, async () => {
+      if (!confirm(questions[act](tenant))) return;
+      await api.post(`/system/tenants/${encodeURIComponent(tenant.id)}/${act}`);
+      render(
+        slot,
+        h("p", { role: "status" }, `Tenant ${tenant.slug} ${act === "suspend" ? "suspended" : "resumed"}.`),
+      );
+      show();
+    });
+  /** Suspend (an active customer tenant) or resume (a suspended one), where the credential may. */
+  const actions = (t) => {
+    const act =
+      t.status === "active" && t.type === "customer" ? "suspend" : t.status === "suspended" ? "resume" : null;
+    if (!act || !can("system.tenants", act)) return "—";
+    return h(
+      "button",
+      { type: "button", class: "secondary", onclick: () => void change(t, act) },
+      act === "suspend" ? "Suspend" : "Resume",
+      h("span", { class: "visually-hidden" }, ` ${t.slug}`),
+    );
+  };
+  const mayChange = can("system.tenants", "suspend") || can("system.tenants", "resume");
   const show = () =>
     render(
       list,
@@ -19,6 +43,7 @@ export function tenantsPage() {
           { label: "Type", cell: (t) => t.type },
           { label: "Status", cell: (t) => badge(t.status) },
           { label: "Created", cell: (t) => formatTime(t.createdAt) },
+          ...(mayChange ? [{ label: "Actions", cell: actions }] : []),
         ],
       }),
     );
@@ -27,6 +52,7 @@ export function tenantsPage() {
     "div",
     {},
     h("h1", {}, "Tenants"),
+    slot,
     can("system.tenants", "create")
       ? formPanel(
           "New customer tenant",
@@ -69,6 +95,14 @@ export function tenantsPage() {
     list,
   );
 }
+
+/** The confirmations of suspend and resume: what stops working, and what comes back. */
+const questions = {
+  suspend: (t) =>
+    `Suspend the tenant ${t.name} (${t.slug})? Every session, access token, partner API key and service credential of the tenant is refused at once, as if unknown; its exchange deliveries and webhooks wait. Nothing is deleted: resuming brings everything back.`,
+  resume: (t) =>
+    `Resume the tenant ${t.name} (${t.slug})? Its sessions, access tokens, partner API keys and service credentials work again, and its waiting deliveries and webhooks run.`,
+};
 
 /** Polls the provisioning status once a second until it is final, showing each step. */
 async function follow(target, tenantId, done) {

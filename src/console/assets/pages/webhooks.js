@@ -78,6 +78,17 @@ export function webhookPage(id) {
       await api.post(`${subscriptionHref(id)}/${subscription.enabled ? "disable" : "enable"}`);
       void show();
     });
+  const remove = (subscription) =>
+    attempt(slot, async () => {
+      if (
+        !confirm(
+          `Delete the webhook subscription to ${subscription.url}? No delivery of it starts after this (its pending deliveries and retries are cancelled; one already on its way may finish), and it is no longer listed. This cannot be undone.`,
+        )
+      )
+        return;
+      await api.delete(subscriptionHref(id));
+      location.hash = "#/webhooks";
+    });
   const show = () =>
     attempt(slot, async () => {
       const subscription = await api.get(subscriptionHref(id));
@@ -93,17 +104,24 @@ export function webhookPage(id) {
           ["Disabled because", subscription.disabledReason],
           ["Created", formatTime(subscription.createdAt)],
         ]),
-        can("admin.webhookSubscriptions", action)
-          ? h(
-              "p",
-              {},
-              h(
+        h(
+          "p",
+          { class: "row" },
+          can("admin.webhookSubscriptions", action)
+            ? h(
                 "button",
                 { type: "button", class: "secondary", onclick: () => void toggle(subscription) },
                 subscription.enabled ? "Disable" : "Enable",
-              ),
-            )
-          : null,
+              )
+            : null,
+          can("admin.webhookSubscriptions", "delete")
+            ? h(
+                "button",
+                { type: "button", class: "secondary", onclick: () => void remove(subscription) },
+                "Delete subscription",
+              )
+            : null,
+        ),
       );
       render(
         attempts,

@@ -53,20 +53,31 @@ export async function readAll(body: AsyncIterable<Uint8Array | string>, maxBytes
 export const mediaType = (value: string | undefined): string =>
   (value ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 
+const keyRule = "1–200 characters of letters, digits, '.', '_', ':' and '-'";
+
+/**
+ * What is wrong with an upload's Idempotency-Key, for its detail: missing, too long, or other
+ * characters (the key itself is never repeated: it may hold business data, CONTRACT §1).
+ */
+function keyFault(key: string | string[] | undefined): string {
+  if (typeof key !== "string" || key === "") return `Idempotency-Key is required: ${keyRule}.`;
+  if (key.length > 200) return `Idempotency-Key is longer than 200 characters: ${keyRule}.`;
+  return `Idempotency-Key holds a character other than letters, digits, '.', '_', ':' and '-': ${keyRule}.`;
+}
+
 /** Content type and key (CONTRACT §4), and a declared length over the limit. */
 export function checkHeaders(headers: UploadHeaders, maxPayloadBytes: number): string {
   if (!acceptedTypes.has(mediaType(headers.contentType))) {
     throw invalid(
-      "Content-Type must be application/edifact or application/octet-stream.",
+      mediaType(headers.contentType) === ""
+        ? "Content-Type is missing: send application/edifact or application/octet-stream."
+        : "Content-Type must be application/edifact or application/octet-stream.",
       "/headers/content-type",
     );
   }
   const key = headers.key;
   if (typeof key !== "string" || !uploadKeyPattern.test(key)) {
-    throw invalid(
-      "Idempotency-Key is required: 1–200 characters of letters, digits, '.', '_', ':' and '-'.",
-      "/headers/idempotency-key",
-    );
+    throw invalid(keyFault(key), "/headers/idempotency-key");
   }
   if (headers.contentLength !== undefined && Number(headers.contentLength) > maxPayloadBytes) {
     throw tooLarge();

@@ -140,7 +140,8 @@ export const mailboxRoutes =
           summary: "Stream the payload under the current lease",
           description:
             "Chunked, no Content-Length; headers `X-B2B-Payload-Size`, `X-B2B-Payload-SHA256`, `Repr-Digest`, " +
-            "`Cache-Control: no-store`; trailer `X-B2B-Payload-Integrity: verified|failed`.",
+            "`Cache-Control: no-store`; trailer `X-B2B-Payload-Integrity: verified|failed`. A missing claim token " +
+            "(`X-B2B-Claim-Token`) is 404 naming the header; a wrong or expired one is 404.",
           params: DeliveryParams,
           headers: claimTokenHeader,
           response: {

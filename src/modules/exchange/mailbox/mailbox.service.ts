@@ -15,6 +15,15 @@ import * as repo from "./mailbox.repository.js";
 type Delivery = Selectable<DeliveriesTable>;
 
 export const notFound = () => new AppError("ERR_B2B_EXCHANGE_NOT_FOUND", "No such delivery, claim or lease.");
+/**
+ * A payload read or acknowledge without a claim token: the spec's 404, but naming the header to
+ * send (decided after the connection, before any delivery is looked up: it tells nothing more).
+ */
+export const missingClaimToken = () =>
+  new AppError(
+    "ERR_B2B_EXCHANGE_NOT_FOUND",
+    "The X-B2B-Claim-Token header is missing: send the claim token that claim returned for this delivery.",
+  );
 const conflict = (detail: string) => new AppError("ERR_B2B_EXCHANGE_CONFLICT", detail);
 
 const toMailboxItem = (row: Delivery) => ({
@@ -222,7 +231,8 @@ export function createMailboxService(deps: ExchangeDeps) {
     ) {
       const connection = await requirePartnerConnection(database, principal, connectionId);
       const tenantId = connection.tenant_id;
-      if (!token || !isUuid(deliveryId)) throw notFound();
+      if (!token) throw missingClaimToken();
+      if (!isUuid(deliveryId)) throw notFound();
       const id = deliveryId.toLowerCase();
       return database.transaction(async (trx) => {
         const row = await repo.lockDelivery(trx, tenantId, id);

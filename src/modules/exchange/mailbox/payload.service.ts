@@ -8,7 +8,7 @@ import { requirePartnerConnection } from "../partner-access.js";
 import { holdsLease } from "./claim-token.js";
 import { payloadRead } from "./delivery-state.js";
 import * as repo from "./mailbox.repository.js";
-import { notFound } from "./mailbox.service.js";
+import { missingClaimToken, notFound } from "./mailbox.service.js";
 
 export interface PayloadSink {
   /** Called once, before the first byte. */
@@ -33,7 +33,8 @@ export function createPayloadService(deps: ExchangeDeps) {
     deliveryId: string,
     token: string | undefined,
   ) {
-    if (!token || !isUuid(deliveryId)) throw notFound();
+    if (!token) throw missingClaimToken();
+    if (!isUuid(deliveryId)) throw notFound();
     const row = await repo.findDelivery(db, tenantId, deliveryId.toLowerCase());
     if (row?.connection_id !== connectionId) throw notFound();
     return { row, held: holdsLease(row, token, clock.now()) };
