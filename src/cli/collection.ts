@@ -9,6 +9,7 @@ export type Column<T> = readonly [header: string, cell: (item: T) => string];
 
 /** A filter option of a list and the query parameter the route takes for it. */
 export interface Filter {
+  /** `--name <value>`, or `--name` alone: a switch that sends `query=true`. */
   flags: string;
   description: string;
   query: string;
@@ -82,6 +83,11 @@ export function registerList<T>(rt: Runtime, parent: Command, spec: ListSpec<T>)
       for (const filter of spec.filters ?? []) {
         const option = self.options.find((candidate) => candidate.flags === filter.flags);
         const value = option ? options[option.attributeName()] : undefined;
+        if (value === true && option?.long !== undefined) {
+          filters[filter.query] = "true";
+          again.push(option.long);
+          continue;
+        }
         if (typeof value !== "string" || option?.long === undefined) continue;
         filters[filter.query] = value;
         again.push(option.long, value);

@@ -147,6 +147,7 @@ const renderDelivery = (d: Delivery) =>
     ["Receipt", d.receiptId === null ? "-" : `${d.receiptId} at ${orDash(d.acknowledgedAt)}`],
     ["Created", d.createdAt],
     ["Re-sends", orDash(d.resentFrom)],
+    ["Overdue since", orDash(d.overdueSince)],
   ]);
 
 /** The filters both operator lists take (the routes' `connectionId`, `status`, `from`, `to`). */
@@ -232,11 +233,16 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
         description: "only this message type: CONTRL, APERAK or ORDRSP",
         query: "messageType",
       },
+      {
+        flags: "--overdue",
+        description: "only the overdue ones (not acknowledged within the connection's collection deadline)",
+        query: "overdue",
+      },
     ],
     columns: [
       ["ID", (d) => d.id],
       ["TYPE", (d) => d.messageType],
-      ["STATUS", (d) => d.status],
+      ["STATUS", (d) => (d.overdue ? `${d.status} (overdue)` : d.status)],
       ["ATTEMPTS", (d) => String(d.attempts)],
       ["PARTNER", (d) => d.partnerName],
       ["CONNECTION", (d) => d.connectionName],

@@ -9,6 +9,20 @@ export const parseWhole = (what: string, min: number, max: number) => (value: st
   return n;
 };
 
+/**
+ * `--collection-deadline`: seconds from 60 to 2592000 (30 days), or `none` (never overdue; kept as
+ * the word: commander stores a parser's null as an empty string). `collectionDeadlineBody` turns
+ * it into the request's field.
+ */
+export const parseCollectionDeadline = (value: string): number | "none" =>
+  value === "none" ? "none" : parseWhole("--collection-deadline (or none)", 60, 2_592_000)(value);
+
+/** The request's `collectionDeadlineSeconds` of a parsed `--collection-deadline`, if given. */
+export const collectionDeadlineBody = (
+  value: number | "none" | undefined,
+): { collectionDeadlineSeconds?: number | null } =>
+  value === undefined ? {} : { collectionDeadlineSeconds: value === "none" ? null : value };
+
 /** A commander option parser for a JSON object (`--payload '{"a":1}'`). */
 export const parseJsonObject = (value: string): Record<string, unknown> => {
   let parsed: unknown;

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Connection, Partner, ProfileInput, ProfileRevision } from "../sdk/index.js";
 import { jsonOption, registerGet, registerItemAction, registerList, renderFields } from "./collection.js";
-import { parseWhole } from "./options.js";
+import { collectionDeadlineBody, parseCollectionDeadline, parseWhole } from "./options.js";
 import type { Runtime } from "./runtime.js";
 
 /** `5412345000013:14` → `{id, qualifier}` (the qualifier is optional). */
@@ -116,6 +116,12 @@ const renderConnection = (c: Connection) =>
     ["Name", c.name],
     ["Partner", c.partnerId],
     ["Status", c.status],
+    [
+      "Deadline",
+      c.collectionDeadlineSeconds === null
+        ? "none (deliveries are never overdue)"
+        : `${c.collectionDeadlineSeconds} s to collect a delivery`,
+    ],
     ["Profile", `revision ${c.activeProfileRevision.revision}: ${profileLine(c.activeProfileRevision)}`],
     ["Created", c.createdAt],
     ["Updated", c.updatedAt],
@@ -187,10 +193,21 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
     .requiredOption("--partner <partner-id>", "the partner")
     .option("--name <name>", "what people call it (1–200 characters; default: the partner's name)")
     .option("--suspended", "create it suspended (uploads refused until `connections resume`)")
+    .option(
+      "--collection-deadline <seconds>",
+      "seconds a delivery may wait unacknowledged before it is overdue (60–2592000, or none; default 86400)",
+      parseCollectionDeadline,
+    )
     .action(
       rt.action(
         async (
-          options: ProfileOptions & { partner: string; name?: string; suspended?: boolean; json?: boolean },
+          options: ProfileOptions & {
+            partner: string;
+            name?: string;
+            suspended?: boolean;
+            collectionDeadline?: number | "none";
+            json?: boolean;
+          },
         ) => {
           const connection = await (
             await rt.client()
@@ -199,6 +216,7 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
             ...(options.name === undefined ? {} : { name: options.name }),
             profile: profileFrom(options),
             ...(options.suspended ? { status: "suspended" as const } : {}),
+            ...collectionDeadlineBody(options.collectionDeadline),
           });
           rt.emit(
             options.json,
@@ -235,6 +253,38 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
           () => `connection ${connection.id} is now named ${connection.name}`,
         );
       }),
+    );
+
+  jsonOption(rt.command(connections, "update"))
+    .description("Change a connection's name or collection deadline")
+    .argument("<connection-id>", "the connection")
+    .option("--name <name>", "its new name (1–200 characters)")
+    .option(
+      "--collection-deadline <seconds>",
+      "seconds a delivery may wait unacknowledged before it is overdue (60–2592000), or none",
+      parseCollectionDeadline,
+    )
+    .action(
+      rt.action(
+        async (
+          id: string,
+          options: { name?: string; collectionDeadline?: number | "none"; json?: boolean },
+        ) => {
+          const changes = {
+            ...(options.name === undefined ? {} : { name: options.name }),
+            ...collectionDeadlineBody(options.collectionDeadline),
+          };
+          if (Object.keys(changes).length === 0) {
+            throw new InvalidArgumentError("give --name or --collection-deadline");
+          }
+          const connection = await (await rt.client()).admin.connections.update(id, changes);
+          rt.emit(
+            options.json,
+            connection,
+            () => `updated connection ${connection.id}\n${renderConnection(connection)}`,
+          );
+        },
+      ),
     );
 
   registerRevisionsCommands(program, rt);

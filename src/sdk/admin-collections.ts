@@ -67,6 +67,11 @@ export interface Connection {
   name: string;
   apiVersion: string;
   status: string;
+  /**
+   * Seconds a delivery may wait unacknowledged before it is overdue (60–2592000; null: never;
+   * default 86400).
+   */
+  collectionDeadlineSeconds: number | null;
   activeProfileRevision: ProfileRevision;
   createdAt: string;
   updatedAt: string;
@@ -217,6 +222,18 @@ export interface Delivery extends OwnerNames {
   createdAt: string;
   /** The delivery this one re-sends (`deliveries resend`), else null. */
   resentFrom?: string | null;
+  /** Still ready or claimed after the connection's collection deadline. */
+  overdue: boolean;
+  /** When the collection deadline passed without an acknowledgement; null until then. */
+  overdueSince: string | null;
+}
+
+/** What `admin.connections.update` changes (at least one of them). */
+export interface ConnectionChanges {
+  status?: ConnectionStatus;
+  name?: string;
+  /** 60–2592000 seconds, or null: deliveries of the connection are never overdue. */
+  collectionDeadlineSeconds?: number | null;
 }
 
 export interface Entity {
@@ -255,10 +272,18 @@ export interface AdminCollectionsApi {
   };
   connections: Collection<
     Connection,
-    { partnerId: string; profile: ProfileInput; status?: ConnectionStatus }
+    {
+      partnerId: string;
+      name?: string;
+      profile: ProfileInput;
+      status?: ConnectionStatus;
+      collectionDeadlineSeconds?: number | null;
+    }
   > & {
     setStatus(id: string, status: ConnectionStatus): Promise<Connection>;
     rename(id: string, name: string): Promise<Connection>;
+    /** Changes any of a connection's status, name and collection deadline. */
+    update(id: string, changes: ConnectionChanges): Promise<Connection>;
   };
   /** Profile revisions live under their connection. */
   revisions: {
@@ -329,6 +354,7 @@ export function createAdminCollectionsApi(
       ...collection(run, e.connections),
       setStatus: (id, status) => run(e.connections, "update", { id }, { body: { status } }),
       rename: (id, name) => run(e.connections, "update", { id }, { body: { name } }),
+      update: (id, changes) => run(e.connections, "update", { id }, { body: changes }),
     },
     revisions: {
       list: (id, query = {}) => run(e.connections, "listProfileRevisions", { id }, { query }),

@@ -90,6 +90,7 @@ export {
   type AuditVerification,
   type Collection,
   type Connection,
+  type ConnectionChanges,
   type ConnectionStatus,
   type CreatedAccessToken,
   type CreatedApiKey,

@@ -99,6 +99,12 @@ const expectedOutcome: { text: string; reason: string; status?: number; emptyLis
     reason: "partner-exchange: nothing was sent last Tuesday; the line shows the filter",
   },
   {
+    text: "overdue=true&order=desc",
+    emptyList: true,
+    reason:
+      "partner-exchange: the walk-through's deliveries are collected in time; the line shows the filter",
+  },
+  {
     text: "status=rejected,failed",
     emptyList: true,
     reason: "partner-exchange: the walk-through's upload is processed; the line shows the filter",

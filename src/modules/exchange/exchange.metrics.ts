@@ -12,7 +12,10 @@ const deliveryStatuses: readonly DeliveryStatus[] = ["ready", "claimed", "acknow
  * The exchange's series. Read at scrape time (one query each for uploads and deliveries):
  * uploads and deliveries by status, the age of the oldest ready delivery (a mailbox nobody
  * empties), claims whose lease ran out and that the expiry job has not yet returned. Counted in
- * this process: leases expired by the expiry job, payload reads by verdict.
+ * this process: leases expired by the expiry job, payload reads by verdict. Per tenant (the only
+ * label, the tenant's slug, so the series grow with tenants, never with connections or
+ * deliveries; one grouped query over the waiting deliveries): overdue deliveries and the oldest
+ * ready delivery's age. A tenant with no waiting delivery has no series.
  */
 export function registerExchangeMetrics(metrics: MetricsRegistry, deps: { db: Executor; clock: Clock }) {
   const uploads = metrics.gauge({
@@ -32,6 +35,16 @@ export function registerExchangeMetrics(metrics: MetricsRegistry, deps: { db: Ex
   const overdueClaims = metrics.gauge({
     name: "hanse_exchange_expired_claims",
     help: "Claimed deliveries whose lease ran out and that are not yet back in the mailbox",
+  });
+  const tenantOverdue = metrics.gauge({
+    name: "hanse_exchange_overdue_deliveries",
+    help: "Deliveries still ready or claimed after their connection's collection deadline, per tenant",
+    labelNames: ["tenant"],
+  });
+  const tenantOldestReady = metrics.gauge({
+    name: "hanse_exchange_tenant_oldest_ready_delivery_age_seconds",
+    help: "Age of the tenant's oldest delivery waiting in a mailbox (status ready; 0: none), per tenant",
+    labelNames: ["tenant"],
   });
   const leaseExpiries = metrics.counter({
     name: "hanse_exchange_lease_expiries_total",
@@ -59,6 +72,22 @@ export function registerExchangeMetrics(metrics: MetricsRegistry, deps: { db: Ex
     setCounts(deliveries, "status", deliveryStatuses, rows);
     oldestReady.set(ageSeconds(rows.find((row) => row.key === "ready")?.oldest_ready, now));
     overdueClaims.set(rows.reduce((sum, row) => sum + row.expired, 0));
+  });
+  metrics.onScrape("exchange.tenant-deliveries", async () => {
+    const now = deps.clock.now();
+    // The label is the tenant's slug (what operators know it by; no label holds an id).
+    const { rows } = await sql<{ slug: string; overdue: number; oldest_ready: Date | null }>`
+      SELECT t.slug, count(*) FILTER (WHERE d.overdue_since IS NOT NULL)::int AS overdue,
+        min(d.created_at) FILTER (WHERE d.status = 'ready') AS oldest_ready
+      FROM exchange_deliveries AS d INNER JOIN tenants AS t ON t.id = d.tenant_id
+      WHERE d.status IN ('ready', 'claimed')
+      GROUP BY t.slug`.execute(deps.db);
+    tenantOverdue.reset();
+    tenantOldestReady.reset();
+    for (const row of rows) {
+      tenantOverdue.set({ tenant: row.slug }, row.overdue);
+      tenantOldestReady.set({ tenant: row.slug }, ageSeconds(row.oldest_ready, now));
+    }
   });
 
   return {

@@ -146,10 +146,22 @@ const ConnectionName = Type.String({
   description: "What people call the connection; defaults to the partner's name",
   examples: ["ACME Retail · EDI prod"],
 });
+/** A connection's collection deadline (CONTRACT §8): 60–2592000 seconds, or null for none. */
+export const collectionDeadline = { min: 60, max: 2_592_000, default: 86_400 } as const;
+const CollectionDeadline = Type.Union(
+  [Type.Integer({ minimum: collectionDeadline.min, maximum: collectionDeadline.max }), Type.Null()],
+  {
+    description:
+      "Seconds a delivery may wait in the mailbox without an acknowledgement before it is overdue " +
+      `(${collectionDeadline.min}–${collectionDeadline.max}; null: never overdue; default ${collectionDeadline.default})`,
+    examples: [86400],
+  },
+);
 export const CreateConnectionBody = Type.Object(
   {
     partnerId: Uuid,
     name: Type.Optional(ConnectionName),
+    collectionDeadlineSeconds: Type.Optional(CollectionDeadline),
     profile: ProfileBody,
     status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("suspended")])),
   },
@@ -159,11 +171,16 @@ export const UpdateConnectionBody = Type.Object(
   {
     status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("suspended")])),
     name: Type.Optional(ConnectionName),
+    collectionDeadlineSeconds: Type.Optional(CollectionDeadline),
   },
   {
     additionalProperties: false,
     minProperties: 1,
-    examples: [{ status: "suspended" }, { name: "ACME Retail · EDI test" }],
+    examples: [
+      { status: "suspended" },
+      { name: "ACME Retail · EDI test" },
+      { collectionDeadlineSeconds: 3600 },
+    ],
   },
 );
 export const ConnectionItem = Type.Object(
@@ -174,6 +191,7 @@ export const ConnectionItem = Type.Object(
     name: Type.String(),
     apiVersion: Type.Literal("api.v1"),
     status: Type.String(),
+    collectionDeadlineSeconds: CollectionDeadline,
     activeProfileRevision: ProfileRevision,
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -187,6 +205,7 @@ export const ConnectionItem = Type.Object(
         name: "ACME Retail · EDI prod",
         apiVersion: "api.v1",
         status: "active",
+        collectionDeadlineSeconds: 86400,
         activeProfileRevision: revisionExample,
         createdAt: at,
         updatedAt: at,
@@ -482,6 +501,11 @@ export const DeliveryQuery = Type.Object(
       ...stringEnum(["CONTRL", "APERAK", "ORDRSP"] as const),
       description: "Only messages of this type",
     }),
+    overdue: Type.Optional({
+      ...stringEnum(["true"] as const),
+      description:
+        "`true`: only the overdue deliveries (still ready or claimed after their connection's collection deadline)",
+    }),
   },
   { additionalProperties: false },
 );
@@ -697,6 +721,14 @@ export const DeliveryItem = Type.Object(
     resentFrom: Type.Union([Uuid, Type.Null()], {
       description: "The delivery this one re-sends (`POST …/{id}/resend`), else null",
     }),
+    overdue: Type.Boolean({
+      description:
+        "Still ready or claimed after the connection's collection deadline (`collectionDeadlineSeconds` after `createdAt`)",
+    }),
+    overdueSince: Type.Union([Timestamp, Type.Null()], {
+      description:
+        "When the collection deadline passed without an acknowledgement (set once, by the overdue sweep, which runs every minute); null until then",
+    }),
   },
   {
     examples: [
@@ -720,6 +752,8 @@ export const DeliveryItem = Type.Object(
         acknowledgedAt: null,
         createdAt: at,
         resentFrom: null,
+        overdue: false,
+        overdueSince: null,
       },
     ],
   },

@@ -24,6 +24,11 @@ export interface ConnectionsTable {
   api_version: string;
   status: ConnectionStatus;
   active_revision: number;
+  /**
+   * How long a delivery may wait for its acknowledgement before it is overdue (60–2592000 s;
+   * null: never). CONTRACT §8.
+   */
+  collection_deadline_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   outbound_counter: ColumnType<number, number | undefined, number>;
   created_at: Date;
   updated_at: Date;
@@ -96,6 +101,11 @@ export interface DeliveriesTable {
   acknowledged_at: Date | null;
   /** The delivery an operator re-sent as this one (same blob), else null. */
   resent_from: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * When the connection's collection deadline passed without an acknowledgement (set once, by the
+   * overdue sweep: `markOverdueDeliveries`), else null.
+   */
+  overdue_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Date;
   updated_at: Date;
 }

@@ -11,6 +11,7 @@ import type { ExchangeTables } from "./exchange.tables.js";
 import { createInboxService, inboxRoutes } from "./inbox/index.js";
 import {
   createMailboxService,
+  createOverdueSweepJob,
   createPayloadService,
   expireLeasesJob,
   mailboxRoutes,
@@ -35,7 +36,7 @@ export type { AdminService } from "./partners/index.js";
 export type { MailboxService } from "./mailbox/index.js";
 export type { ProcessingService } from "./processing/index.js";
 export { backlogRefreshMs, acceptUpload } from "./inbox/index.js";
-export { leaseBackoffMs } from "./mailbox/index.js";
+export { leaseBackoffMs, overdueSweepJobName, sweepOverdueDeliveries } from "./mailbox/index.js";
 export {
   duplicateLookup,
   interchangeKeyHash,
@@ -103,6 +104,12 @@ export function createExchangeModule(
     logger: deps.logger,
   });
 
+  const overdueSweepJob = createOverdueSweepJob({
+    db: deps.database.db,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
+
   const routes: FastifyPluginAsync = async (app) => {
     await app.register(adminRoutes(admin));
     await app.register(
@@ -145,6 +152,7 @@ export function createExchangeModule(
         },
       }),
       sweepJob,
+      overdueSweepJob,
     ] as JobDefinition<never>[],
     capabilities: [exchangeCapability],
     entrypoints: adminEntrypoints,

@@ -7,6 +7,7 @@ export {
   insertDelivery,
   listUploadDeliveries,
 } from "./mailbox.repository.js";
+export { createOverdueSweepJob, overdueSweepJobName, sweepOverdueDeliveries } from "./overdue-sweep.job.js";
 export { mailboxRoutes } from "./mailbox.routes.js";
 export { createMailboxService, type MailboxService } from "./mailbox.service.js";
 export { createPayloadService, type PayloadService } from "./payload.service.js";

@@ -125,6 +125,7 @@ export function createMailboxService(deps: ExchangeDeps) {
           receipt_id: null,
           acknowledged_at: null,
           resent_from: original.id,
+          overdue_since: null,
           created_at: now,
           updated_at: now,
         } satisfies Delivery;

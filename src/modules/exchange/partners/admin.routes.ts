@@ -142,9 +142,10 @@ export const adminRoutes =
         config: write,
         schema: {
           operationId: "updateConnection",
-          summary: "Rename, suspend or reactivate a connection (admin:write)",
+          summary:
+            "Rename, suspend or reactivate a connection, or change its collection deadline (admin:write)",
           description:
-            "Changes the name or the status (or both). A suspended connection refuses uploads and mailbox reads until it is active again.",
+            "Changes the name, the status or the collection deadline (any of them). A suspended connection refuses uploads and mailbox reads until it is active again. A new collection deadline applies to the deliveries not yet overdue.",
           tags,
           params: IdParams,
           body: UpdateConnectionBody,

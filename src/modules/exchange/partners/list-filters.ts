@@ -20,6 +20,8 @@ export interface ListQuery {
   interchangeReference?: string | undefined;
   documentNumber?: string | undefined;
   partnerId?: string | undefined;
+  /** `true`: overdue deliveries only. */
+  overdue?: "true" | undefined;
 }
 
 /** A query time (already an RFC 3339 date-time by the route's schema) as a Date, else 400. */
@@ -64,6 +66,7 @@ export function listFilter(query: ListQuery, statuses: readonly string[]): ListF
     interchangeReference: query.interchangeReference,
     documentNumber: query.documentNumber?.trim(),
     partnerId: query.partnerId?.toLowerCase(),
+    overdue: query.overdue === "true" ? true : undefined,
   };
 }
 
@@ -82,6 +85,7 @@ export function filterBinding(list: string, tenantId: string, filter: ListFilter
     filter.interchangeReference ?? "",
     filter.documentNumber ?? "",
     filter.partnerId ?? "",
+    filter.overdue ? "overdue" : "",
   ]);
 }
 

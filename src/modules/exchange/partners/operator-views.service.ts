@@ -99,6 +99,8 @@ export const toDeliveryView = (row: Selectable<DeliveriesTable>) => ({
   acknowledgedAt: iso(row.acknowledged_at),
   createdAt: row.created_at.toISOString(),
   resentFrom: row.resent_from,
+  overdue: row.overdue_since !== null && (row.status === "ready" || row.status === "claimed"),
+  overdueSince: iso(row.overdue_since),
 });
 /** An audit record's `data`: ids, counts and states of the act (never a secret, by recordAudit's type). */
 /** The operator's views of uploads, deliveries and the audit trail; requeue and re-send of a delivery. */

@@ -38,6 +38,11 @@ export interface ListFilter {
   documentNumber?: string | undefined;
   /** Uploads only: the uploads of the partner's connections. */
   partnerId?: string | undefined;
+  /**
+   * Deliveries only: still ready or claimed after the collection deadline (the sweep set
+   * `overdue_since`; index exchange_deliveries_overdue).
+   */
+  overdue?: true | undefined;
 }
 
 export function listPage<T extends Paged>(
@@ -53,7 +58,7 @@ export function listPage<T extends Paged>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const anyDb = db as unknown as Kysely<any>;
   const { connectionId, statuses, from, to, uploadId, messageType } = filter;
-  const { interchangeReference, documentNumber, partnerId } = filter;
+  const { interchangeReference, documentNumber, partnerId, overdue } = filter;
   if (statuses !== undefined && statuses.length > 1) {
     // Several statuses: one index range per status, each in list order, merged (Merge Append).
     const ranges = statuses.map((status) =>
@@ -84,6 +89,7 @@ export function listPage<T extends Paged>(
   if (to !== undefined) q = q.where("created_at", "<", to);
   if (uploadId !== undefined) q = q.where("upload_id", "=", uploadId);
   if (messageType !== undefined) q = q.where("message_type", "=", messageType);
+  if (overdue) q = q.where("status", "in", ["ready", "claimed"]).where("overdue_since", "is not", null);
   return creationPage(q, limit, after, order);
 }
 
@@ -148,7 +154,11 @@ export async function updateConnection(
   db: Db,
   tenantId: string,
   id: string,
-  change: { status?: ConnectionStatus | undefined; name?: string | undefined },
+  change: {
+    status?: ConnectionStatus | undefined;
+    name?: string | undefined;
+    collectionDeadlineSeconds?: number | null | undefined;
+  },
   at: Date,
 ) {
   const result = await db
@@ -156,6 +166,9 @@ export async function updateConnection(
     .set({
       ...(change.status === undefined ? {} : { status: change.status }),
       ...(change.name === undefined ? {} : { name: change.name }),
+      ...(change.collectionDeadlineSeconds === undefined
+        ? {}
+        : { collection_deadline_seconds: change.collectionDeadlineSeconds }),
       updated_at: at,
     })
     .where("tenant_id", "=", tenantId)

@@ -4,6 +4,7 @@ import type { Principal } from "../../../platform/auth/index.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
 import { findConnection, findRevision, lockConnection } from "../connections.repository.js";
 import type { ExchangeDeps } from "../exchange.deps.js";
+import { collectionDeadline } from "../exchange.schemas.js";
 import type { ConnectionsTable, PartnersTable, ProfileRevisionsTable } from "../exchange.tables.js";
 import { normalizeProfile, type ProfileInput } from "../profile.js";
 import { invalidReference, notFound } from "./admin-errors.js";
@@ -55,6 +56,7 @@ export function createPartnersService(deps: ExchangeDeps) {
       name: row.name,
       apiVersion: "api.v1" as const,
       status: row.status,
+      collectionDeadlineSeconds: row.collection_deadline_seconds,
       activeProfileRevision: toRevision(revision, row.active_revision),
       createdAt: row.created_at.toISOString(),
       updatedAt: row.updated_at.toISOString(),
@@ -137,7 +139,13 @@ export function createPartnersService(deps: ExchangeDeps) {
 
     async createConnection(
       principal: Principal,
-      input: { partnerId: string; name?: string; profile: ProfileInput; status?: "active" | "suspended" },
+      input: {
+        partnerId: string;
+        name?: string;
+        profile: ProfileInput;
+        status?: "active" | "suspended";
+        collectionDeadlineSeconds?: number | null;
+      },
     ) {
       const tenantId = principal.tenant.id;
       const partner = await repo.findPartner(db, tenantId, input.partnerId);
@@ -153,6 +161,10 @@ export function createPartnersService(deps: ExchangeDeps) {
           name: input.name ?? partner.name,
           api_version: "api.v1",
           status: input.status ?? "active",
+          collection_deadline_seconds:
+            input.collectionDeadlineSeconds === undefined
+              ? collectionDeadline.default
+              : input.collectionDeadlineSeconds,
           active_revision: 1,
           created_at: now,
           updated_at: now,
@@ -187,7 +199,7 @@ export function createPartnersService(deps: ExchangeDeps) {
     async updateConnection(
       principal: Principal,
       id: string,
-      input: { status?: "active" | "suspended"; name?: string },
+      input: { status?: "active" | "suspended"; name?: string; collectionDeadlineSeconds?: number | null },
     ) {
       const tenantId = principal.tenant.id;
       await database.transaction(async (trx) => {
@@ -197,10 +209,16 @@ export function createPartnersService(deps: ExchangeDeps) {
         const changes = [
           ...(input.status === undefined ? [] : ["status"]),
           ...(input.name === undefined ? [] : ["name"]),
+          ...(input.collectionDeadlineSeconds === undefined ? [] : ["collectionDeadlineSeconds"]),
         ];
         await auditConnection(trx, principal, "connection.updated", id, {
           changes,
-          data: input.status === undefined ? {} : { status: input.status },
+          data: {
+            ...(input.status === undefined ? {} : { status: input.status }),
+            ...(input.collectionDeadlineSeconds === undefined
+              ? {}
+              : { collectionDeadlineSeconds: input.collectionDeadlineSeconds }),
+          },
         });
       });
       return getConnection(principal, id);

@@ -25,6 +25,7 @@ import * as singleSignOn from "./2026-11-28T1400-single-sign-on.js";
 import * as exchangeSearch from "./2026-11-28T1400-exchange-search.js";
 import * as auditSeals from "./2026-11-28T1700-audit-seals.js";
 import * as ssoUserinfo from "./2026-11-28T1710-sso-userinfo.js";
+import * as collectionDeadlines from "./2026-11-28T1800-collection-deadlines.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1400-exchange-search": exchangeSearch,
   "2026-11-28T1700-audit-seals": auditSeals,
   "2026-11-28T1710-sso-userinfo": ssoUserinfo,
+  "2026-11-28T1800-collection-deadlines": collectionDeadlines,
 };
