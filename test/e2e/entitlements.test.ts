@@ -679,7 +679,7 @@ describe("snapshot and change feed (spec C rules 1-2, CONTRACT §5)", () => {
     const bad = [
       `${base}/service/snapshot?limit=1&cursor=${cursor}`,
       `${base}/service/snapshot?limit=1&asOfSequence=2&cursor=${cursor}`,
-      `${base}/service/snapshot?limit=1&asOfSequence=3&cursor=${cursor.slice(0, -2)}xx`,
+      `${base}/service/snapshot?limit=1&asOfSequence=3&cursor=${cursor.slice(0, 4)}${cursor[4] === "x" ? "y" : "x"}${cursor.slice(5)}`,
       `${base}/service/snapshot?limit=0`,
       `${base}/service/snapshot?limit=1001`,
       `${base}/service/changes?afterSequence=0&limit=1001`,
