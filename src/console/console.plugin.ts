@@ -91,6 +91,18 @@ export const consolePlugin =
         .send({ csrfToken: await csrfToken(keys, session.token), expiresAt: session.expiresAt });
     };
 
+    /** Forwards the page's JSON body to an API route that opens a session, and signs in with it. */
+    const signInThrough = async (request: FastifyRequest, reply: FastifyReply, url: string) => {
+      const answer = await root.inject({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/json", "x-correlation-id": request.id },
+        payload: JSON.stringify(request.body ?? {}),
+        remoteAddress: request.ip,
+      });
+      return signInWith(request, reply, answer, () => answer.json<{ token: string; expiresAt: string }>());
+    };
+
     /**
      * Sign-in: tenant, e-mail and password through POST /api/v1/auth/sessions, or an access token
      * (the bootstrap administrator has no password) checked by GET /api/v1/profile/whoami.
@@ -114,14 +126,7 @@ export const consolePlugin =
             expiresAt: new Date(Date.now() + tokenSignInSeconds * 1000).toISOString(),
           }));
         }
-        const answer = await root.inject({
-          method: "POST",
-          url: "/api/v1/auth/sessions",
-          headers: { "content-type": "application/json", "x-correlation-id": request.id },
-          payload: JSON.stringify(request.body ?? {}),
-          remoteAddress: request.ip,
-        });
-        return signInWith(request, reply, answer, () => answer.json<{ token: string; expiresAt: string }>());
+        return signInThrough(request, reply, "/api/v1/auth/sessions");
       },
     );
 
@@ -135,14 +140,7 @@ export const consolePlugin =
       async (request, reply) => {
         if (!isSameOrigin(request, publicUrl))
           return refuse(reply, "ERR_FORBIDDEN", "Cross-origin sign-in refused.");
-        const answer = await root.inject({
-          method: "POST",
-          url: "/api/v1/auth/invitations",
-          headers: { "content-type": "application/json", "x-correlation-id": request.id },
-          payload: JSON.stringify(request.body ?? {}),
-          remoteAddress: request.ip,
-        });
-        return signInWith(request, reply, answer, () => answer.json<{ token: string; expiresAt: string }>());
+        return signInThrough(request, reply, "/api/v1/auth/invitations");
       },
     );
 
