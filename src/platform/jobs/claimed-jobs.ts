@@ -52,10 +52,19 @@ export async function extendJobLease(db: Db, job: ClaimedJob, workerId: string, 
   await ownedAttempt(db, job, workerId).set({ locked_until: until, updated_at: now }).execute();
 }
 
-export async function completeJob(db: Db, job: ClaimedJob, workerId: string, now: Date) {
-  await ownedAttempt(db, job, workerId)
-    .set({ state: "succeeded", locked_until: null, completed_at: now, updated_at: now, last_error: null })
-    .execute();
+/**
+ * One statement for any number of succeeded attempts: each row moves only while this worker still
+ * holds the attempt it claimed (as `ownedAttempt`).
+ */
+export async function completeJobs(db: Db, jobs: readonly ClaimedJob[], workerId: string, now: Date) {
+  if (jobs.length === 0) return;
+  const ids = jobs.map((job) => job.id);
+  const attempts = jobs.map((job) => job.attempts);
+  await sql`
+    UPDATE jobs SET state = 'succeeded', locked_until = NULL, completed_at = ${now}, updated_at = ${now},
+      last_error = NULL
+    FROM unnest(${ids}::uuid[], ${attempts}::int[]) AS done(id, attempts)
+    WHERE jobs.id = done.id AND jobs.attempts = done.attempts AND jobs.locked_by = ${workerId}`.execute(db);
 }
 
 /** The attempt failed with budget left: queued again at `runAt`. */

@@ -245,6 +245,51 @@ describe("job queue", () => {
     expect(runs).toEqual(["orphaned"]);
   });
 
+  it("jobs finishing at once are all recorded succeeded, each only while its worker holds the attempt it claimed", async () => {
+    let open = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let started = 0;
+    const gated = defineJob<{ label: string }>({
+      name: "test.gated",
+      run: async ({ label }) => {
+        started += 1;
+        await gate;
+        runs.push(label);
+      },
+    });
+    await t.database.transaction(async (trx) => {
+      for (const label of ["a", "b", "c", "d", "e", "f"]) await queue.enqueue(trx, gated, { label });
+    });
+    const w = createWorker({
+      database: t.database,
+      jobs: [gated] as JobDefinition<never>[],
+      clock,
+      logger,
+      workerId: "batch",
+      concurrency: 6,
+      pollMs: 20,
+    });
+    await w.start();
+    await waitUntil(async () => started === 6, { what: "six jobs running at once" });
+    // Another worker took over job "f" meanwhile (its lease passed): its completion must not count.
+    const db = t.database.db as Kysely<JobTables>;
+    const taken = await db
+      .updateTable("jobs")
+      .set({ locked_by: "other", attempts: 2 })
+      .where(sql<boolean>`payload::jsonb->>'label' = 'f'`)
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    open();
+    await waitUntil(async () => runs.length === 6, { what: "the six jobs ran" });
+    await w.stop(1000);
+    const rows = await jobs();
+    expect(rows.filter((job) => job.state === "succeeded")).toHaveLength(5);
+    const other = rows.find((job) => job.id === taken.id);
+    expect(other).toMatchObject({ state: "running", locked_by: "other", attempts: 2 });
+  });
+
   it("start() wakes up for new jobs and stop() drains what is running", async () => {
     const w = worker();
     await w.start();

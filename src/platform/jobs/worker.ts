@@ -8,7 +8,7 @@ import { defaultBackoffMs, type JobContext, type JobDefinition } from "./define-
 import { jobsChannel, scheduleRecurringJob } from "./queue.js";
 import {
   claimJobs,
-  completeJob,
+  completeJobs,
   extendJobLease,
   markJobDead,
   requeueRecurringJob,
@@ -75,6 +75,13 @@ export function createWorker(options: WorkerOptions): Worker {
     await extendJobLease(db, job, workerId, new Date(now.getTime() + leaseFor(job.name)), now);
   }
 
+  /**
+   * Succeeded jobs are recorded in batches: the first waits for no one, and the jobs that finish
+   * while a batch is being written go together in the next one (one statement each, however many
+   * jobs run at once). A job's slot is free only once its completion is written.
+   */
+  const complete = batchedCompletions<ClaimedJob>((jobs) => completeJobs(db, jobs, workerId, clock.now()));
+
   async function finish(job: ClaimedJob, error: unknown): Promise<void> {
     const definition = definitions.get(job.name);
     const now = clock.now();
@@ -83,7 +90,7 @@ export function createWorker(options: WorkerOptions): Worker {
         await requeueRecurring(job, definition.everyMs, null);
         return;
       }
-      await completeJob(db, job, workerId, now);
+      await complete(job);
       return;
     }
     const message = error instanceof Error ? `${error.name}: ${error.message}` : "non-error thrown";
@@ -236,4 +243,36 @@ export function createWorker(options: WorkerOptions): Worker {
       }
     },
   };
+}
+
+/** Calls `write` for the items given while no write runs, and for all given meanwhile after it. */
+function batchedCompletions<T>(write: (items: T[]) => Promise<void>): (item: T) => Promise<void> {
+  let waiting: { item: T; settle: (error?: Error) => void }[] = [];
+  let writing = false;
+  const drain = async (): Promise<void> => {
+    writing = true;
+    while (waiting.length > 0) {
+      const batch = waiting;
+      waiting = [];
+      try {
+        await write(batch.map((entry) => entry.item));
+        for (const entry of batch) entry.settle();
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error("completion failed", { cause: error });
+        for (const entry of batch) entry.settle(failure);
+      }
+    }
+    writing = false;
+  };
+  return (item) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({
+        item,
+        settle: (error) => {
+          if (error === undefined) resolve();
+          else reject(error);
+        },
+      });
+      if (!writing) void drain();
+    });
 }
