@@ -33,15 +33,15 @@ import { loadConfig } from "../src/config/index.js";
 import { createContainer } from "../src/container.js";
 import { createWorker } from "../src/platform/jobs/index.js";
 import { createLogger } from "../src/platform/logging/logger.js";
-import { ordersMessage } from "../src/modules/exchange/testing/exchange.fixtures.js";
 import { createPartnerClient } from "../src/sdk/partner.js";
 import { integrityProblem } from "../src/sdk/partner-sync.js";
 import { databasesInOwnProcesses } from "./support/databases.js";
+import { exchangeTenant, orders } from "./support/exchange-tenant.js";
+import { benchToken } from "./support/server.js";
 import { medianBy, statementRate, table } from "./support/load.js";
 import { acceptUpload, type ExchangeTables } from "../src/modules/exchange/index.js";
 import { uuidv7 } from "../src/platform/crypto/index.js";
 
-const token = "bench-bootstrap-token-0123456789abcdefghijkl";
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const e2eUploads = Number(process.env.BENCH_E2E_UPLOADS ?? 1000);
@@ -138,16 +138,6 @@ const median = (values: number[]) => percentile(values, 50);
 /** The control reference (14 characters, UNB 0020's maximum) of the 10 KiB upload's file. */
 const smallRef = "SMALLREF000000";
 
-function orders(bytes: number, ref: string): Buffer {
-  const lines: string[] = [];
-  let body = "";
-  for (let i = 0; body.length < bytes - 200; i++) {
-    lines.push(`40008621${String(i).padStart(5, "0")}`);
-    body = ordersMessage("1", `PO-${ref}`, lines);
-  }
-  return Buffer.from(`UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+${ref}'${body}UNZ+1+${ref}'`);
-}
-
 function sized(size: number): Buffer {
   const head = orders(2000, "BIG").toString("latin1");
   const unz = head.lastIndexOf("UNZ");
@@ -156,23 +146,6 @@ function sized(size: number): Buffer {
     Buffer.alloc(size - head.length, "\n"),
     Buffer.from(head.slice(unz)),
   ]);
-}
-
-async function json<T>(
-  url: string,
-  method: "GET" | "POST",
-  headers: Record<string, string>,
-  body?: unknown,
-): Promise<T> {
-  const r = await request(url, {
-    method,
-    headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-    dispatcher,
-  });
-  const text = await r.body.text();
-  if (r.statusCode >= 300) throw new Error(`${method} ${url} → ${r.statusCode} ${text}`);
-  return JSON.parse(text) as T;
 }
 
 interface SoakFigures {
@@ -262,7 +235,7 @@ export async function run(): Promise<void> {
   for (const target of await databasesInOwnProcesses(import.meta.url)) {
     const database = await target.open();
     const config = loadConfig({
-      HANSE_BOOTSTRAP_TOKEN: token,
+      HANSE_BOOTSTRAP_TOKEN: benchToken,
       LOG_LEVEL: "silent",
       HANSE_ROLES: "api,worker",
       HANSE_PARTNER_RATE_LIMIT_BURST: "100000000",
@@ -286,49 +259,9 @@ export async function run(): Promise<void> {
     });
 
     // Setup through the API: a tenant, a partner, a connection with ORDRSP only, a key.
-    const admin = { authorization: `Bearer ${token}` };
-    const slug = `bench-${Date.now()}`;
-    await json<{ tenantId: string }>(
-      `${appUrl}/api/v1/system/tenants`,
-      "POST",
-      { ...admin, "idempotency-key": slug },
-      { name: slug, slug, admin: { email: `a@${slug}.test`, password: "correct horse battery staple" } },
+    const { connectionId, apiKey, inbox, partnerHeaders } = await exchangeTenant(appUrl, () =>
+      worker.drain(),
     );
-    await worker.drain();
-    const session = await json<{ token: string }>(
-      `${appUrl}/api/v1/auth/sessions`,
-      "POST",
-      {},
-      { tenant: slug, email: `a@${slug}.test`, password: "correct horse battery staple" },
-    );
-    const tadmin = { authorization: `Bearer ${session.token}` };
-    const partner = await json<{ id: string }>(`${appUrl}/api/v1/admin/partners`, "POST", tadmin, {
-      name: "bench",
-    });
-    const profile = {
-      directory: "D96A",
-      syntaxVersion: 3,
-      syntaxIdentifier: "UNOC",
-      partnerIdentification: { id: "5412345000013", qualifier: "14" },
-      ownIdentification: { id: "4012345500004", qualifier: "14" },
-    };
-    const connection = await json<{ id: string }>(`${appUrl}/api/v1/admin/connections`, "POST", tadmin, {
-      partnerId: partner.id,
-      profile,
-    });
-    const scopes = [
-      "b2b_exchange_partner_inbox:create",
-      "b2b_exchange_partner_mailbox:list",
-      "b2b_exchange_partner_mailbox:claim",
-      "b2b_exchange_partner_mailbox:payload_read",
-      "b2b_exchange_partner_mailbox:acknowledge",
-    ];
-    const key = await json<{ token: string }>(`${appUrl}/api/v1/admin/api-keys`, "POST", tadmin, {
-      partnerId: partner.id,
-      scopes,
-    });
-    const inbox = `${appUrl}/api/v1/b2b-exchange/partner/connections/${connection.id}/inbox`;
-    const partnerHeaders = { authorization: `Bearer ${key.token}`, "content-type": "application/edifact" };
 
     // Baselines: a bare route inserting one row, a bare route streaming with SHA-256.
     await sql`CREATE TABLE IF NOT EXISTS bench_rows (id uuid PRIMARY KEY, body_size integer)`.execute(
@@ -405,7 +338,7 @@ export async function run(): Promise<void> {
       for (let i = 0; i < n; i++) await fn();
       return (n * 16) / ((performance.now() - start) / 1000);
     };
-    const client = createPartnerClient({ baseUrl: appUrl, apiKey: key.token, connectionId: connection.id });
+    const client = createPartnerClient({ baseUrl: appUrl, apiKey: apiKey, connectionId: connectionId });
     // Mailbox entries whose payload is a 16 MiB upload's blob, bigPerRound per round.
     const bigBlobId = async () => {
       await post(inbox, big, { "idempotency-key": `big-${Date.now()}` });
@@ -450,7 +383,7 @@ export async function run(): Promise<void> {
     const tenantId = (
       await sql<{
         tenant_id: string;
-      }>`SELECT tenant_id FROM exchange_connections WHERE id = ${connection.id}`.execute(database.db)
+      }>`SELECT tenant_id FROM exchange_connections WHERE id = ${connectionId}`.execute(database.db)
     ).rows[0]?.tenant_id;
     if (!tenantId) throw new Error("no connection");
     const acceptOnce = () => {
@@ -459,7 +392,7 @@ export async function run(): Promise<void> {
         exchangeDatabase,
         {
           id: uuidv7(),
-          connectionId: connection.id,
+          connectionId: connectionId,
           keyHash: createHash("sha256").update(randomUUID()).digest(),
           blobId: uuidv7(),
           byteCount: small.length,

@@ -1,0 +1,170 @@
+/**
+ * Issue 35 item 1 (`npm run bench -- processing`): where the time of processing one upload goes,
+ * on PostgreSQL. BENCH_PROCESSING_UPLOADS (default 300) 10 KiB ORDERS uploads are accepted through
+ * the API with no worker running; then one worker (concurrency 1, so nothing overlaps) processes
+ * them into their CONTRL and ORDRSP, and the bench reports per upload: the wall time, the CPU
+ * time of this process (Node) and of PostgreSQL's processes, and every SQL statement the
+ * processing sent (the job's claim and completion included) with its calls and its time from send
+ * to answer, grouped by statement text. What no statement accounts for is JavaScript: the EDIFACT
+ * work, building the messages, and the driver.
+ */
+import { performance } from "node:perf_hooks";
+import pg from "pg";
+import { request } from "undici";
+import { buildApp } from "../src/app.js";
+import { loadConfig } from "../src/config/index.js";
+import { createContainer } from "../src/container.js";
+import { createWorker } from "../src/platform/jobs/index.js";
+import { createLogger } from "../src/platform/logging/logger.js";
+import { cpuSince, cpuSnapshot } from "./support/cpu.js";
+import { benchDatabases } from "./support/databases.js";
+import { exchangeTenant, orders } from "./support/exchange-tenant.js";
+import { table } from "./support/load.js";
+import { benchToken } from "./support/server.js";
+
+const uploads = Number(process.env.BENCH_PROCESSING_UPLOADS ?? 300);
+
+interface StatementFigures {
+  calls: number;
+  ms: number;
+}
+
+/**
+ * Times every query sent through `pg` from here on (send to answer), keyed by its text with the
+ * whitespace folded; `take()` returns what was recorded since the last take.
+ */
+function statementTimer() {
+  let recorded = new Map<string, StatementFigures>();
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = prototype.query;
+  prototype.query = function timed(this: unknown, ...args: unknown[]) {
+    const [first] = args;
+    const text =
+      typeof first === "string" ? first : ((first as { text?: string } | undefined)?.text ?? "(submittable)");
+    const start = performance.now();
+    const result = original.apply(this, args);
+    if (result && typeof (result as Promise<unknown>).then === "function") {
+      const settle = () => {
+        const key = text.replace(/\s+/g, " ").trim();
+        const figures = recorded.get(key) ?? { calls: 0, ms: 0 };
+        figures.calls += 1;
+        figures.ms += performance.now() - start;
+        recorded.set(key, figures);
+      };
+      (result as Promise<unknown>).then(settle, settle);
+    }
+    return result;
+  };
+  return {
+    take() {
+      const taken = recorded;
+      recorded = new Map();
+      return taken;
+    },
+    restore() {
+      prototype.query = original;
+    },
+  };
+}
+
+/** The first words of a statement that tell what it does (its tables), for the table. */
+const shortText = (text: string) =>
+  (text.length > 110 ? `${text.slice(0, 107)}…` : text).replaceAll("|", "¦");
+
+export async function run(): Promise<void> {
+  const targets = await benchDatabases();
+  const postgres = targets.find((target) => target.label === "PostgreSQL");
+  for (const target of targets) if (target !== postgres) await target.cleanup();
+  if (!postgres) {
+    process.stdout.write("PostgreSQL not reachable: the processing profile runs on PostgreSQL only\n");
+    return;
+  }
+  const timer = statementTimer();
+  try {
+    const database = await postgres.open({ settled: true });
+    const config = loadConfig({
+      HANSE_BOOTSTRAP_TOKEN: benchToken,
+      LOG_LEVEL: "silent",
+      HANSE_ROLES: "api",
+      HANSE_PARTNER_RATE_LIMIT_BURST: "100000000",
+      HANSE_PARTNER_RATE_LIMIT_PER_SECOND: "100000000",
+      HANSE_INBOX_MAX_BACKLOG: "1000000",
+      HANSE_INBOX_MAX_BACKLOG_PER_TENANT: "1000000",
+    });
+    const logger = createLogger("silent");
+    const container = await createContainer(config, { logger, database });
+    const app = await buildApp(container);
+    const appUrl = await app.listen({ port: 0, host: "127.0.0.1" });
+    const worker = createWorker({
+      database,
+      jobs: container.jobs,
+      clock: container.clock,
+      logger,
+      workerId: "bench",
+      concurrency: 1,
+      pollMs: 20,
+    });
+    const { inbox, partnerHeaders } = await exchangeTenant(appUrl, () => worker.drain());
+    const upload = async (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) {
+        const ref = `P${String(i).padStart(13, "0")}`;
+        const response = await request(inbox, {
+          method: "POST",
+          headers: { ...partnerHeaders, "idempotency-key": `profile-${ref}` },
+          body: orders(10 * 1024, ref),
+        });
+        await response.body.dump();
+        if (response.statusCode !== 202)
+          throw new Error(`upload ${String(i)}: ${String(response.statusCode)}`);
+      }
+    };
+    // A warm-up (plans, caches), then the measured uploads, accepted before the drain is timed.
+    const warmUp = Math.min(20, Math.floor(uploads / 10));
+    const measured = uploads - warmUp;
+    await upload(0, warmUp);
+    await worker.drain();
+    await upload(warmUp, measured);
+    timer.take();
+    const cpu = cpuSnapshot();
+    const start = performance.now();
+    const processed = await worker.drain();
+    if (processed !== measured)
+      throw new Error(`${String(processed)} jobs ran, ${String(measured)} expected`);
+    const wallMs = performance.now() - start;
+    const spent = cpuSince(cpu);
+    const statements = [...timer.take()].sort((a, b) => b[1].ms - a[1].ms);
+    const statementMs = statements.reduce((sum, [, figures]) => sum + figures.ms, 0);
+    const calls = statements.reduce((sum, [, figures]) => sum + figures.calls, 0);
+    const per = (value: number) => (value / measured).toFixed(3);
+
+    process.stdout.write(
+      `\n### PostgreSQL: ${String(measured)} uploads of 10 KiB processed one at a time (after ${String(warmUp)} to warm up)\n\n`,
+    );
+    process.stdout.write(
+      `${table([
+        ["per upload", "ms"],
+        ["wall time", per(wallMs)],
+        [`SQL statements (${(calls / measured).toFixed(1)} round trips), send to answer`, per(statementMs)],
+        ["outside statements (JavaScript: EDIFACT, messages, driver, job loop)", per(wallMs - statementMs)],
+        ["CPU of this process (Node)", per(spent.serverMs)],
+        ["CPU of PostgreSQL", per(spent.databaseMs)],
+      ])}\n\n`,
+    );
+    process.stdout.write(
+      `${table([
+        ["statement", "calls per upload", "ms per upload", "share of wall"],
+        ...statements.map(([text, figures]) => [
+          shortText(text),
+          (figures.calls / measured).toFixed(2),
+          per(figures.ms),
+          `${((figures.ms / wallMs) * 100).toFixed(1)} %`,
+        ]),
+      ])}\n`,
+    );
+    await app.close();
+    await container.close();
+  } finally {
+    timer.restore();
+    await postgres.cleanup();
+  }
+}
