@@ -1,4 +1,4 @@
-import { ordersMessage } from "../../src/modules/exchange/testing/exchange.fixtures.js";
+import { allPartnerScopes, ordersMessage } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { benchToken, requestJson } from "./server.js";
 
 /** An ORDERS interchange of about `bytes` bytes with control reference `ref` (at most 14 characters). */
@@ -12,19 +12,10 @@ export function orders(bytes: number, ref: string): Buffer {
   return Buffer.from(`UNB+UNOC:3+5412345000013:14+4012345500004:14+240315:1200+${ref}'${body}UNZ+1+${ref}'`);
 }
 
-/** The partner API's scopes a bench key needs: upload and the whole mailbox cycle. */
-const partnerScopes = [
-  "b2b_exchange_partner_inbox:create",
-  "b2b_exchange_partner_mailbox:list",
-  "b2b_exchange_partner_mailbox:claim",
-  "b2b_exchange_partner_mailbox:payload_read",
-  "b2b_exchange_partner_mailbox:acknowledge",
-];
-
 /**
  * Through the API (bootstrap token `benchToken`): a tenant (provisioned by `drain`, a worker's),
  * a partner, a connection to it with the profile the `orders` interchanges match (ORDRSP only),
- * and an API key with `partnerScopes`.
+ * and an API key with every partner scope.
  */
 export async function exchangeTenant(appUrl: string, drain: () => Promise<unknown>) {
   const slug = `bench-${Date.now()}`;
@@ -60,7 +51,7 @@ export async function exchangeTenant(appUrl: string, drain: () => Promise<unknow
   const key = await requestJson<{ token: string }>(`${appUrl}/api/v1/admin/api-keys`, {
     method: "POST",
     headers: tenantAdmin,
-    body: { partnerId: partner.id, scopes: partnerScopes },
+    body: { partnerId: partner.id, scopes: allPartnerScopes },
   });
   return {
     tenantAdmin,
