@@ -6,8 +6,12 @@
  * time of this process (Node) and of PostgreSQL's processes, and every SQL statement the
  * processing sent (the job's claim and completion included) with its calls and its time from send
  * to answer, grouped by statement text. What no statement accounts for is JavaScript: the EDIFACT
- * work, building the messages, and the driver.
+ * work, building the messages, and the driver. With BENCH_CPU_PROFILE=<file> the measured drain is
+ * also CPU-profiled (a `.cpuprofile` for Chrome's DevTools) and its self time summed per source
+ * file is printed.
  */
+import { writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { request } from "undici";
@@ -23,6 +27,7 @@ import { table } from "./support/load.js";
 import { benchToken } from "./support/server.js";
 
 const uploads = Number(process.env.BENCH_PROCESSING_UPLOADS ?? 300);
+const profileFile = process.env.BENCH_CPU_PROFILE;
 
 interface StatementFigures {
   calls: number;
@@ -105,13 +110,15 @@ export async function run(): Promise<void> {
       pollMs: 20,
     });
     const { inbox, partnerHeaders } = await exchangeTenant(appUrl, () => worker.drain());
+    const placeholder = "P0000000000000";
+    const template = orders(10 * 1024, placeholder).toString("latin1");
     const upload = async (from: number, count: number) => {
       for (let i = from; i < from + count; i++) {
         const ref = `P${String(i).padStart(13, "0")}`;
         const response = await request(inbox, {
           method: "POST",
           headers: { ...partnerHeaders, "idempotency-key": `profile-${ref}` },
-          body: orders(10 * 1024, ref),
+          body: Buffer.from(template.replaceAll(placeholder, ref), "latin1"),
         });
         await response.body.dump();
         if (response.statusCode !== 202)
@@ -125,6 +132,12 @@ export async function run(): Promise<void> {
     await worker.drain();
     await upload(warmUp, measured);
     timer.take();
+    const profiler = profileFile ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.start");
+    }
     const cpu = cpuSnapshot();
     const start = performance.now();
     const processed = await worker.drain();
@@ -146,7 +159,8 @@ export async function run(): Promise<void> {
         ["wall time", per(wallMs)],
         [`SQL statements (${(calls / measured).toFixed(1)} round trips), send to answer`, per(statementMs)],
         ["outside statements (JavaScript: EDIFACT, messages, driver, job loop)", per(wallMs - statementMs)],
-        ["CPU of this process (Node)", per(spent.serverMs)],
+        ["CPU of this process (Node, all threads)", per(spent.serverMs)],
+        ["of which in the kernel (sockets)", per(spent.serverSystemMs)],
         ["CPU of PostgreSQL", per(spent.databaseMs)],
       ])}\n\n`,
     );
@@ -161,10 +175,47 @@ export async function run(): Promise<void> {
         ]),
       ])}\n`,
     );
+    if (profiler && profileFile) {
+      const { profile } = await profiler.post("Profiler.stop");
+      profiler.disconnect();
+      await writeFile(profileFile, JSON.stringify(profile));
+      process.stdout.write(`\n${selfTimeByFile(profile, measured)}\n`);
+    }
     await app.close();
     await container.close();
   } finally {
     timer.restore();
     await postgres.cleanup();
   }
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { url: string; functionName: string } }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/** The profile's self time per source file (packages as one), per upload, largest first. */
+function selfTimeByFile(profile: CpuProfile, perUploads: number): string {
+  const fileOf = new Map(profile.nodes.map((node) => [node.id, sourceOf(node.callFrame)]));
+  const spent = new Map<string, number>();
+  const deltas = profile.timeDeltas ?? [];
+  for (const [index, id] of (profile.samples ?? []).entries()) {
+    const file = fileOf.get(id) ?? "?";
+    spent.set(file, (spent.get(file) ?? 0) + (deltas[index] ?? 0));
+  }
+  const rows = [...spent]
+    .filter(([file]) => file !== "(idle)")
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 20)
+    .map(([file, micros]) => [file, (micros / 1000 / perUploads).toFixed(3)]);
+  return table([["CPU self time (profile), by source", "ms per upload"], ...rows]);
+}
+
+function sourceOf(frame: { url: string; functionName: string }): string {
+  if (frame.url === "") return `(${frame.functionName.replace(/[()]/g, "") || "native"})`;
+  const packaged = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame.url);
+  if (packaged?.[1]) return packaged[1];
+  if (frame.url.startsWith("node:")) return "node (runtime)";
+  return frame.url.replace(/^file:\/\/.*?\/(src|bench)\//, "$1/");
 }
