@@ -189,36 +189,35 @@ export function createJobQueue(deps: { clock: Clock; newId: IdGenerator }): JobQ
         updated_at: now,
         trace_context: enqueuingTraceContext(),
       });
-      let id: string;
+      // One statement: the insert (or the merge into the queued job of the coalesce key) and the
+      // wake-up of idle workers, which PostgreSQL delivers at the commit.
+      const notified = (inserted: typeof insert) =>
+        db
+          .with("inserted", () => inserted.returning("id"))
+          .selectFrom("inserted")
+          .select(["inserted.id", sql<string>`pg_notify(${jobsChannel}, ${name})`.as("notified")]);
       if (options.coalesceKey !== undefined) {
         if (options.key !== undefined) throw new Error("a job has a key or a coalesce key, not both");
-        const row = await insert
-          .onConflict((oc) =>
+        const row = await notified(
+          insert.onConflict((oc) =>
             oc
               .column("coalesce_key")
               .where("state", "=", "queued")
               .doUpdateSet({ run_at: sql`LEAST(jobs.run_at, excluded.run_at)`, updated_at: now }),
-          )
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        id = row.id;
-      } else {
-        const inserted = await insert
-          .onConflict((oc) => oc.column("key").where("key", "is not", null).doNothing())
-          .returning("id")
-          .executeTakeFirst();
-        if (!inserted) {
-          const existing = await db
-            .selectFrom("jobs")
-            .select("id")
-            .where("key", "=", options.key ?? "")
-            .executeTakeFirstOrThrow();
-          return existing.id;
-        }
-        id = inserted.id;
+          ),
+        ).executeTakeFirstOrThrow();
+        return row.id;
       }
-      await sql`SELECT pg_notify(${jobsChannel}, ${name})`.execute(db);
-      return id;
+      const inserted = await notified(
+        insert.onConflict((oc) => oc.column("key").where("key", "is not", null).doNothing()),
+      ).executeTakeFirst();
+      if (inserted) return inserted.id;
+      const existing = await db
+        .selectFrom("jobs")
+        .select("id")
+        .where("key", "=", options.key ?? "")
+        .executeTakeFirstOrThrow();
+      return existing.id;
     },
   };
 }
