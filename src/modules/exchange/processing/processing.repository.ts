@@ -15,6 +15,39 @@ export function findUpload(db: Db, tenantId: string, id: string) {
     .executeTakeFirst();
 }
 
+/**
+ * One statement at the start of a processing run: the upload moves from `received` to
+ * `processing` (a re-run finds it `processing` and leaves its time alone) and comes back with its
+ * profile revision's profile (null when the revision is missing). Nothing, when the upload is
+ * unknown or already finished (`processed`, `rejected`, `failed`).
+ */
+export function startProcessing(db: Db, tenantId: string, id: string, at: Date) {
+  return db
+    .updateTable("exchange_uploads as u")
+    .set({
+      status: "processing",
+      updated_at: sql<Date>`CASE WHEN u.status = 'received' THEN ${at}::timestamptz ELSE u.updated_at END`,
+    })
+    .where("u.tenant_id", "=", tenantId)
+    .where("u.id", "=", id)
+    .where("u.status", "in", ["received", "processing"])
+    .returning([
+      "u.id",
+      "u.connection_id",
+      "u.interchange_id",
+      "u.blob_id",
+      (eb) =>
+        eb
+          .selectFrom("exchange_profile_revisions as r")
+          .select("r.profile")
+          .whereRef("r.tenant_id", "=", "u.tenant_id")
+          .whereRef("r.connection_id", "=", "u.connection_id")
+          .whereRef("r.revision", "=", "u.profile_revision")
+          .as("profile"),
+    ])
+    .executeTakeFirst();
+}
+
 export function lockUpload(trx: Trx, tenantId: string, id: string) {
   return trx
     .selectFrom("exchange_uploads")

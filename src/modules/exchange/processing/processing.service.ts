@@ -1,7 +1,7 @@
 import type { Finding, OutboundEnvelope } from "../../../edifact/index.js";
 import { recordAudit } from "../../../platform/audit/index.js";
 import { readBlobBytes, writeBlob } from "../../../platform/blobs/index.js";
-import { findRevision, lockConnection, reservePositions } from "../connections.repository.js";
+import { lockConnection, reservePositions } from "../connections.repository.js";
 import type { ExchangeDeps } from "../exchange.deps.js";
 import { insertDelivery, readyForClaim } from "../mailbox/index.js";
 import type { ProcessingRunner } from "./processing-runner.js";
@@ -156,19 +156,10 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
 
   /** One run of `processUpload`; throws DuplicateRace when it lost a duplicate race. */
   async function processOnce(tenantId: string, uploadId: string): Promise<void> {
-    const upload = await repo.findUpload(db, tenantId, uploadId);
-    if (
-      !upload ||
-      upload.status === "processed" ||
-      upload.status === "rejected" ||
-      upload.status === "failed"
-    ) {
-      return;
-    }
-    await repo.setUploadStatus(db, tenantId, uploadId, "processing", clock.now(), { from: ["received"] });
-    const revision = await findRevision(db, tenantId, upload.connection_id, upload.profile_revision);
-    if (!revision) throw new Error("profile revision of the upload is missing");
-    const profile = revision.profile;
+    const upload = await repo.startProcessing(db, tenantId, uploadId, clock.now());
+    if (!upload) return;
+    const { profile } = upload;
+    if (!profile) throw new Error("profile revision of the upload is missing");
     const bytes = await readBlobBytes(database, tenantId, upload.blob_id);
     // Parse, validate, plan and serialize: on a worker thread for a large interchange.
     const run = await deps.runner.analyse(bytes, profile);
