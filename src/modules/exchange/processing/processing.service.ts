@@ -17,14 +17,19 @@ import {
 const dayMs = 86_400_000;
 
 /**
- * Thrown inside `record()` when an upload of the same interchange became `processed` after this
- * run's duplicate check: the transaction rolls back and the upload is processed again (and
- * rejected as the duplicate).
+ * Thrown inside `record()` when a processed upload of the connection has the same interchange
+ * (found under the connection's lock): the transaction rolls back and the upload is processed
+ * again as the duplicate of `earlier` (CONTRL 26, nothing else). The check runs once per upload,
+ * where it decides; a duplicate pays for one analysis more.
  */
-class DuplicateRace extends Error {}
+class DuplicateFound extends Error {
+  constructor(readonly earlier: string) {
+    super("the upload repeats a processed upload");
+  }
+}
 
-/** How often one job re-runs an upload that lost a duplicate race before the job itself retries. */
-const maxDuplicateRaces = 3;
+/** How often one job re-runs an upload for a duplicate found before the job itself retries. */
+const maxDuplicateRuns = 3;
 
 /** What the duplicate check of an upload needs (CONTRACT §8). */
 interface DuplicateCheck {
@@ -32,7 +37,7 @@ interface DuplicateCheck {
   key: Buffer | null;
   /** Processed uploads completed since then count; null when the profile's window is 0. */
   since: Date | null;
-  /** The earlier upload this one repeats, found before planning. */
+  /** The earlier upload this one repeats, as found by an earlier run of the job. */
   duplicateOf: string | null;
 }
 
@@ -80,11 +85,13 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
         );
       }
       const status = duplicate.duplicateOf !== null || summary.rejected ? "rejected" : "processed";
-      if (status === "processed" && duplicate.key && duplicate.since) {
+      if (duplicate.duplicateOf === null && duplicate.key && duplicate.since) {
         // Every upload of the connection that may become processed serialises on its row here;
-        // the check again under the lock (a fresh snapshot: READ COMMITTED) sees any upload of
-        // the same interchange that committed after this run's first check.
-        await lockConnection(trx, tenantId, upload.connection_id);
+        // the check under the lock (a fresh snapshot: READ COMMITTED) sees every upload of the
+        // same interchange that committed before, also one processed at the same time. An upload
+        // rejected for its own errors is checked too (a duplicate is answered with code 26), but
+        // needs no lock: it never becomes the processed one.
+        if (status === "processed") await lockConnection(trx, tenantId, upload.connection_id);
         const earlier = await repo.findProcessedDuplicate(
           trx,
           tenantId,
@@ -93,7 +100,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           duplicate.since,
           uploadId,
         );
-        if (earlier) throw new DuplicateRace();
+        if (earlier) throw new DuplicateFound(earlier.id);
       }
       const first =
         types.length > 0 ? await reservePositions(trx, tenantId, upload.connection_id, types.length) : 0;
@@ -154,8 +161,8 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
     });
   }
 
-  /** One run of `processUpload`; throws DuplicateRace when it lost a duplicate race. */
-  async function processOnce(tenantId: string, uploadId: string): Promise<void> {
+  /** One run of `processUpload`; throws DuplicateFound for a duplicate not known yet. */
+  async function processOnce(tenantId: string, uploadId: string, duplicateOf: string | null): Promise<void> {
     const upload = await repo.startProcessing(db, tenantId, uploadId, clock.now());
     if (!upload) return;
     const { profile } = upload;
@@ -165,7 +172,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
     const run = await deps.runner.analyse(bytes, profile);
     try {
       const { summary } = run;
-      const duplicate = await checkDuplicate(tenantId, upload, summary, profile.duplicateWindowDays);
+      const duplicate = duplicateCheck(summary, profile.duplicateWindowDays, duplicateOf);
       const catalog: Catalog =
         summary.gtins.length > 0 && duplicate.duplicateOf === null
           ? await deps.workflows.productStates(tenantId, summary.gtins)
@@ -207,28 +214,15 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
     }
   }
 
-  /**
-   * The duplicate key of the upload's interchange and the processed upload of the connection it
-   * repeats within the profile's window (CONTRACT §8), if any: one index range.
-   */
-  async function checkDuplicate(
-    tenantId: string,
-    upload: { id: string; connection_id: string },
+  /** The duplicate key of the upload's interchange and the window it is checked in (CONTRACT §8). */
+  function duplicateCheck(
     summary: AnalysisSummary,
     windowDays: number,
-  ): Promise<DuplicateCheck> {
+    duplicateOf: string | null,
+  ): DuplicateCheck {
     const key = summary.interchangeKey ? repo.interchangeKeyHash(summary.interchangeKey) : null;
     if (!key || windowDays <= 0) return { key, since: null, duplicateOf: null };
-    const since = new Date(clock.now().getTime() - windowDays * dayMs);
-    const earlier = await repo.findProcessedDuplicate(
-      db,
-      tenantId,
-      upload.connection_id,
-      key,
-      since,
-      upload.id,
-    );
-    return { key, since, duplicateOf: earlier?.id ?? null };
+    return { key, since: new Date(clock.now().getTime() - windowDays * dayMs), duplicateOf };
   }
 
   return {
@@ -238,14 +232,18 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
      * written in one transaction, so a re-run after a crash never duplicates entries.
      */
     async processUpload(tenantId: string, uploadId: string): Promise<void> {
-      for (let race = 1; ; race++) {
+      let duplicateOf: string | null = null;
+      for (let run = 1; ; run++) {
         try {
-          await processOnce(tenantId, uploadId);
+          await processOnce(tenantId, uploadId, duplicateOf);
           return;
         } catch (error) {
-          // Lost a duplicate race: run again; the check before planning now finds the earlier upload.
-          if (!(error instanceof DuplicateRace) || race >= maxDuplicateRaces) throw error;
-          deps.logger.info({ tenantId, uploadId, race }, "upload lost a duplicate race; processing it again");
+          if (!(error instanceof DuplicateFound) || run >= maxDuplicateRuns) throw error;
+          duplicateOf = error.earlier;
+          deps.logger.info(
+            { tenantId, uploadId, duplicateOf },
+            "upload repeats a processed upload; processing it as its duplicate",
+          );
         }
       }
     },
