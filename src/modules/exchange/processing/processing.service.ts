@@ -85,13 +85,19 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
         );
       }
       const status = duplicate.duplicateOf !== null || summary.rejected ? "rejected" : "processed";
+      // Reserving the mailbox positions locks the connection's row (as `lockConnection` does
+      // when there is nothing to reserve): from here to the commit, every upload of the
+      // connection that may become processed waits its turn.
+      const first =
+        types.length > 0 ? await reservePositions(trx, tenantId, upload.connection_id, types.length) : 0;
       if (duplicate.duplicateOf === null && duplicate.key && duplicate.since) {
-        // Every upload of the connection that may become processed serialises on its row here;
-        // the check under the lock (a fresh snapshot: READ COMMITTED) sees every upload of the
+        // The check under that lock (a fresh snapshot: READ COMMITTED) sees every upload of the
         // same interchange that committed before, also one processed at the same time. An upload
         // rejected for its own errors is checked too (a duplicate is answered with code 26), but
         // needs no lock: it never becomes the processed one.
-        if (status === "processed") await lockConnection(trx, tenantId, upload.connection_id);
+        if (status === "processed" && types.length === 0) {
+          await lockConnection(trx, tenantId, upload.connection_id);
+        }
         const earlier = await repo.findProcessedDuplicate(
           trx,
           tenantId,
@@ -100,10 +106,9 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           duplicate.since,
           uploadId,
         );
+        // The rollback also returns the positions reserved.
         if (earlier) throw new DuplicateFound(earlier.id);
       }
-      const first =
-        types.length > 0 ? await reservePositions(trx, tenantId, upload.connection_id, types.length) : 0;
       for (const [index, type] of types.entries()) {
         const envelope = envelopes[index];
         const blob = blobs[index];
