@@ -9,6 +9,12 @@
  * work, building the messages, and the driver. With BENCH_CPU_PROFILE=<file> the measured drain is
  * also CPU-profiled (a `.cpuprofile` for Chrome's DevTools) and its self time summed per source
  * file is printed.
+ *
+ * Then, issue 35 item 2's goal (processing alone ≥ 50 % of a bare job loop): BENCH_ROUNDS rounds
+ * that each drain a backlog of as many uploads with a worker of concurrency 4 (a default
+ * process), and a backlog of as many bare jobs on the same queue with the same worker: each reads
+ * the stored bytes of one of the uploads, writes the outbound bytes (a blob each) and delivery rows
+ * of a CONTRL and an ORDRSP of the sizes processing made in one transaction, and completes.
  */
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
@@ -18,7 +24,11 @@ import { request } from "undici";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config/index.js";
 import { createContainer } from "../src/container.js";
-import { createWorker } from "../src/platform/jobs/index.js";
+import { sql } from "kysely";
+import { readBlobBytes, writeBlob } from "../src/platform/blobs/index.js";
+import { uuidv7 } from "../src/platform/crypto/index.js";
+import type { Database } from "../src/platform/db/database.js";
+import { createJobQueue, createWorker, defineJob, type JobDefinition } from "../src/platform/jobs/index.js";
 import { createLogger } from "../src/platform/logging/logger.js";
 import { cpuSince, cpuSnapshot } from "./support/cpu.js";
 import { benchDatabases } from "./support/databases.js";
@@ -28,6 +38,9 @@ import { benchToken } from "./support/server.js";
 
 const uploads = Number(process.env.BENCH_PROCESSING_UPLOADS ?? 300);
 const profileFile = process.env.BENCH_CPU_PROFILE;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The worker's concurrency of a default process (HANSE_WORKER_CONCURRENCY). */
+const concurrency = 4;
 
 interface StatementFigures {
   calls: number;
@@ -181,6 +194,7 @@ export async function run(): Promise<void> {
       await writeFile(profileFile, JSON.stringify(profile));
       process.stdout.write(`\n${selfTimeByFile(profile, measured)}\n`);
     }
+    await compareWithBareLoop({ database, container, logger, upload, firstRef: uploads });
     await app.close();
     await container.close();
   } finally {
@@ -218,4 +232,96 @@ function sourceOf(frame: { url: string; functionName: string }): string {
   if (packaged?.[1]) return packaged[1];
   if (frame.url.startsWith("node:")) return "node (runtime)";
   return frame.url.replace(/^file:\/\/.*?\/(src|bench)\//, "$1/");
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** Processing alone against the bare job loop, both draining a backlog at `concurrency`. */
+async function compareWithBareLoop(context: {
+  database: Database;
+  container: Awaited<ReturnType<typeof createContainer>>;
+  logger: ReturnType<typeof createLogger>;
+  upload: (from: number, count: number) => Promise<void>;
+  firstRef: number;
+}): Promise<void> {
+  const { database, container, logger, upload } = context;
+  const db = database.db;
+  await sql`CREATE TABLE bench_deliveries (tenant_id uuid NOT NULL, id uuid PRIMARY KEY,
+    upload_id uuid NOT NULL, message_type text NOT NULL, blob_id uuid NOT NULL, payload_size integer NOT NULL,
+    created_at timestamptz NOT NULL)`.execute(db);
+  const sizes = await sql<{ size: number }>`
+    SELECT max(payload_size)::int AS size FROM exchange_deliveries WHERE message_type = 'ORDRSP'`.execute(db);
+  const ordrsp = Buffer.alloc(sizes.rows[0]?.size ?? 4096, "A");
+  const contrl = Buffer.alloc(300, "C");
+  const transfer = database.tuning.byteaTransfer;
+  const bare = defineJob<{ tenantId: string; uploadId: string; blobId: string }>({
+    name: "bench.bare-processing",
+    run: async ({ tenantId, uploadId, blobId }) => {
+      await readBlobBytes(database, tenantId, blobId);
+      await database.transaction(async (trx) => {
+        for (const [type, bytes] of [
+          ["CONTRL", contrl],
+          ["ORDRSP", ordrsp],
+        ] as const) {
+          const blob = await writeBlob(trx, container.clock, {
+            tenantId,
+            id: uuidv7(),
+            contentType: "application/edifact",
+            bytes,
+            transfer,
+          });
+          await sql`INSERT INTO bench_deliveries VALUES (${tenantId}, ${uuidv7()}, ${uploadId}, ${type},
+            ${blob.id}, ${blob.byteCount}, now())`.execute(trx);
+        }
+      });
+    },
+  });
+  const queue = createJobQueue({ clock: container.clock, newId: () => uuidv7() });
+  const worker = createWorker({
+    database,
+    jobs: [...container.jobs, bare] as JobDefinition<never>[],
+    clock: container.clock,
+    logger,
+    workerId: "bench-4",
+    concurrency,
+    pollMs: 20,
+  });
+  const perRound = uploads;
+  const processing: number[] = [];
+  const bareLoop: number[] = [];
+  let next = context.firstRef;
+  for (let round = 0; round < rounds; round++) {
+    await upload(next, perRound);
+    next += perRound;
+    let start = performance.now();
+    await worker.drain();
+    processing.push(perRound / ((performance.now() - start) / 1000));
+    const recent = await sql<{ tenant_id: string; id: string; blob_id: string }>`
+      SELECT tenant_id, id, blob_id FROM exchange_uploads ORDER BY created_at DESC LIMIT ${perRound}`.execute(
+      db,
+    );
+    await database.transaction(async (trx) => {
+      for (const row of recent.rows) {
+        await queue.enqueue(trx, bare, { tenantId: row.tenant_id, uploadId: row.id, blobId: row.blob_id });
+      }
+    });
+    start = performance.now();
+    await worker.drain();
+    bareLoop.push(perRound / ((performance.now() - start) / 1000));
+  }
+  const ratio = median(processing) / median(bareLoop);
+  process.stdout.write(
+    `\n### PostgreSQL: a backlog of ${String(perRound)} drained at concurrency ${String(concurrency)}, per second (medians of ${String(rounds)} rounds)\n\n`,
+  );
+  process.stdout.write(
+    `${table([
+      ["processing alone (uploads/s)", "bare job loop (jobs/s)", "ratio", "goal"],
+      [
+        median(processing).toFixed(0),
+        median(bareLoop).toFixed(0),
+        `${(ratio * 100).toFixed(0)} %`,
+        ratio >= 0.5 ? "≥ 50 % — met" : "≥ 50 % — missed",
+      ],
+    ])}\n`,
+  );
 }
