@@ -1,4 +1,5 @@
 // remote mode: in-process only: settings of its own (HANSE_PUBLIC_URL, webhook receiver) for the browser
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -688,6 +689,82 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     const message = page.getByRole("region", { name: "Message 1" });
     await message.waitFor();
     await eventually(() => message.getByRole("list", { name: /^Outbound ORDRSP/ }).count()).toBe(2);
+  });
+
+  it("shows one delivery with its status, overdue state and the message it answers, downloads its bytes and resends it (issue 34 item 5), at 1366 and 390 px", async () => {
+    const acked = (
+      await adminApi<{ items: { id: string; status: string; inboundInterchangeId: string }[] }>(
+        "/api/v1/admin/exchange-deliveries?messageType=ORDRSP&status=acknowledged",
+      )
+    ).items.find((d) => d.inboundInterchangeId === "ICACK1");
+    if (!acked) throw new Error("no acknowledged ORDRSP of ICACK1");
+    await page.setViewportSize({ width: 1366, height: 900 });
+    // The list links each delivery to its page.
+    await page.goto(`${base}/console#/deliveries?messageType=ORDRSP&status=acknowledged`);
+    await page.reload();
+    const row = page.getByRole("row").filter({ hasText: "ICACK1" });
+    await eventually(() => page.locator("tbody tr").count()).toBe(1);
+    await row.getByRole("link", { name: /^ORDRSP/ }).click();
+    await page.getByRole("heading", { name: "Delivery", level: 1 }).waitFor();
+    const fields = page.locator("dl.fields");
+    await eventually(() => fields.textContent()).toContain("acknowledged");
+    const text = (await fields.textContent()) ?? "";
+    expect(text).toContain("Overdueno");
+    expect(text).toContain("interchange ICACK1");
+    expect(await page.getByRole("link", { name: "the upload" }).getAttribute("href")).toMatch(
+      /^#\/uploads\//,
+    );
+
+    // The bytes as stored: the same as the audited content read answers.
+    const stored = await t.inject({
+      url: `/api/v1/admin/exchange-deliveries/${acked.id}/content`,
+      headers: bearer(customer.token),
+    });
+    expect(stored.statusCode).toBe(200);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download the bytes" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^ORDRSP-.+\.edi$/);
+    const path = await download.path();
+    expect(readFileSync(path)).toEqual(stored.rawPayload);
+
+    // Every control is named and reachable by keyboard.
+    const unnamed = await page.evaluate<
+      string[]
+    >(`[...document.querySelectorAll("main input, main select, main button, main a[href]")]
+      .filter((e) => !(e.labels?.length || e.getAttribute("aria-label") || e.textContent.trim()))
+      .map((e) => e.outerHTML.slice(0, 80))`);
+    expect(unnamed).toEqual([]);
+    let reached = false;
+    for (let i = 0; i < 40 && !reached; i += 1) {
+      await page.keyboard.press("Tab");
+      reached = await page.evaluate<boolean>(`document.activeElement?.textContent === "Resend"`);
+    }
+    expect(reached).toBe(true);
+
+    // 390 px: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<string[]>(widerThanScreen)).toEqual([]);
+    await shoot(page, "delivery-phone");
+    await page.setViewportSize({ width: 1366, height: 900 });
+
+    // Resend by keyboard: a new mailbox item, linked from the notice.
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.keyboard.press("Enter");
+    const notice = page.getByRole("status").filter({ hasText: "in the mailbox again" });
+    await notice.waitFor();
+    await notice.getByRole("link").click();
+    await eventually(() => fields.textContent()).toContain("ready");
+    await shoot(page, "delivery");
+  });
+
+  it("shows a delivery's problem detail when it does not exist", async () => {
+    await page.goto(`${base}/console#/deliveries/00000000-0000-4000-8000-000000000000`);
+    await page.reload();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/not found/i);
   });
 
   it("lists uploads newest first with partner and connection names, and finds one by order number or interchange reference (CONTRACT §8)", async () => {

@@ -50,6 +50,24 @@ export const api = {
   delete: (path) => call("DELETE", `/console/api${path}`),
 };
 
+/**
+ * Saves an API answer's bytes (e.g. a stored interchange) as a file named `name`: read through the
+ * bridge with the session cookie, handed to the browser as a Blob (no credential in a URL).
+ */
+export async function downloadFile(path, name) {
+  const response = await fetch(`/console/api${path}`, { credentials: "same-origin" });
+  if (!response.ok) {
+    const problem = await response.json().catch(() => null);
+    throw new ApiError(response.status, problem, response.headers.get("x-correlation-id"));
+  }
+  const url = window.URL.createObjectURL(await response.blob());
+  const anchor = Object.assign(document.createElement("a"), { href: url, download: name });
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => window.URL.revokeObjectURL(url), 0);
+}
+
 export async function currentSession() {
   const session = await call("GET", "/console/session");
   csrfToken = session.csrfToken;

@@ -6,6 +6,7 @@ import { can, hasScope, isUser, setEntrypoints, setTenant, setWhoami } from "./p
 import { signInPage } from "./pages/sign-in.js";
 import { uploadsPage, uploadPage } from "./pages/uploads.js";
 import { deliveriesPage } from "./pages/deliveries.js";
+import { deliveryPage } from "./pages/delivery.js";
 import { partnersPage } from "./pages/partners.js";
 import { connectionsPage, connectionPage } from "./pages/connections.js";
 import { apiKeysPage } from "./pages/api-keys.js";
@@ -36,7 +37,13 @@ const sections = [
     page: uploadsPage,
     detail: uploadPage,
   },
-  { path: "deliveries", label: "Deliveries", entrypoint: "admin.exchangeDeliveries", page: deliveriesPage },
+  {
+    path: "deliveries",
+    label: "Deliveries",
+    entrypoint: "admin.exchangeDeliveries",
+    page: deliveriesPage,
+    detail: deliveryPage,
+  },
   { path: "partners", label: "Partners", entrypoint: "admin.partners", page: partnersPage },
   {
     path: "connections",

@@ -61,9 +61,16 @@ export function deliveriesPage() {
       api.get("/admin/exchange-deliveries", { ...filterQuery(["uploadId", "messageType"]), cursor }),
     columns: [
       { label: "Created", cell: (d) => formatTime(d.createdAt) },
-      { label: "Message", cell: (d) => `${d.messageType} ${d.messageReference}` },
+      {
+        label: "Message",
+        cell: (d) => link(`#/deliveries/${d.id}`, `${d.messageType} ${d.messageReference}`),
+      },
       { label: "Status", cell: statusCell },
       { label: "Attempts", numeric: true, cell: (d) => d.attempts },
+      {
+        label: "Overdue since",
+        cell: (d) => (d.overdue ? (d.overdueSince ? formatTime(d.overdueSince) : "overdue") : "—"),
+      },
       {
         label: "Upload",
         cell: (d) => link(`#/uploads/${d.uploadId}`, d.inboundInterchangeId ?? d.uploadId.slice(0, 8)),
