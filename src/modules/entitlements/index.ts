@@ -147,8 +147,9 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
       {
         name: "webhooks",
         description:
-          "Webhook subscriptions that push a binding's entitlement changes to an HTTPS URL (Standard Webhooks " +
-          "signatures), their delivery attempts, and recovery from a sequence.",
+          "Webhook subscriptions that push a binding's entitlement changes, or a tenant's operator events " +
+          "(rejected and failed uploads, failed and overdue deliveries, failed workflow requests), to an " +
+          "HTTPS URL (Standard Webhooks signatures), their delivery attempts, and recovery from a sequence.",
       },
       {
         name: "signing-keys",
