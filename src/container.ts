@@ -139,11 +139,19 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const steps: ProvisioningStep[] = [];
   const tenants = createTenantsModule({ ...deps, identity: identity.service, steps: () => steps });
   const registry = createEntrypointRegistry();
-  const workflows = createWorkflowsModule(deps);
+  // The webhooks part (in entitlements) first: the exchange and workflows raise operator events
+  // through it (CONTRACT §8).
   const entitlements = createEntitlementsModule(deps);
+  const raiseOperatorEvent = entitlements.raiseOperatorEvent;
+  const workflows = createWorkflowsModule({ ...deps, raiseOperatorEvent });
   const featureModules: HanseModule[] = [identity, tenants, workflows, entitlements];
   featureModules.push(
-    createExchangeModule({ ...deps, identity: identity.service, workflows: workflows.service }),
+    createExchangeModule({
+      ...deps,
+      identity: identity.service,
+      workflows: workflows.service,
+      raiseOperatorEvent,
+    }),
   );
   for (const module of featureModules) {
     registry.register(...(module.entrypoints ?? []));

@@ -1,5 +1,11 @@
 import type { Command } from "commander";
-import type { Page, WebhookAttempt, WebhookSubscription, WebhooksAdminApi } from "../sdk/index.js";
+import type {
+  OperatorEventType,
+  Page,
+  WebhookAttempt,
+  WebhookSubscription,
+  WebhooksAdminApi,
+} from "../sdk/index.js";
 import { parseWhole } from "./options.js";
 import { CliError, type Runtime } from "./runtime.js";
 import { renderColumns } from "./table.js";
@@ -16,10 +22,13 @@ function renderSubscription(s: WebhookSubscription): string {
       ? "enabled"
       : `enabled, failing since ${s.failingSince}`
     : `disabled: ${s.disabledReason ?? "-"}`;
+  const target =
+    s.bindingId === null
+      ? [`Events:   ${(s.eventTypes ?? []).join(", ")} (operator subscription)`]
+      : [`Binding:  ${s.bindingId}`, `App:      ${s.appId ?? "-"}`];
   return [
     `ID:       ${s.id}`,
-    `Binding:  ${s.bindingId}`,
-    `App:      ${s.appId}`,
+    ...target,
     `URL:      ${s.url}`,
     `State:    ${state}`,
     `Created:  ${s.createdAt}`,
@@ -32,7 +41,7 @@ function renderAttempts(page: Page<WebhookAttempt>): string {
     ["TIME", "SEQ", "ATTEMPT", "STATUS", "LATENCY", "ERROR", "WEBHOOK-ID"],
     ...page.items.map((a) => [
       a.attemptedAt,
-      String(a.sequence),
+      a.sequence === null ? "-" : String(a.sequence),
       String(a.attempt),
       a.status === null ? "-" : String(a.status),
       `${a.latencyMs} ms`,
@@ -48,7 +57,7 @@ async function subscriptionsOf(api: WebhooksAdminApi, bindingId: string): Promis
   let cursor: string | undefined;
   do {
     const page = await api.listSubscriptions({ limit: 100, cursor });
-    found.push(...page.items.filter((s) => s.bindingId.toLowerCase() === bindingId.toLowerCase()));
+    found.push(...page.items.filter((s) => s.bindingId?.toLowerCase() === bindingId.toLowerCase()));
     cursor = page.meta.hasMore && page.meta.nextCursor !== null ? page.meta.nextCursor : undefined;
   } while (cursor !== undefined);
   return found;
@@ -102,7 +111,13 @@ export function registerWebhooksCommands(program: Command, rt: Runtime): void {
             ? "No webhook subscriptions."
             : renderColumns([
                 ["ID", "BINDING", "APP", "STATE", "URL"],
-                ...page.items.map((s) => [s.id, s.bindingId, s.appId, stateOf(s), s.url]),
+                ...page.items.map((s) => [
+                  s.id,
+                  s.bindingId ?? "-",
+                  s.appId ?? (s.eventTypes ?? []).join(","),
+                  stateOf(s),
+                  s.url,
+                ]),
               ]),
         );
         if (page.meta.hasMore && page.meta.nextCursor !== null)
@@ -111,14 +126,33 @@ export function registerWebhooksCommands(program: Command, rt: Runtime): void {
     );
 
   json(rt.command(webhooks, "create"))
-    .description("Subscribe an HTTPS URL to a binding's entitlement changes (the secret is printed once)")
-    .requiredOption("--binding <id>", "service binding id")
+    .description(
+      "Subscribe an HTTPS URL to a binding's entitlement changes (--binding) or to operator events " +
+        "(--events; the secret is printed once)",
+    )
+    .option("--binding <id>", "service binding id")
+    .option(
+      "--events <types>",
+      "operator event types, comma-separated: exchange.upload.rejected, exchange.upload.failed, " +
+        "exchange.delivery.overdue, exchange.delivery.failed, workflows.request.failed",
+    )
     .requiredOption("--url <url>", "https URL of your receiver (public addresses only)")
     .action(
-      rt.action(async (options: { binding: string; url: string; json?: boolean }) => {
-        const created = await (
-          await api()
-        ).createSubscription({ bindingId: options.binding, url: options.url });
+      rt.action(async (options: { binding?: string; events?: string; url: string; json?: boolean }) => {
+        if ((options.binding === undefined) === (options.events === undefined)) {
+          throw new CliError("give either --binding or --events");
+        }
+        const client = await api();
+        const created =
+          options.binding === undefined
+            ? await client.createSubscription({
+                url: options.url,
+                eventTypes: (options.events ?? "")
+                  .split(",")
+                  .map((type) => type.trim())
+                  .filter(Boolean) as OperatorEventType[],
+              })
+            : await client.createSubscription({ bindingId: options.binding, url: options.url });
         if (options.json) {
           rt.printJson(created);
           return;

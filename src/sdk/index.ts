@@ -79,6 +79,7 @@ export {
   type WebhookAttempt,
   type WebhookRecovery,
   type WebhookSubscription,
+  type OperatorEventType,
   type WebhooksAdminApi,
 } from "./webhooks-admin.js";
 export {

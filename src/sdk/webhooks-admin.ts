@@ -6,11 +6,22 @@ import type { Page } from "./types.js";
 /** The published admin entry of webhook subscriptions (CONTRACT §5). */
 export const webhookSubscriptionsEntryId = "admin.webhookSubscriptions";
 
+/** The event types of an operator subscription (CONTRACT §8). */
+export type OperatorEventType =
+  | "exchange.upload.rejected"
+  | "exchange.upload.failed"
+  | "exchange.delivery.overdue"
+  | "exchange.delivery.failed"
+  | "workflows.request.failed";
+
 export interface WebhookSubscription {
   id: string;
-  bindingId: string;
-  appId: string;
+  /** Null for a tenant's operator subscription (CONTRACT §8). */
+  bindingId: string | null;
+  appId: string | null;
   url: string;
+  /** An operator subscription's event types; null for a binding's subscription. */
+  eventTypes: OperatorEventType[] | null;
   enabled: boolean;
   /** Why deliveries stopped (`410`, failing too long, an administrator), or null. */
   disabledReason: string | null;
@@ -25,7 +36,8 @@ export type CreatedWebhookSubscription = WebhookSubscription & { secret: string 
 export interface WebhookAttempt {
   id: string;
   deliveryId: string;
-  sequence: number;
+  /** The entitlement change's sequence; null for an operator event. */
+  sequence: number | null;
   attempt: number;
   attemptedAt: string;
   /** HTTP status; null when no answer came. */
@@ -52,7 +64,10 @@ export interface RotatedWebhookSecret {
 
 export interface WebhooksAdminApi {
   listSubscriptions(query?: PageQuery): Promise<Page<WebhookSubscription>>;
-  createSubscription(input: { bindingId: string; url: string }): Promise<CreatedWebhookSubscription>;
+  /** A binding's subscription (`bindingId`), or the tenant's operator subscription (`eventTypes`). */
+  createSubscription(
+    input: { bindingId: string; url: string } | { url: string; eventTypes: OperatorEventType[] },
+  ): Promise<CreatedWebhookSubscription>;
   getSubscription(id: string): Promise<WebhookSubscription>;
   /** Newest first. */
   listAttempts(id: string, query?: PageQuery): Promise<Page<WebhookAttempt>>;

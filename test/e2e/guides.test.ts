@@ -314,12 +314,17 @@ walkThrough("guides in one shell", [
 ]);
 // Users and invitations as getting-started's tenant owner (ADMIN_TOKEN).
 // Offboarding's webhook receiver, hooks.example.com, resolves to a public address (example.com's).
-walkThrough("operators", ["docs/getting-started.md", "docs/operators.md"], {
-  lookupHost: (host) =>
-    host.endsWith(".example.com")
-      ? Promise.resolve([{ address: "93.184.215.14", family: 4 }])
-      : Promise.reject(new Error(`${host} does not resolve in the test`)),
-});
+// Operator notifications' receiver, ops.example.com, too.
+walkThrough(
+  "operators",
+  ["docs/getting-started.md", "docs/operators.md", "docs/partner-exchange.md#7. Notifications"],
+  {
+    lookupHost: (host) =>
+      host.endsWith(".example.com")
+        ? Promise.resolve([{ address: "93.184.215.14", family: 4 }])
+        : Promise.reject(new Error(`${host} does not resolve in the test`)),
+  },
+);
 // Entitlements as the system administrator (signing keys) and a tenant administrator of
 // getting-started's tenant: HANSE_TOKEN is still the bootstrap token here (workflows unsets it).
 // The guide's webhook receiver, sync.example.com, resolves to a public address (example.com's) here

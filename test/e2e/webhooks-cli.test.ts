@@ -78,6 +78,30 @@ afterAll(async () => {
 });
 
 describe("hanse webhooks: subscription administration (issue 22 item 4)", () => {
+  it("CONTRACT §8: create --events makes an operator subscription; --binding and --events together or neither is a usage error; an unknown type is the server's 400", async () => {
+    const url = receiver.url.replace("/hooks", "/operator");
+    const created = await hanse([
+      "webhooks",
+      "create",
+      "--events",
+      "exchange.upload.rejected, exchange.delivery.overdue",
+      "--url",
+      url,
+    ]);
+    expect(created.exitCode, created.err).toBe(0);
+    expect(created.out).toMatch(
+      /Events:\s+exchange\.upload\.rejected, exchange\.delivery\.overdue \(operator subscription\)/,
+    );
+    expect(created.out).toMatch(/Secret:\s+whsec_/);
+    const neither = await hanse(["webhooks", "create", "--url", url]);
+    expect(neither.exitCode).toBe(1);
+    expect(neither.err).toContain("give either --binding or --events");
+    const unknown = await hanse(["webhooks", "create", "--events", "exchange.upload.lost", "--url", url]);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.err).toContain("ERR_VALIDATION");
+    expect(unknown.err).toContain("/eventTypes/0");
+  });
+
   it("issue 22: create prints the secret once; list, list --binding and show say the state; errors are problems with exit 1", async () => {
     const binding = await withBinding();
     const other = await withBinding();
@@ -113,6 +137,7 @@ describe("hanse webhooks: subscription administration (issue 22 item 4)", () => 
       bindingId: binding.id,
       appId: binding.appId,
       url,
+      eventTypes: null,
       enabled: true,
       disabledReason: null,
       failingSince: null,

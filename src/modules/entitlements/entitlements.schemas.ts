@@ -8,6 +8,7 @@ import {
   nullable,
   stringEnum,
 } from "../../platform/http/openapi-schemas.js";
+import { operatorEventTypes } from "./entitlements.tables.js";
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const AppId = Type.String({
@@ -27,6 +28,7 @@ export const ActorId = Type.String({
 // and introspection serialize them for every item (see `nullable`).
 const Status = stringEnum(["active", "suspended", "revoked"]);
 const NullableTimestamp = nullable(Timestamp);
+const OperatorEventTypeSchema = stringEnum(operatorEventTypes);
 
 // ---- examples ----------------------------------------------------------------------------------
 
@@ -65,6 +67,7 @@ const subscriptionExample = {
   bindingId,
   appId: "crm",
   url: "https://crm.example.com/hooks/entitlements",
+  eventTypes: null,
   enabled: true,
   disabledReason: null,
   failingSince: null,
@@ -224,18 +227,40 @@ export const RotatedCredential = Type.Object(
 export const IdParams = Type.Object({ id: Uuid });
 
 export const CreateSubscriptionBody = Type.Object(
-  { bindingId: Uuid, url: Type.String({ minLength: 1, maxLength: 2048 }) },
+  {
+    bindingId: Type.Optional(Uuid),
+    url: Type.String({ minLength: 1, maxLength: 2048 }),
+    eventTypes: Type.Optional(
+      Type.Array(OperatorEventTypeSchema, {
+        minItems: 1,
+        maxItems: operatorEventTypes.length,
+        uniqueItems: true,
+        description:
+          "Without `bindingId`: a tenant's operator subscription to these event types (CONTRACT §8); " +
+          "required then, and not allowed with `bindingId`",
+      }),
+    ),
+  },
   {
     additionalProperties: false,
-    examples: [{ bindingId, url: "https://crm.example.com/hooks/entitlements" }],
+    examples: [
+      { bindingId, url: "https://crm.example.com/hooks/entitlements" },
+      {
+        url: "https://ops.example.com/hooks/hanse",
+        eventTypes: ["exchange.upload.rejected", "exchange.delivery.overdue"],
+      },
+    ],
   },
 );
 export const SubscriptionSchema = Type.Object(
   {
     id: Uuid,
-    bindingId: Uuid,
-    appId: Type.String(),
+    bindingId: Type.Union([Uuid, Type.Null()], { description: "Null for an operator subscription" }),
+    appId: Type.Union([Type.String(), Type.Null()], { description: "Null for an operator subscription" }),
     url: Type.String(),
+    eventTypes: Type.Union([Type.Array(OperatorEventTypeSchema), Type.Null()], {
+      description: "An operator subscription's event types (CONTRACT §8); null for a binding's",
+    }),
     enabled: Type.Boolean(),
     disabledReason: Type.Union([Type.String(), Type.Null()], { description: "Why deliveries stopped" }),
     failingSince: NullableTimestamp,
@@ -258,7 +283,9 @@ export const WebhookAttempt = Type.Object(
   {
     id: Uuid,
     deliveryId: Uuid,
-    sequence: Type.Integer(),
+    sequence: Type.Union([Type.Integer(), Type.Null()], {
+      description: "The entitlement change's sequence; null for an operator event",
+    }),
     attempt: Type.Integer(),
     attemptedAt: Timestamp,
     status: Type.Union([Type.Integer(), Type.Null()], {

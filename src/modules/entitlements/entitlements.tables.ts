@@ -65,6 +65,32 @@ export interface CommittedChange {
   occurredAt: Date;
 }
 
+/** The event types of operator subscriptions (CONTRACT §8). */
+export const operatorEventTypes = [
+  "exchange.upload.rejected",
+  "exchange.upload.failed",
+  "exchange.delivery.overdue",
+  "exchange.delivery.failed",
+  "workflows.request.failed",
+] as const;
+export type OperatorEventType = (typeof operatorEventTypes)[number];
+
+/** What an operator event is about: ids only, never payload bytes (CONTRACT §8). */
+export interface OperatorEventSubject {
+  uploadId?: string;
+  deliveryAttemptId?: string;
+  connectionId?: string;
+  requestId?: string;
+}
+
+/** An operator event raised in the transaction of the state change it reports. */
+export interface OperatorEvent {
+  tenantId: string;
+  type: OperatorEventType;
+  occurredAt: Date;
+  subject: OperatorEventSubject;
+}
+
 export interface ServiceBindingsTable {
   tenant_id: string;
   id: string;
@@ -112,10 +138,13 @@ export interface EntitlementSigningKeysTable {
 export interface WebhookSubscriptionsTable {
   tenant_id: string;
   id: string;
-  binding_id: string;
+  /** Null for a tenant's operator subscription (CONTRACT §8). */
+  binding_id: string | null;
   url: string;
-  /** The app of the binding, copied: changes find their subscriptions by it. */
-  app_id: string;
+  /** The app of the binding, copied: changes find their subscriptions by it (null: operator). */
+  app_id: string | null;
+  /** An operator subscription's event types (CONTRACT §8); null for a binding's subscription. */
+  event_types: string[] | null;
   /** The Standard Webhooks secret, sealed. */
   secret: string;
   enabled: boolean;
@@ -136,10 +165,14 @@ export interface WebhookDeliveriesTable {
   tenant_id: string;
   id: string;
   subscription_id: string;
-  app_id: string;
-  sequence: number;
+  /** An entitlement change's app, sequence and actor; null on an operator event's delivery. */
+  app_id: string | null;
+  sequence: number | null;
   event_id: string;
-  actor_id: string;
+  actor_id: string | null;
+  /** An operator event's type and subject (ids only); null on an entitlement change's delivery. */
+  event_type: string | null;
+  subject: OperatorEventSubject | null;
   occurred_at: Date;
   state: WebhookDeliveryState;
   attempts: number;
@@ -157,7 +190,7 @@ export interface WebhookAttemptsTable {
   id: string;
   subscription_id: string;
   delivery_id: string;
-  sequence: number;
+  sequence: number | null;
   attempt: number;
   attempted_at: Date;
   status: number | null;

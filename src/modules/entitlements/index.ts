@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
+import type { Transaction } from "kysely";
 import {
   decideEntitlement,
   type Entitlement,
@@ -25,7 +26,7 @@ import {
 } from "./entitlements.schemas.js";
 import { registerEntitlementMetrics } from "./entitlements.metrics.js";
 import { createEntitlementsService } from "./entitlements.service.js";
-import type { EntitlementTables } from "./entitlements.tables.js";
+import type { EntitlementTables, OperatorEvent } from "./entitlements.tables.js";
 import { entitlementHousekeepingJob } from "./housekeeping.job.js";
 import { createServiceApi } from "./service-api.service.js";
 import { createServiceAuthenticator } from "./service-auth.js";
@@ -37,12 +38,27 @@ import { webhooksRoutes } from "./webhooks.routes.js";
 import { createWebhooksService } from "./webhooks.service.js";
 
 export type { EntitlementTables } from "./entitlements.tables.js";
+export { raiseOperatorEventsSql } from "./operator-events.js";
+export type { OperatorEvent, OperatorEventSubject, OperatorEventType } from "./entitlements.tables.js";
+
+/**
+ * Raises an operator event (CONTRACT §8) in the caller's transaction, the one that makes the state
+ * change it reports: the webhooks part, the only writer of its tables, queues one delivery per
+ * operator subscription of the tenant that takes the event's type.
+ */
+export type RaiseOperatorEvent = (
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  trx: Transaction<any>,
+  event: OperatorEvent,
+) => Promise<void>;
 export const entitlementsCapability = "entitlements.service";
 
 export interface EntitlementsModule extends HanseModule {
   /** Webhook delivery counters (attempts, outcomes, commit-to-delivery lag) for metrics. */
   webhookCounters: WebhookCounters;
   serviceAuthenticator: ServiceAuthenticator;
+  /** Operator notifications (CONTRACT §8): what the exchange and workflows raise their events through. */
+  raiseOperatorEvent: RaiseOperatorEvent;
   /** What discovery reports (CONTRACT §3). */
   discovery: { issuer: string; jwksUri: string };
   /**
@@ -131,8 +147,9 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
       {
         name: "webhooks",
         description:
-          "Webhook subscriptions that push a binding's entitlement changes to an HTTPS URL (Standard Webhooks " +
-          "signatures), their delivery attempts, and recovery from a sequence.",
+          "Webhook subscriptions that push a binding's entitlement changes, or a tenant's operator events " +
+          "(rejected and failed uploads, failed and overdue deliveries, failed workflow requests), to an " +
+          "HTTPS URL (Standard Webhooks signatures), their delivery attempts, and recovery from a sequence.",
       },
       {
         name: "signing-keys",
@@ -155,6 +172,8 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
     },
     capabilities: [entitlementsCapability],
     webhookCounters: counters,
+    raiseOperatorEvent: (trx, event) =>
+      webhooks.raiseOperatorEvent(trx as Transaction<EntitlementTables>, event),
     jobs: [
       webhookDeliveryJob({
         database: deps.database,

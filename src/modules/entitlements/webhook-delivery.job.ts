@@ -35,6 +35,32 @@ export interface WebhookCounters {
   recentLagsMs: number[];
 }
 
+/**
+ * What a delivery POSTs. An entitlement change: no rights (spec C rule 5), receivers read the
+ * feed. An operator event (CONTRACT §8): its type and subject, ids only, never payload bytes.
+ */
+export function deliveryBody(tenantId: string, delivery: repo.LeasedDelivery): Record<string, unknown> {
+  const occurredAt = delivery.occurred_at.toISOString();
+  if (delivery.event_type !== null) {
+    return {
+      eventId: delivery.event_id,
+      type: delivery.event_type,
+      tenantId,
+      occurredAt,
+      subject: delivery.subject ?? {},
+    };
+  }
+  return {
+    eventId: delivery.event_id,
+    type: "entitlement.changed",
+    tenantId,
+    appId: delivery.app_id,
+    sequence: delivery.sequence,
+    actorId: delivery.actor_id,
+    occurredAt,
+  };
+}
+
 export function webhookDeliveryJob(deps: {
   database: Database;
   clock: Clock;
@@ -82,16 +108,7 @@ export function webhookDeliveryJob(deps: {
     secrets: readonly string[],
     delivery: repo.LeasedDelivery,
   ): Promise<SentAttempt> {
-    // No rights in the body (spec C rule 5): receivers read the feed.
-    const body = JSON.stringify({
-      eventId: delivery.event_id,
-      type: "entitlement.changed",
-      tenantId: subscription.tenant_id,
-      appId: delivery.app_id,
-      sequence: delivery.sequence,
-      actorId: delivery.actor_id,
-      occurredAt: delivery.occurred_at.toISOString(),
-    });
+    const body = JSON.stringify(deliveryBody(subscription.tenant_id, delivery));
     const started = deps.clock.now().getTime();
     const timestamp = Math.floor(started / 1000);
     const headers = {

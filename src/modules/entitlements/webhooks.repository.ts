@@ -4,6 +4,7 @@ import { sqlUuidv7 } from "../../platform/db/sql-uuid.js";
 import type {
   CommittedChange,
   EntitlementTables,
+  OperatorEvent,
   WebhookDeliveriesTable,
   WebhookSubscriptionsTable,
 } from "./entitlements.tables.js";
@@ -84,9 +85,41 @@ export async function insertDeliveries(
   return inserted.rows.map((r) => r.subscription_id);
 }
 
+/**
+ * One pending delivery of an operator event (CONTRACT §8) per enabled operator subscription of
+ * the tenant whose event types hold its type, in the transaction of the state change it reports
+ * (the outbox), one INSERT … SELECT. Every delivery carries the same event id (receivers dedupe
+ * by it); each has its own id, its `webhook-id`. Returns the subscriptions that got one.
+ */
+export async function insertOperatorDeliveries(
+  trx: Trx,
+  event: OperatorEvent & { eventId: string },
+): Promise<string[]> {
+  const at = event.occurredAt;
+  const inserted = await sql<{ subscription_id: string }>`
+    INSERT INTO webhook_deliveries (tenant_id, id, subscription_id, event_id, event_type, subject,
+      occurred_at, state, attempts, next_attempt_at, created_at)
+    SELECT tenant_id, ${sqlUuidv7(at)}, id, ${event.eventId}::uuid, ${event.type}::text,
+      ${JSON.stringify(event.subject)}::jsonb, ${at}::timestamptz, 'pending', 0, ${at}::timestamptz,
+      ${at}::timestamptz
+    FROM webhook_subscriptions
+    WHERE tenant_id = ${event.tenantId}::uuid AND enabled AND event_types IS NOT NULL
+      AND ${event.type}::text = ANY(event_types)
+    RETURNING subscription_id`.execute(trx);
+  return inserted.rows.map((r) => r.subscription_id);
+}
+
 export type LeasedDelivery = Pick<
   Selectable<WebhookDeliveriesTable>,
-  "id" | "app_id" | "sequence" | "event_id" | "actor_id" | "occurred_at" | "attempts"
+  | "id"
+  | "app_id"
+  | "sequence"
+  | "event_id"
+  | "actor_id"
+  | "event_type"
+  | "subject"
+  | "occurred_at"
+  | "attempts"
 >;
 
 /**
@@ -116,8 +149,11 @@ export async function leaseDeliveries(
       ORDER BY sequence, id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
-    RETURNING id, app_id, sequence, event_id, actor_id, occurred_at, attempts`.execute(db);
-  return leased.rows.sort((a, b) => a.sequence - b.sequence);
+    RETURNING id, app_id, sequence, event_id, actor_id, event_type, subject, occurred_at, attempts`.execute(
+    db,
+  );
+  // A binding's deliveries in sequence order; an operator subscription's (no sequence) by id, its time.
+  return leased.rows.sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0) || (a.id < b.id ? -1 : 1));
 }
 
 /** Keeps the deliveries of a batch whose POSTs still run leased. */

@@ -41,8 +41,16 @@ export const webhooksRoutes =
       },
       create: {
         operationId: "createWebhookSubscription",
-        summary: "Subscribe an HTTPS URL to a binding's entitlement changes (admin:write)",
+        summary:
+          "Subscribe an HTTPS URL to a binding's entitlement changes or to operator events (admin:write)",
         description:
+          "With `bindingId`: the binding's app's entitlement changes (CONTRACT §5). Without it: the tenant's " +
+          "operator subscription to `eventTypes` (CONTRACT §8: `exchange.upload.rejected`, " +
+          "`exchange.upload.failed`, `exchange.delivery.overdue`, `exchange.delivery.failed`, " +
+          "`workflows.request.failed`), delivered as `{eventId, type, tenantId, occurredAt, subject: " +
+          "{uploadId?, deliveryAttemptId?, connectionId?, requestId?}}`, ids only, never payload bytes. " +
+          "An unknown, empty or repeated event type, `eventTypes` missing without `bindingId` or given " +
+          "with it is 400 ERR_VALIDATION at `/eventTypes[/<i>]`, nothing created. " +
           "HTTPS only, no credentials in the URL, and the host must resolve to public addresses (checked " +
           "again at every delivery). The Standard Webhooks `secret` is shown only in this response.",
         body: CreateSubscriptionBody,
@@ -132,7 +140,8 @@ export const webhooksRoutes =
           operationId: "recoverWebhookSubscription",
           summary: "Re-send every change from a sequence on (admin:write)",
           description:
-            "Queues one delivery per change of the app from `fromSequence` on that the feed still holds.",
+            "Queues one delivery per change of the app from `fromSequence` on that the feed still holds. " +
+            "An operator subscription has no change feed: 409 ERR_CONFLICT.",
           params: IdParams,
           body: RecoverBody,
           response: { 200: RecoverResult, ...errors, ...problemResponses(409) },

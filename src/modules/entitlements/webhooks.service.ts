@@ -11,6 +11,8 @@ import { findBinding } from "./bindings.repository.js";
 import type {
   CommittedChange,
   EntitlementTables,
+  OperatorEvent,
+  OperatorEventType,
   WebhookAttemptsTable,
   WebhookSubscriptionsTable,
 } from "./entitlements.tables.js";
@@ -28,6 +30,7 @@ const toSubscription = (row: WebhookSubscriptionsTable) => ({
   bindingId: row.binding_id,
   appId: row.app_id,
   url: row.url,
+  eventTypes: row.event_types as OperatorEventType[] | null,
   enabled: row.enabled,
   disabledReason: row.disabled_reason,
   failingSince: row.failing_since?.toISOString() ?? null,
@@ -69,6 +72,39 @@ export function createWebhooksService(deps: Deps) {
     }
   }
 
+  const badEventTypes = (message: string) =>
+    new AppError("ERR_VALIDATION", `The event types are not usable: ${message}.`, {
+      errors: [{ pointer: "/eventTypes", message }],
+    });
+
+  /** A binding's app, or the event types of an operator subscription; nothing else is accepted. */
+  async function subscriptionTarget(
+    tenantId: string,
+    body: { bindingId?: string | undefined; eventTypes?: OperatorEventType[] | undefined },
+  ): Promise<Pick<WebhookSubscriptionsTable, "binding_id" | "app_id" | "event_types">> {
+    if (body.bindingId === undefined) {
+      if (!body.eventTypes) throw badEventTypes("required for a subscription without bindingId");
+      return { binding_id: null, app_id: null, event_types: [...body.eventTypes] };
+    }
+    if (body.eventTypes !== undefined) {
+      throw badEventTypes("a binding's subscription receives its app's entitlement changes; omit it");
+    }
+    const binding = isUuid(body.bindingId)
+      ? await findBinding(db, tenantId, body.bindingId.toLowerCase())
+      : undefined;
+    if (!binding) {
+      throw new AppError("ERR_VALIDATION", "The tenant has no service binding with this id.", {
+        errors: [{ pointer: "/bindingId", message: "no such service binding" }],
+      });
+    }
+    if (binding.revoked_at) {
+      throw new AppError("ERR_VALIDATION", "The service binding is revoked.", {
+        errors: [{ pointer: "/bindingId", message: "the service binding is revoked" }],
+      });
+    }
+    return { binding_id: binding.id, app_id: binding.app_id, event_types: null };
+  }
+
   async function subscriptionOf(trx: Trx | typeof db, tenantId: string, id: string) {
     const row = isUuid(id) ? await repo.findSubscription(trx, tenantId, id.toLowerCase()) : undefined;
     if (!row) throw noSuchSubscription();
@@ -101,24 +137,26 @@ export function createWebhooksService(deps: Deps) {
     },
 
     /**
-     * A subscription of a binding: an HTTPS URL without credentials whose host resolves only to
-     * public addresses (checked again at every delivery). Its secret is returned once.
+     * In the transaction of the state change it reports (CONTRACT §8): one delivery of the operator
+     * event per enabled operator subscription of the tenant that takes its type, and their jobs.
      */
-    async create(principal: Principal, body: { bindingId: string; url: string }) {
+    async raiseOperatorEvent(trx: Trx, event: OperatorEvent): Promise<void> {
+      const subscriptions = await repo.insertOperatorDeliveries(trx, { ...event, eventId: deps.newId() });
+      await enqueue(trx, event.tenantId, subscriptions);
+    },
+
+    /**
+     * A subscription of a binding (its app's entitlement changes, CONTRACT §5) or, without
+     * `bindingId`, a tenant's operator subscription to `eventTypes` (CONTRACT §8): an HTTPS URL
+     * without credentials whose host resolves only to public addresses (checked again at every
+     * delivery). Its secret is returned once.
+     */
+    async create(
+      principal: Principal,
+      body: { bindingId?: string | undefined; url: string; eventTypes?: OperatorEventType[] | undefined },
+    ) {
       const tenantId = principal.tenant.id;
-      const binding = isUuid(body.bindingId)
-        ? await findBinding(db, tenantId, body.bindingId.toLowerCase())
-        : undefined;
-      if (!binding) {
-        throw new AppError("ERR_VALIDATION", "The tenant has no service binding with this id.", {
-          errors: [{ pointer: "/bindingId", message: "no such service binding" }],
-        });
-      }
-      if (binding.revoked_at) {
-        throw new AppError("ERR_VALIDATION", "The service binding is revoked.", {
-          errors: [{ pointer: "/bindingId", message: "the service binding is revoked" }],
-        });
-      }
+      const target = await subscriptionTarget(tenantId, body);
       let url: URL;
       try {
         url = await deps.outbound.checkTarget(body.url);
@@ -130,8 +168,7 @@ export function createWebhooksService(deps: Deps) {
       const row = {
         tenant_id: tenantId,
         id: deps.newId(),
-        binding_id: binding.id,
-        app_id: binding.app_id,
+        ...target,
         url: url.href,
         secret: sealSecret(await deps.sealingKey(), secret),
         enabled: true,
@@ -182,7 +219,11 @@ export function createWebhooksService(deps: Deps) {
     async setEnabled(principal: Principal, id: string, enabled: boolean) {
       return database.transaction(async (trx) => {
         const row = await subscriptionOf(trx, principal.tenant.id, id);
-        if (enabled && (await findBinding(trx, row.tenant_id, row.binding_id))?.revoked_at) {
+        if (
+          enabled &&
+          row.binding_id !== null &&
+          (await findBinding(trx, row.tenant_id, row.binding_id))?.revoked_at
+        ) {
           throw new AppError("ERR_CONFLICT", "The subscription's service binding is revoked.");
         }
         const now = deps.clock.now();
@@ -219,14 +260,21 @@ export function createWebhooksService(deps: Deps) {
         if (!row.enabled) {
           throw new AppError("ERR_CONFLICT", "The subscription is disabled; enable it first.");
         }
-        const changes = await repo.changesFrom(trx, row.tenant_id, row.app_id, fromSequence);
+        if (row.app_id === null) {
+          throw new AppError(
+            "ERR_CONFLICT",
+            "An operator subscription has no change feed to recover from; its events are delivered at least once.",
+          );
+        }
+        const appId = row.app_id;
+        const changes = await repo.changesFrom(trx, row.tenant_id, appId, fromSequence);
         let count = 0;
         for (const change of changes) {
           const subscriptions = await repo.insertDeliveries(
             trx,
             {
               tenantId: row.tenant_id,
-              appId: row.app_id,
+              appId,
               sequence: change.sequence,
               eventId: change.event_id,
               actorId: change.actor_id,

@@ -4,6 +4,7 @@ import type { IdGenerator } from "../../platform/crypto/index.js";
 import type { Database } from "../../platform/db/database.js";
 import type { CursorCodec } from "../../platform/http/cursor.js";
 import type { JobQueue } from "../../platform/jobs/index.js";
+import type { RaiseOperatorEvent } from "../entitlements/index.js";
 import type { IdentityService } from "../identity/index.js";
 import type { WorkflowsService } from "../workflows/index.js";
 import type { ExchangeTables } from "./exchange.tables.js";
@@ -20,6 +21,8 @@ export interface ExchangeDeps {
   /** The catalog: the states of the tenant's products by GTIN (order checks). */
   workflows: Pick<WorkflowsService, "productStates">;
   logger: Logger;
+  /** Operator notifications (CONTRACT §8), raised in the transaction of the state change. */
+  raiseOperatorEvent: RaiseOperatorEvent;
   mailbox: DeliveryPolicy;
   /** Upload and payload limit (16 MiB). */
   maxPayloadBytes: number;

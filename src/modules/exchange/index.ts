@@ -61,7 +61,11 @@ export const rateLimit = {
 };
 
 export function createExchangeModule(
-  deps: ModuleDeps & { identity: IdentityService; workflows: ExchangeDeps["workflows"] },
+  deps: ModuleDeps & {
+    identity: IdentityService;
+    workflows: ExchangeDeps["workflows"];
+    raiseOperatorEvent: ExchangeDeps["raiseOperatorEvent"];
+  },
 ): HanseModule & { admin: AdminService; mailbox: MailboxService; processing: ProcessingService } {
   const runner = createProcessingRunner();
   const exchangeDeps: ExchangeDeps = {
@@ -72,6 +76,7 @@ export function createExchangeModule(
     jobs: deps.jobs,
     identity: deps.identity,
     workflows: deps.workflows,
+    raiseOperatorEvent: deps.raiseOperatorEvent,
     logger: deps.logger,
     mailbox: {
       leaseSeconds: deps.config.HANSE_MAILBOX_LEASE_SECONDS,

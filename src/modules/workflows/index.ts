@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsync } from "fastify";
 import { crudActions } from "../../platform/http/entrypoints.js";
+import type { RaiseOperatorEvent } from "../entitlements/index.js";
 import type { HanseModule, ModuleDeps } from "../module.js";
 import { createLifecycleAdapters, lifecycleAdaptersHref } from "./lifecycle-adapters.js";
 import { lifecycleAdaptersRoutes } from "./lifecycle-adapters.routes.js";
@@ -27,7 +28,9 @@ export { nextState, productWorkflow, type WorkflowDefinition } from "./workflow-
 
 export const workflowsCapability = "workflows.transitionRequests";
 
-export function createWorkflowsModule(deps: ModuleDeps): HanseModule & { service: WorkflowsService } {
+export function createWorkflowsModule(
+  deps: ModuleDeps & { raiseOperatorEvent?: RaiseOperatorEvent },
+): HanseModule & { service: WorkflowsService } {
   const service = createWorkflowsService(deps);
   const adapters = createLifecycleAdapters(deps);
   const processor = createTransitionProcessor({
@@ -35,6 +38,7 @@ export function createWorkflowsModule(deps: ModuleDeps): HanseModule & { service
     clock: deps.clock,
     logger: deps.logger,
     adapters: adapters.gate,
+    ...(deps.raiseOperatorEvent ? { raiseOperatorEvent: deps.raiseOperatorEvent } : {}),
     onFinished: registerWorkflowMetrics(deps.metrics, { db: deps.database.db, clock: deps.clock }),
   });
   const routes: FastifyPluginAsync = async (app) => {

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Selectable, Transaction } from "kysely";
 import type { Clock } from "../../platform/clock/clock.js";
 import type { Database } from "../../platform/db/database.js";
+import type { RaiseOperatorEvent } from "../entitlements/index.js";
 import { defineJob, type JobContext, type JobDefinition } from "../../platform/jobs/index.js";
 import { isTerminal, nextState, transitionErrorCodes, type TransitionErrorCode } from "./workflow-rules.js";
 import * as repo from "./workflows.repository.js";
@@ -61,6 +62,8 @@ export interface TransitionProcessorDeps {
   clock: Clock;
   logger: Logger;
   adapters?: AdapterGate;
+  /** Operator notifications (CONTRACT §8): `workflows.request.failed`, in the failing transaction. */
+  raiseOperatorEvent?: RaiseOperatorEvent;
   /** A request reached its terminal status (metrics): the status and when it was accepted. */
   onFinished?(status: "succeeded" | "failed", acceptedAt: Date): void;
 }
@@ -99,11 +102,30 @@ export function createTransitionProcessor(deps: TransitionProcessorDeps) {
     return { ok: true, entity, toState };
   }
 
+  /**
+   * Ends a locked, not yet terminal request `failed`, and raises `workflows.request.failed` in the
+   * same transaction: once, since only a request that was not terminal gets here.
+   */
+  async function completeFailed(
+    trx: Transaction<WorkflowTables>,
+    row: { tenant_id: string; id: string },
+    error: TransitionError,
+    now: Date,
+  ): Promise<void> {
+    await repo.completeRequest(trx, row.tenant_id, row.id, { status: "failed", error }, now);
+    await deps.raiseOperatorEvent?.(trx, {
+      tenantId: row.tenant_id,
+      type: "workflows.request.failed",
+      occurredAt: now,
+      subject: { requestId: row.id },
+    });
+  }
+
   async function fail(request: { tenant_id: string; id: string }, error: TransitionError): Promise<void> {
     const failed = await database.transaction(async (trx) => {
       const row = await repo.lockRequest(trx, request.tenant_id, request.id);
       if (!row || isTerminal(row.status)) return undefined;
-      await repo.completeRequest(trx, row.tenant_id, row.id, { status: "failed", error }, deps.clock.now());
+      await completeFailed(trx, row, error, deps.clock.now());
       return row;
     });
     if (failed) deps.onFinished?.("failed", failed.created_at);
@@ -137,27 +159,13 @@ export function createTransitionProcessor(deps: TransitionProcessorDeps) {
       const now = deps.clock.now();
       const evaluation = await evaluate(trx, row);
       if (!evaluation.ok) {
-        await repo.completeRequest(
-          trx,
-          row.tenant_id,
-          row.id,
-          { status: "failed", error: evaluation.error },
-          now,
-        );
+        await completeFailed(trx, row, evaluation.error, now);
         return true;
       }
       const { entity, toState } = evaluation;
       if (vetted && entity.version !== vetted.version) {
-        await repo.completeRequest(
-          trx,
-          row.tenant_id,
-          row.id,
-          {
-            status: "failed",
-            error: conflictError("The entity changed while the lifecycle adapter was consulted."),
-          },
-          now,
-        );
+        const error = conflictError("The entity changed while the lifecycle adapter was consulted.");
+        await completeFailed(trx, row, error, now);
         return true;
       }
       const version = await repo.updateEntityState(

@@ -72,6 +72,14 @@ export function createMailboxService(deps: ExchangeDeps) {
           outcome: expiry.outcome,
           data: { attempts: row.attempts },
         });
+        if (spent) {
+          await deps.raiseOperatorEvent(trx, {
+            tenantId,
+            type: "exchange.delivery.failed",
+            occurredAt: now,
+            subject: { deliveryAttemptId: row.id, connectionId, uploadId: row.upload_id },
+          });
+        }
       }
       return expired.length;
     });

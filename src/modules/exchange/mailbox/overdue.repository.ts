@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from "kysely";
 import { insertAuditEventsSql } from "../../../platform/audit/index.js";
+import { raiseOperatorEventsSql } from "../../entitlements/index.js";
 
 /*
  * Collection deadlines (CONTRACT §8): the one statement that marks overdue deliveries. The
@@ -19,7 +20,10 @@ import { insertAuditEventsSql } from "../../../platform/audit/index.js";
  *   and the delivery still waits: a concurrent sweep that marked the row first makes this one
  *   skip it once its lock is released (the row is re-checked), so a delivery is marked once and
  *   audited once whichever process sweeps;
- * - `audit`: the record names the delivery, its connection and upload, never payload bytes.
+ * - `audit`: the record names the delivery, its connection and upload, never payload bytes;
+ * - `notified`: the operator event `exchange.delivery.overdue` (CONTRACT §8), one delivery per
+ *   operator subscription that takes it, and their jobs: the webhooks part's fragment, raised
+ *   once with the mark.
  */
 export const markOverdueSql = `
 WITH due AS (
@@ -55,7 +59,13 @@ WITH due AS (
     deliveryAttemptId: "id",
     data: "jsonb_build_object('overdueSince', overdue_since)",
   })}
-)
+), ${raiseOperatorEventsSql("notified", "marked", {
+  tenantId: "tenant_id",
+  type: "'exchange.delivery.overdue'::text",
+  occurredAt: "$1::timestamptz",
+  subject:
+    "jsonb_build_object('deliveryAttemptId', id, 'connectionId', connection_id, 'uploadId', upload_id)",
+})}
 SELECT count(*)::integer AS marked FROM marked`;
 
 /** Deliveries marked per statement: bounded work per round, whatever the backlog. */

@@ -162,6 +162,14 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           ...(duplicate.duplicateOf === null ? {} : { duplicateOf: duplicate.duplicateOf }),
         },
       });
+      if (status === "rejected") {
+        await deps.raiseOperatorEvent(trx, {
+          tenantId,
+          type: "exchange.upload.rejected",
+          occurredAt: now,
+          subject: { uploadId, connectionId: upload.connection_id },
+        });
+      }
       return status;
     });
   }
@@ -274,6 +282,12 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           targetType: "upload",
           targetId: uploadId,
           outcome: "failed",
+        });
+        await deps.raiseOperatorEvent(trx, {
+          tenantId,
+          type: "exchange.upload.failed",
+          occurredAt: now,
+          subject: { uploadId, ...(upload ? { connectionId: upload.connection_id } : {}) },
         });
       });
       deps.logger.error(

@@ -26,6 +26,7 @@ import * as exchangeSearch from "./2026-11-28T1400-exchange-search.js";
 import * as auditSeals from "./2026-11-28T1700-audit-seals.js";
 import * as ssoUserinfo from "./2026-11-28T1710-sso-userinfo.js";
 import * as collectionDeadlines from "./2026-11-28T1800-collection-deadlines.js";
+import * as operatorNotifications from "./2026-11-28T1900-operator-notifications.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1700-audit-seals": auditSeals,
   "2026-11-28T1710-sso-userinfo": ssoUserinfo,
   "2026-11-28T1800-collection-deadlines": collectionDeadlines,
+  "2026-11-28T1900-operator-notifications": operatorNotifications,
 };
