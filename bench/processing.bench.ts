@@ -21,8 +21,6 @@ import { Session } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { request } from "undici";
-import { buildApp } from "../src/app.js";
-import { loadConfig } from "../src/config/index.js";
 import { createContainer } from "../src/container.js";
 import { sql } from "kysely";
 import { readBlobBytes, writeBlob } from "../src/platform/blobs/index.js";
@@ -34,7 +32,7 @@ import { cpuSince, cpuSnapshot } from "./support/cpu.js";
 import { benchDatabases } from "./support/databases.js";
 import { exchangeTenant, orders } from "./support/exchange-tenant.js";
 import { table } from "./support/load.js";
-import { benchToken } from "./support/server.js";
+import { startServer } from "./support/server.js";
 
 const uploads = Number(process.env.BENCH_PROCESSING_UPLOADS ?? 300);
 const profileFile = process.env.BENCH_CPU_PROFILE;
@@ -100,19 +98,12 @@ export async function run(): Promise<void> {
   const timer = statementTimer();
   try {
     const database = await postgres.open({ settled: true });
-    const config = loadConfig({
-      HANSE_BOOTSTRAP_TOKEN: benchToken,
-      LOG_LEVEL: "silent",
-      HANSE_ROLES: "api",
+    const { logger, container, app, appUrl } = await startServer(database, {
       HANSE_PARTNER_RATE_LIMIT_BURST: "100000000",
       HANSE_PARTNER_RATE_LIMIT_PER_SECOND: "100000000",
       HANSE_INBOX_MAX_BACKLOG: "1000000",
       HANSE_INBOX_MAX_BACKLOG_PER_TENANT: "1000000",
     });
-    const logger = createLogger("silent");
-    const container = await createContainer(config, { logger, database });
-    const app = await buildApp(container);
-    const appUrl = await app.listen({ port: 0, host: "127.0.0.1" });
     const worker = createWorker({
       database,
       jobs: container.jobs,
