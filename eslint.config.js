@@ -8,6 +8,12 @@ const edifactThroughIndex = {
   message: "the EDIFACT library is reached through src/edifact/index.ts only",
 };
 
+/** The server reaches the client package through its published entry points only (`@hanse/client`, `/protocol`, `/cli`). */
+const clientThroughExports = {
+  regex: "/packages/client/",
+  message: "the server imports the client package as @hanse/client (or /protocol, /cli), never its files",
+};
+
 const layer = (files, patterns) => ({
   files,
   rules: { "@typescript-eslint/no-restricted-imports": ["error", { patterns }] },
@@ -23,6 +29,8 @@ export default tseslint.config(
       "data",
       "coverage",
       "bin",
+      "packages/client/bin",
+      "packages/client/dist",
       "eslint.config.js",
       "docs/audit",
     ],
@@ -67,27 +75,26 @@ export default tseslint.config(
       ),
     },
   },
-  // Layering rules of DESIGN.md.
+  // Layering rules of DESIGN.md. The first applies to every file of src/; the later ones replace it
+  // for their files, so each repeats what it still needs.
+  layer(["src/**"], [clientThroughExports]),
   layer(
     ["src/platform/**"],
     [
       { group: ["**/modules/**"], message: "platform/ knows no feature module" },
-      { group: ["**/sdk/**", "**/cli/**"], message: "platform/ never imports the SDK or the CLI" },
+      {
+        regex: "^@hanse/client(/cli)?$",
+        message: "platform/ never imports the SDK or the CLI (the published protocol only)",
+      },
+      clientThroughExports,
     ],
   ),
   layer(
     ["src/edifact/**"],
     [
       {
-        group: [
-          "**/platform/**",
-          "**/modules/**",
-          "**/config/**",
-          "**/protocol/**",
-          "**/sdk/**",
-          "**/cli/**",
-        ],
-        message: "edifact/ imports nothing from the rest of src/",
+        group: ["**/platform/**", "**/modules/**", "**/config/**", "**/packages/**", "@hanse/*"],
+        message: "edifact/ imports nothing from the rest of src/ or the client",
       },
       {
         group: ["node:fs", "node:fs/*", "node:net", "node:http", "node:child_process", "fs", "net", "http"],
@@ -95,36 +102,35 @@ export default tseslint.config(
       },
     ],
   ),
+  // The client package depends on nothing of the server (issue 36): no path leaves packages/client/src.
+  {
+    ...layer(
+      ["packages/client/src/**"],
+      [{ group: ["../../*"], message: "the client package imports nothing outside packages/client/src" }],
+    ),
+    ignores: ["**/*.test.ts"],
+  },
   layer(
-    ["src/sdk/**"],
+    ["packages/client/src/sdk/**"],
     [
-      {
-        group: ["**/platform/**", "**/modules/**", "**/edifact/**", "**/config/**"],
-        message: "sdk/ imports only protocol/",
-      },
+      { group: ["../../*"], message: "the client package imports nothing outside packages/client/src" },
+      { group: ["../cli/*"], message: "the SDK never imports the CLI" },
     ],
   ),
   layer(
-    ["src/protocol/**"],
-    [{ group: ["../*"], message: "protocol/ has no dependencies (no platform/, sdk/ or cli/)" }],
+    ["packages/client/src/protocol/**"],
+    [{ group: ["../*"], message: "protocol/ has no dependencies (no sdk/ or cli/)" }],
   ),
   layer(
     ["examples/**"],
     [
       {
-        group: [
-          "**/platform/**",
-          "**/modules/**",
-          "**/edifact/**",
-          "**/config/**",
-          "**/cli/**",
-          "**/test/**",
-        ],
-        message: "examples use only src/sdk (and src/protocol): what a separately deployed service has",
+        group: ["**/src/**", "**/packages/**", "**/test/**"],
+        message: "examples use only @hanse/client (and /protocol): what a separately deployed service has",
       },
     ],
   ),
-  { ...layer(["src/cli/**"], [edifactThroughIndex]), ignores: ["**/*.test.ts"] },
+  { ...layer(["src/commands/**"], [edifactThroughIndex, clientThroughExports]), ignores: ["**/*.test.ts"] },
   {
     files: ["src/modules/*/**"],
     rules: {
@@ -137,6 +143,7 @@ export default tseslint.config(
               message: "modules reach each other only through index.ts",
             },
             edifactThroughIndex,
+            clientThroughExports,
           ],
         },
       ],
@@ -160,6 +167,7 @@ export default tseslint.config(
               message: "modules reach each other only through index.ts",
             },
             edifactThroughIndex,
+            clientThroughExports,
           ],
         },
       ],

@@ -1,8 +1,23 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+/**
+ * The client package from its TypeScript source (as tsconfig.json's `paths` for tsc and tsx): the
+ * server's tests see the client's current code without building it; the built server imports its
+ * dist/ through the workspace link (docs/decisions.md "The client package").
+ */
+const clientSource = (entry: string) =>
+  fileURLToPath(new URL(`packages/client/src/${entry}/index.ts`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@hanse\/client$/, replacement: clientSource("sdk") },
+      { find: /^@hanse\/client\/(protocol|cli)$/, replacement: clientSource("$1") },
+    ],
+  },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "packages/client/src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",

@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import Fastify from "fastify";
 import { sql } from "kysely";
 import { createWorker } from "../src/platform/jobs/index.js";
-import { serviceCredentialUuid } from "../src/protocol/service-signature.js";
+import { serviceCredentialUuid } from "@hanse/client/protocol";
 import type { ServiceCredential } from "../test/support/service-signer.js";
 import { databasesInOwnProcesses, settle } from "./support/databases.js";
 import { perRequest } from "./support/cpu.js";

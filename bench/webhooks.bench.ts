@@ -32,7 +32,7 @@ import {
 } from "../src/modules/entitlements/webhook-delivery.job.js";
 import { uuidv7 } from "../src/platform/crypto/ids.js";
 import { createWorker } from "../src/platform/jobs/index.js";
-import { signWebhook, verifyWebhook } from "../src/protocol/webhook-signature.js";
+import { signWebhook, verifyWebhook } from "@hanse/client/protocol";
 import { startWorkerProcess, type HanseProcess } from "../test/support/server-process.js";
 import { cpuSince, cpuSnapshot, perRequest, processCpuMs, type CpuSpent } from "./support/cpu.js";
 import { databasesInOwnProcesses, settle } from "./support/databases.js";

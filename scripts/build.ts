@@ -1,5 +1,6 @@
 /**
- * `npm run build`: compiles src/ to plain JavaScript in dist/ (tsconfig.build.json in build mode:
+ * `npm run build`: compiles the client package (packages/client: its dist/ with type declarations,
+ * which the server imports through the workspace link) and then src/ to plain JavaScript in dist/ (tsconfig.build.json in build mode:
  * when no source changed since the last build it checks in under a second) and copies the files the server reads at run time
  * (assets) next to the modules that read them, so that paths relative to `import.meta.url` hold
  * in dist/ as in src/.
@@ -46,6 +47,12 @@ function* assets(dir: string): Generator<string> {
 }
 
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+// The client first: the server's build reads its declarations (tsconfig.build.json has no `paths`).
+const client = spawnSync(process.execPath, [tsc, "-b", "packages/client/tsconfig.build.json"], {
+  cwd: root,
+  stdio: "inherit",
+});
+if (client.status !== 0) process.exit(client.status ?? 1);
 // Build mode keeps its record in dist/.tsbuildinfo (tsconfig.build.json) and takes no other
 // options; elsewhere, a full build.
 const compilerArguments = values["out-dir"]

@@ -18,7 +18,7 @@ import { repeatedHeaderError, repeatedSingleHeader } from "./platform/http/singl
 import { createValidatorCompiler } from "./platform/http/validators.js";
 import { httpMetrics } from "./platform/metrics/index.js";
 import { enterRequestTraces, traceChildLogger } from "./platform/tracing/index.js";
-import { headers } from "./protocol/headers.js";
+import { headers } from "@hanse/client/protocol";
 import { serverVersion } from "./version.js";
 
 /** JSON bodies are small everywhere except where a route raises its own limit. */

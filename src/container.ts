@@ -8,7 +8,7 @@ import { createIdentityModule } from "./modules/identity/index.js";
 import type { HanseModule, ModuleDeps, ProvisioningStep } from "./modules/module.js";
 import { createTenantsModule } from "./modules/tenants/index.js";
 import { createWorkflowsModule } from "./modules/workflows/index.js";
-import type { Discovery } from "./protocol/entrypoints.js";
+import type { Discovery } from "@hanse/client/protocol";
 import type { Authenticator, ServiceAuthenticator } from "./platform/auth/index.js";
 import { systemClock, type Clock } from "./platform/clock/clock.js";
 import {
@@ -36,7 +36,7 @@ import {
 } from "./platform/jobs/index.js";
 import { createMetricsRegistry, type MetricsRegistry } from "./platform/metrics/index.js";
 import { createOutboundClient, reportOutboundGuard, type HostLookup } from "./platform/outbound/index.js";
-import { makeDirectory } from "./sdk/local-files.js";
+import { makeDirectory } from "@hanse/client";
 import { serverVersion } from "./version.js";
 
 /** Everything a process needs, built once: the composition root. */

@@ -1,125 +1,19 @@
 import { Command } from "commander";
-import { ConfigError, loadConfig, type Config } from "./config/index.js";
-import { createContainer } from "./container.js";
-import { describeReseal, resealAll } from "./platform/crypto/index.js";
-import { createLogger } from "./platform/logging/logger.js";
-import { startProcess } from "./server.js";
-import { registerCliCommands } from "./cli/index.js";
-import { registerEdiCommands } from "./cli/edi.command.js";
+import { describeError, endQuietlyOnClosedPipe } from "@hanse/client/cli";
+import { registerServerCommands } from "./commands/index.js";
 
-/** The server's settings from process.env; exits 78 (EX_CONFIG) when they are not valid. */
-function configOrExit(): Config {
-  try {
-    return loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78);
-    }
-    throw error;
-  }
-}
+// A reader that stops early (`hanse-server edi inspect FILE | head`) ends a local command quietly;
+// the server keeps serving whatever happens to its log stream.
+if (process.argv[2] !== "serve") endQuietlyOnClosedPipe();
 
-/** The only place that reads process.env and exits. */
-async function serve(): Promise<void> {
-  const config = configOrExit();
-  const logger = createLogger(config.LOG_LEVEL);
-  const running = await startProcess(config, logger);
-  if (running.url) logger.info({ url: running.url, roles: config.HANSE_ROLES }, "hanse is serving");
-  else logger.info({ roles: config.HANSE_ROLES }, "hanse worker is running");
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, "shutting down");
-    // Requests and jobs get HANSE_SHUTDOWN_TIMEOUT_MS, closing the rest a few seconds more. A stop
-    // that hangs past that (a request waiting on a database connection that never answers, which
-    // the pool's close would wait for) ends the process with exit code 1 instead of never.
-    const deadlineMs = config.HANSE_SHUTDOWN_TIMEOUT_MS + 5_000;
-    setTimeout(() => {
-      logger.error({ deadlineMs }, "shutdown did not finish in time; exiting");
-      process.exit(1);
-    }, deadlineMs).unref();
-    running.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGTERM", () => {
-    shutdown("SIGTERM");
-  });
-  process.once("SIGINT", () => {
-    shutdown("SIGINT");
-  });
-}
-
-// A reader that stops early (`hanse edi inspect FILE | head`) ends a client command quietly; the
-// server keeps serving whatever happens to its log stream.
-if (process.argv[2] !== "serve") {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code !== "EPIPE") throw error;
-      process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
-    });
-  }
-}
-
-const program = new Command("hanse").description("Hanse: server and command-line client");
-program
-  .command("serve")
-  .description("Run the server (roles from HANSE_ROLES: api, worker or both)")
-  .action(serve);
-program
-  .command("secret-key")
-  .description("HANSE_SECRET_KEY on this server's database (reads the server's environment)")
-  .command("reseal")
-  .description(
-    "Re-seal every stored secret under the current HANSE_SECRET_KEY (after a rotation; safe while the service runs)",
-  )
-  .option("--batch-size <n>", "rows per statement", "100")
-  .action(async (options: { batchSize: string }) => {
-    const batchSize = Number(options.batchSize);
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
-      throw new Error("--batch-size must be an integer from 1 to 10000");
-    }
-    const config = configOrExit();
-    const logger = createLogger("error", process.stderr);
-    const container = await createContainer(config, { logger });
-    try {
-      const reports = await resealAll(container.sealedColumns, batchSize, (report) => {
-        process.stdout.write(`${describeReseal(report)}\n`);
-      });
-      const unreadable = reports.reduce((sum, report) => sum + report.unreadable, 0);
-      if (unreadable > 0) {
-        process.stderr.write(
-          `${unreadable} value(s) open with none of the configured keys and were left unchanged: set ` +
-            "HANSE_SECRET_KEY_PREVIOUS to the key they were sealed with and run this again\n",
-        );
-        process.exitCode = 2;
-      }
-    } finally {
-      await container.close();
-    }
-  });
-registerCliCommands(program, { env: process.env, stdout: process.stdout, stderr: process.stderr });
-registerEdiCommands(program);
-
-/** An error and its causes in one line ("migration (setup) failed: database "hanse" does not exist"). */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return typeof error === "string" ? error : JSON.stringify(error);
-  const parts: string[] = [];
-  for (let e: unknown = error; e instanceof Error && parts.length < 5; e = e.cause) {
-    // A refused connection to "localhost" is an AggregateError without a message of its own.
-    const message =
-      e.message === "" && e instanceof AggregateError
-        ? (e.errors as unknown[]).map((inner) => (inner instanceof Error ? inner.message : "")).join("; ")
-        : e.message;
-    if (message !== "") parts.push(message);
-  }
-  return parts.join(": ");
-}
+/**
+ * `hanse-server`: the server's own commands (serve, secret-key reseal, the local EDIFACT tools).
+ * The API client is the `hanse` command of the client package (packages/client).
+ */
+const program = new Command("hanse-server");
+registerServerCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`${describe(error)}\n`);
+  process.stderr.write(`${describeError(error)}\n`);
   process.exit(1);
 });

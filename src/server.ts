@@ -9,7 +9,7 @@ import { createContainer, type Container } from "./container.js";
 import { createWorker, type Worker } from "./platform/jobs/index.js";
 import { uuidv7 } from "./platform/crypto/index.js";
 import { startMetricsServer, type MetricsServer } from "./platform/metrics/index.js";
-import { makeDirectory } from "./sdk/local-files.js";
+import { makeDirectory } from "@hanse/client";
 
 export interface RunningProcess {
   container: Container;

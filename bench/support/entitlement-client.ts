@@ -3,7 +3,7 @@
  * deployed service sends them, for autocannon (`signedRequests`) and for the bench's feed and
  * snapshot readers, which run in a process of their own (`readAll`).
  */
-import { createServiceClient } from "../../src/sdk/entitlements.js";
+import { createServiceClient } from "../../packages/client/src/sdk/entitlements.js";
 import { Agent, request } from "undici";
 import { signedHeaders, type ServiceCredential } from "../../test/support/service-signer.js";
 

@@ -1,7 +1,7 @@
 /**
  * A small sync service (issue 22): an EntitlementMirror kept in a JSON file, woken by Hanse's
  * entitlement webhooks, answering `GET /check?actor=…` from the local projection. It uses nothing
- * of Hanse but src/sdk (and, through it, src/protocol). Settings: see README.md.
+ * of Hanse but the client package `@hanse/client`. Settings: see README.md.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -13,7 +13,7 @@ import {
   createServiceClient,
   createWebhookReceiver,
   type MirrorEvent,
-} from "../../src/sdk/index.js";
+} from "@hanse/client";
 
 function setting(name: string, fallback?: string): string {
   const value = process.env[name] ?? fallback;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { AppError } from "../platform/errors/app-error.js";
 import { sendProblem } from "../platform/http/problem.js";
-import { headers } from "../protocol/headers.js";
+import { headers } from "@hanse/client/protocol";
 
 /** Request headers the console passes on to the API; everything else of the browser's stays behind. */
 const forwardedRequestHeaders = [

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { adminHeaders, bearer, createTestApp, type TestApp } from "../support/test-app.js";
-import type { Page, UserSession } from "../../src/sdk/index.js";
+import type { Page, UserSession } from "@hanse/client";
 import {
   addUser,
   expectProblem,

@@ -146,7 +146,8 @@ describe("the production build (npm run build) runs as plain JavaScript", () => 
       expect(document.openapi).toMatch(/^3\.1\./);
       expect(Object.keys(document.paths)).toContain("/api/v1/profile/whoami");
 
-      const whoami = await node([join(outDir, "main.js"), "whoami", "--json"], {
+      // The client package's CLI, built by the same npm run build into packages/client/dist.
+      const whoami = await node([join(root, "packages/client/bin/hanse.js"), "whoami", "--json"], {
         HANSE_URL: url,
         HANSE_TOKEN: token,
       });

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerEdiCommands } from "../../src/cli/edi.command.js";
-import { registerCliCommands } from "../../src/cli/index.js";
+import { registerServerCommands } from "../../src/commands/index.js";
+import { registerCliCommands } from "../../packages/client/src/cli/index.js";
 import { Capture, createCliRunner } from "../support/cli-runner.js";
 import { provisionTenant } from "../support/fixtures.js";
 import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
@@ -22,15 +22,22 @@ function words(line: string): string[] {
   return out;
 }
 
-/** The `hanse …` invocations of the sh code blocks, as argv after `hanse`, with their source line. */
-function documentedCommands(text: string): { line: string; argv: string[] }[] {
-  const found: { line: string; argv: string[] }[] = [];
+type Program = "hanse" | "hanse-server";
+
+/**
+ * The `hanse …` (client package) and `hanse-server …` (the server's own commands) invocations of
+ * the sh code blocks, as argv after the program's name, with their source line.
+ */
+function documentedCommands(text: string): { line: string; program: Program; argv: string[] }[] {
+  const found: { line: string; program: Program; argv: string[] }[] = [];
   for (const block of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
     const lines = (block[1] ?? "").replace(/\\\n\s*/g, " ").split("\n");
     for (const raw of lines) {
       const line = raw.replace(/\s+#.*$/, "").trim();
       const invocation =
-        /(?:^|\|\s*|<\()(?:\w+=\S+\s+)*(hanse|npm run hanse --|node bin\/hanse\.js)(?=\s|$)(.*)$/.exec(line);
+        /(?:^|\|\s*|<\()(?:\w+=\S+\s+)*(hanse-server|hanse|npm run hanse --|npm run hanse-server --)(?=\s|$)(.*)$/.exec(
+          line,
+        );
       if (!invocation) continue;
       const argv: string[] = [];
       const tokens = words((invocation[2] ?? "").replace(/\)\s*$/, ""));
@@ -41,7 +48,11 @@ function documentedCommands(text: string): { line: string; argv: string[] }[] {
           argv.push(token);
         else if (/^<[\w-]+>$/.test(token)) argv.push(token);
       }
-      found.push({ line, argv });
+      found.push({
+        line,
+        program: (invocation[1] ?? "").includes("hanse-server") ? "hanse-server" : "hanse",
+        argv,
+      });
     }
   }
   return found;
@@ -51,11 +62,9 @@ const placeholder = /<[^>]+>/;
 const someId = "01a20000-0000-7000-8000-000000000001";
 
 /** The CLI with every action replaced: parsing alone (options, arguments, values) decides. */
-function parseOnly(argv: string[]): { exitCode: number; err: string } {
+function parseOnly(name: Program, argv: string[]): { exitCode: number; err: string } {
   const err = new Capture();
-  const program = new Command("hanse");
-  registerCliCommands(program, { env: {}, stdout: new Capture(), stderr: err });
-  registerEdiCommands(program);
+  const program = commands(name, err);
   const stub = (command: Command) => {
     command.exitOverride();
     command.configureOutput({ writeOut: () => undefined, writeErr: (text) => err.write(text) });
@@ -72,6 +81,14 @@ function parseOnly(argv: string[]): { exitCode: number; err: string } {
   }
 }
 
+/** The program as its bin builds it, actions not yet stubbed. */
+function commands(name: Program, stderr = new Capture()): Command {
+  const program = new Command(name);
+  if (name === "hanse") registerCliCommands(program, { env: {}, stdout: new Capture(), stderr });
+  else registerServerCommands(program);
+  return program;
+}
+
 const documented = documentedCommands(markdown);
 
 describe("docs/cli.md shows the CLI as it is", () => {
@@ -81,19 +98,20 @@ describe("docs/cli.md shows the CLI as it is", () => {
 
   it("every command it shows parses (known command, options and values, required ones given)", () => {
     const failures = documented
-      .map(({ line, argv }) => ({
+      .map(({ line, program, argv }) => ({
         line,
-        result: parseOnly(argv.map((word) => (placeholder.test(word) ? someId : word))),
+        result: parseOnly(
+          program,
+          argv.map((word) => (placeholder.test(word) ? someId : word)),
+        ),
       }))
       .filter(({ result }) => result.exitCode !== 0)
       .map(({ line, result }) => `${line}\n  ${result.err.trim()}`);
     expect(failures).toEqual([]);
   });
 
-  it("every client command is shown at least once", () => {
-    const program = new Command("hanse");
-    registerCliCommands(program, { env: {}, stdout: new Capture(), stderr: new Capture() });
-    registerEdiCommands(program);
+  it.each(["hanse", "hanse-server"] as const)("every command of %s is shown at least once", (name) => {
+    const program = commands(name);
     // A leaf command as the word lists that call it (a command's aliases count: `show` for `get`).
     const leaves = (command: Command, paths: string[][]): string[][][] =>
       command.commands.length === 0
@@ -104,7 +122,9 @@ describe("docs/cli.md shows the CLI as it is", () => {
               paths.flatMap((path) => [sub.name(), ...sub.aliases()].map((name) => [...path, name])),
             ),
           );
-    const shown = documented.map(({ argv }) => `${argv.filter((w) => !w.startsWith("-")).join(" ")} `);
+    const shown = documented
+      .filter((command) => command.program === name)
+      .map(({ argv }) => `${argv.filter((w) => !w.startsWith("-")).join(" ")} `);
     const missing = leaves(program, [[]])
       .filter((paths) => !paths.some((path) => shown.some((line) => line.startsWith(`${path.join(" ")} `))))
       .map((paths) => paths[0]?.join(" "));
@@ -258,7 +278,8 @@ describe(
 
     it("lists, whoami, discover, completion and --version exit 0; with --json one JSON document", async () => {
       const runnable = documented.filter(
-        ({ argv }) =>
+        ({ program, argv }) =>
+          program === "hanse" &&
           !argv.some((word) => placeholder.test(word)) &&
           (argv[0] === "--version" ||
             ["whoami", "discover", "completion"].includes(argv[0] ?? "") ||

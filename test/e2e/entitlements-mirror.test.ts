@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/platform/clock/clock.js";
-import { signWebhook } from "../../src/protocol/index.js";
+import { signWebhook } from "@hanse/client/protocol";
 import {
   EntitlementMirror,
   FeedSequenceError,
@@ -21,7 +21,7 @@ import {
   type MirrorState,
   type ServiceClient,
   type WebhookOutcome,
-} from "../../src/sdk/index.js";
+} from "@hanse/client";
 import { createEntitlementApp, provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import {
   startHttpsReceiver,

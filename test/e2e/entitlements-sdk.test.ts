@@ -15,7 +15,7 @@ import {
   type Jwks,
   type ServiceClient,
   type SnapshotPage,
-} from "../../src/sdk/index.js";
+} from "@hanse/client";
 import { createEntitlementApp, provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { startInterceptingProxy } from "../support/intercepting-proxy.js";
 import { createTestApp, runJobNow, type TestApp } from "../support/test-app.js";

@@ -13,7 +13,7 @@ import {
   type PartnerSetup,
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { recurringJobKey } from "../../src/platform/jobs/index.js";
-import type { Connection, Delivery } from "../../src/sdk/index.js";
+import type { Connection, Delivery } from "@hanse/client";
 import { createCliRunner, type CliRun } from "../support/cli-runner.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, startWorker, type TestApp } from "../support/test-app.js";

@@ -5,11 +5,7 @@ import { expectSessionRouteDenials } from "../support/auth-cases.js";
 import { provisionTenant, systemToken, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 import { inProcessOnly, ownDatabaseOnly } from "../support/remote-app.js";
-import type {
-  SegmentTree as Segments,
-  UploadFinding as Finding,
-  UploadOutbound,
-} from "../../src/sdk/index.js";
+import type { SegmentTree as Segments, UploadFinding as Finding, UploadOutbound } from "@hanse/client";
 import {
   ordersMessage,
   setupPartner,

@@ -15,7 +15,7 @@ import {
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { sweepPendingBlobsJobName } from "../../src/platform/blobs/index.js";
 import { retentionJobName } from "../../src/platform/jobs/index.js";
-import type { Delivery } from "../../src/sdk/index.js";
+import type { Delivery } from "@hanse/client";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { overHttp } from "../support/http-injector.js";
 import { createTestApp, runJobNow, type TestApp } from "../support/test-app.js";

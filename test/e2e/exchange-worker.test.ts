@@ -16,9 +16,13 @@ import { Command, CommanderError } from "commander";
 import { sql } from "kysely";
 import { request as undiciRequest } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerPartnerCommands } from "../../src/cli/partner.command.js";
-import { LocalStorageError, createPartnerClient, type RequestFn } from "../../src/sdk/partner.js";
-import { syncMailbox, type SyncEvent } from "../../src/sdk/partner-sync.js";
+import { registerPartnerCommands } from "../../packages/client/src/cli/partner.command.js";
+import {
+  LocalStorageError,
+  createPartnerClient,
+  type RequestFn,
+} from "../../packages/client/src/sdk/partner.js";
+import { syncMailbox, type SyncEvent } from "../../packages/client/src/sdk/partner-sync.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";

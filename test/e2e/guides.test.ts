@@ -5,8 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerEdiCommands } from "../../src/cli/edi.command.js";
-import { registerCliCommands } from "../../src/cli/index.js";
+import { registerEdiCommands } from "../../src/commands/edi.command.js";
 import { createCliRunner } from "../support/cli-runner.js";
 import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
 
@@ -152,12 +151,13 @@ cd ${JSON.stringify(dir)}
 set -o pipefail
 [ -f .state ] && source .state 2>/dev/null
 curl() { command curl -w '%{stderr}\\n@@status %{http_code}\\n' "$@"; }
-hanse() { printf '%s\\0' "$@" > .argv; cat > .stdin; echo "@@hanse" >&2; }
+hanse() { printf '%s\\0' "$@" > .argv; echo client > .program; cat > .stdin; echo "@@hanse" >&2; }
+hanse-server() { printf '%s\\0' "$@" > .argv; echo server > .program; cat > .stdin; echo "@@hanse" >&2; }
 npx() { "$@"; }
 `;
 const saveState = `
 { declare -p $(compgen -v | grep -vxF -f .baseline) 2>/dev/null; declare -f | grep -v '^declare'; } > .state.next
-declare -f curl hanse npx >/dev/null
+declare -f curl hanse hanse-server npx >/dev/null
 mv .state.next .state
 `;
 
@@ -177,7 +177,7 @@ function bash(walk: Walk, command: string): Promise<{ out: string; err: string; 
 /** A command that only sets up the shell (variables, functions, files), which the guides' commands use. */
 const shellState =
   /^(export |unset |[A-Za-z_][A-Za-z0-9_]*=|[A-Za-z_][A-Za-z0-9_]*\(\)\s*\{|cat > [\w.-]+ <<)/;
-const serviceCommand = /(^|[\s|(;])(curl|hanse|signed)\s/;
+const serviceCommand = /(^|[\s|(;])(curl|hanse|hanse-server|signed)\s/;
 
 /** The guide's text, or of one section when the name carries `#<heading start>`. */
 function guideText(guide: string): string {
@@ -193,11 +193,12 @@ function guideText(guide: string): string {
 async function walkGuide(walk: Walk, guide: string): Promise<number> {
   const markdown = guideText(guide);
   const cliEnv: Record<string, string> = {};
-  // The CLI as bin/hanse.js builds it: the client commands and the local `edi` ones.
-  const { hanse } = createCliRunner(
+  // `hanse` is the client package's CLI; `hanse-server` the server's local `edi` tools (the guides
+  // never run `serve` through it: the test starts the server itself).
+  const client = createCliRunner(() => cliEnv);
+  const server = createCliRunner(
     () => cliEnv,
-    (program, io) => {
-      registerCliCommands(program, io);
+    (program) => {
       registerEdiCommands(program);
     },
   );
@@ -259,12 +260,16 @@ async function walkGuide(walk: Walk, guide: string): Promise<number> {
         if (!exported.out.includes(`${name}=`)) Reflect.deleteProperty(cliEnv, name);
       }
       cliEnv.HANSE_CLI_CONFIG = join(walk.dir, "credentials.json");
-      const run = await hanse(argv, { stdin });
+      const program = (await readFile(join(walk.dir, ".program"), "utf8")).trim();
+      const run = await (program === "server" ? server : client).hanse(argv, { stdin });
       const answer = run.out.trim().startsWith("{") ? (JSON.parse(run.out) as object) : {};
       for (const [key, field] of Object.entries(answer)) {
         if (typeof field === "string") walk.captured[key] = field;
       }
-      expect(run.exitCode, `${guide}: hanse ${argv.join(" ")}\n${run.out}\n${run.err}`).toBe(0);
+      expect(
+        run.exitCode,
+        `${guide}: ${program === "server" ? "hanse-server" : "hanse"} ${argv.join(" ")}\n${run.out}\n${run.err}`,
+      ).toBe(0);
     }
     ran++;
   }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyWebhook } from "../../src/protocol/webhook-signature.js";
+import { verifyWebhook } from "@hanse/client/protocol";
 import { resealAll } from "../../src/platform/crypto/index.js";
 import { provisionTenant, submitNewProduct, type ProvisionedTenant } from "../support/fixtures.js";
 import { startHttpsReceiver, webhookReceiverEnv, type HttpsReceiver } from "../support/https-receiver.js";

@@ -1,11 +1,6 @@
 // remote mode: in-process only: HANSE_SSO_ALLOW_INSECURE of its own (the test identity provider on 127.0.0.1)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  EntrypointMissingError,
-  HanseApiError,
-  createClient,
-  type HanseClient,
-} from "../../src/sdk/index.js";
+import { EntrypointMissingError, HanseApiError, createClient, type HanseClient } from "@hanse/client";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { startTestIssuer, type TestIssuer } from "../support/oidc-issuer.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allScopes } from "../../src/protocol/scopes.js";
+import { allScopes } from "@hanse/client/protocol";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 

@@ -4,9 +4,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReceiverReport } from "../../src/cli/webhook-receiver-check.js";
+import type { ReceiverReport } from "../../packages/client/src/cli/webhook-receiver-check.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
-import { verifyWebhook } from "../../src/protocol/index.js";
+import { verifyWebhook } from "@hanse/client/protocol";
 import {
   createAppWithBinding,
   createCliRunner,
@@ -268,7 +268,7 @@ const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
- * A receiver done right: verifies over the raw body (src/protocol's verifyWebhook: signature and
+ * A receiver done right: verifies over the raw body (packages/client/src/protocol's verifyWebhook: signature and
  * ±5 min), processes a webhook-id once and acknowledges it again, and never looks at the order.
  */
 function correctReceiver(secret: string, processed: unknown[]) {

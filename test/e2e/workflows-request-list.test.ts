@@ -1,7 +1,7 @@
 // remote mode: in-process only: a manual clock (lists by time)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectSessionRouteDenials } from "../support/auth-cases.js";
-import type { TransitionRequestStatus as StatusDocument } from "../../src/sdk/workflows.js";
+import type { TransitionRequestStatus as StatusDocument } from "../../packages/client/src/sdk/workflows.js";
 import { createProduct, provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 

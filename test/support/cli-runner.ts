@@ -2,8 +2,8 @@ import { createServer } from "node:net";
 import { Readable, Writable } from "node:stream";
 import { Command, CommanderError } from "commander";
 import { expect } from "vitest";
-import type { CliIo } from "../../src/cli/cli-io.js";
-import { registerCliCommands } from "../../src/cli/index.js";
+import type { CliIo } from "../../packages/client/src/cli/cli-io.js";
+import { registerCliCommands } from "../../packages/client/src/cli/index.js";
 
 /** A stream that keeps what was written (a command's stdout or stderr); `isTTY` plays a terminal. */
 export class Capture extends Writable {

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { createServiceClient, type ServiceClient, type ServiceClientOptions } from "../../src/sdk/index.js";
+import { createServiceClient, type ServiceClient, type ServiceClientOptions } from "@hanse/client";
 import { adminHeaders, bearer, type TestApp } from "./test-app.js";
 
 let counter = 0;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
-import type { Discovery, EntrypointList } from "../../protocol/entrypoints.js";
+import type { Discovery, EntrypointList } from "@hanse/client/protocol";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import type { EntrypointRegistry } from "../../platform/http/entrypoints.js";

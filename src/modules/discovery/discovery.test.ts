@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, systemToken } from "../../../test/support/fixtures.js";
 import { adminHeaders, bearer, createTestApp, type TestApp } from "../../../test/support/test-app.js";
-import type { Entrypoint } from "../../protocol/entrypoints.js";
+import type { Entrypoint } from "@hanse/client/protocol";
 
 let t: TestApp;
 beforeAll(async () => {

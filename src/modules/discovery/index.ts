@@ -1,4 +1,4 @@
-import type { Discovery } from "../../protocol/entrypoints.js";
+import type { Discovery } from "@hanse/client/protocol";
 import type { EntrypointRegistry } from "../../platform/http/entrypoints.js";
 import type { HanseModule } from "../module.js";
 import { discoveryRoutes } from "./discovery.routes.js";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Config } from "../../config/index.js";
-import { serviceCredentialId } from "../../protocol/service-signature.js";
+import { serviceCredentialId } from "@hanse/client/protocol";
 import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";

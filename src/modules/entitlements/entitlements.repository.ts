@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
-import type { Entitlement } from "../../protocol/entitlement-decision.js";
+import type { Entitlement } from "@hanse/client/protocol";
 import {
   creationPage,
   keyPage,

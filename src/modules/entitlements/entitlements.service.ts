@@ -1,6 +1,6 @@
 import type { Transaction } from "kysely";
-import type { Entitlement } from "../../protocol/entitlement-decision.js";
-import { characterCount } from "../../protocol/headers.js";
+import type { Entitlement } from "@hanse/client/protocol";
+import { characterCount } from "@hanse/client/protocol";
 import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/errors/app-error.js";

@@ -1,6 +1,6 @@
 import type { AuditTables } from "../../platform/audit/index.js";
 
-import type { EntitlementStatus } from "../../protocol/entitlement-decision.js";
+import type { EntitlementStatus } from "@hanse/client/protocol";
 export type { EntitlementStatus };
 
 export interface EntitlementTenantsTable {

@@ -1,10 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Transaction } from "kysely";
-import {
-  decideEntitlement,
-  type Entitlement,
-  type EntitlementDecision,
-} from "../../protocol/entitlement-decision.js";
+import { decideEntitlement, type Entitlement, type EntitlementDecision } from "@hanse/client/protocol";
 import type { ServiceAuthenticator } from "../../platform/auth/index.js";
 import { sealingKey, secretKeysOf } from "../../platform/crypto/index.js";
 import { entitlementSealedColumns } from "./sealed-columns.js";

@@ -1,6 +1,6 @@
 import { SignJWT } from "jose";
 import type { Config } from "../../config/index.js";
-import { decideEntitlement, type Entitlement } from "../../protocol/entitlement-decision.js";
+import { decideEntitlement, type Entitlement } from "@hanse/client/protocol";
 import type { ServicePrincipal } from "../../platform/auth/index.js";
 import { AppError } from "../../platform/errors/app-error.js";
 import type { ModuleDeps } from "../module.js";

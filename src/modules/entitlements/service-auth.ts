@@ -12,7 +12,7 @@ import {
   serviceNoncePattern,
   serviceSignaturePattern,
   serviceTimestampPattern,
-} from "../../protocol/service-signature.js";
+} from "@hanse/client/protocol";
 import type { Database } from "../../platform/db/database.js";
 import { createCredentialLookup, createNonceRecorder } from "./bindings.repository.js";
 import type { EntitlementTables } from "./entitlements.tables.js";

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { partnerScopes } from "../../protocol/scopes.js";
+import { partnerScopes } from "@hanse/client/protocol";
 import {
   OrderQuery,
   Timestamp,

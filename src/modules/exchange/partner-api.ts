@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { ErrorCode } from "../../protocol/error-codes.js";
-import type { PartnerScope } from "../../protocol/scopes.js";
+import type { ErrorCode } from "@hanse/client/protocol";
+import type { PartnerScope } from "@hanse/client/protocol";
 import { AppError } from "../../platform/errors/app-error.js";
 import type { ErrorCodeMapper } from "../../platform/http/problem.js";
 import { rateLimitKey, type RateLimit, type RateLimits } from "../../platform/limits/index.js";

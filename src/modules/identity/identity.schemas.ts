@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { allScopes } from "../../protocol/scopes.js";
+import { allScopes } from "@hanse/client/protocol";
 import { Uuid } from "../../platform/http/openapi-schemas.js";
 
 export const ScopeSchema = Type.Union(

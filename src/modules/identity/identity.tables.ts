@@ -1,5 +1,5 @@
 import type { ColumnType } from "kysely";
-import type { Scope, TenantType } from "../../protocol/scopes.js";
+import type { Scope, TenantType } from "@hanse/client/protocol";
 
 export interface TenantsTable {
   id: string;

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { Scope, TenantType } from "../../protocol/scopes.js";
-import { systemScopes, tenantAdminScopes } from "../../protocol/scopes.js";
+import type { Scope, TenantType } from "@hanse/client/protocol";
+import { systemScopes, tenantAdminScopes } from "@hanse/client/protocol";
 import { randomSecret, unusablePasswordHash } from "../../platform/crypto/index.js";
 import type { CreationPosition, ListOrder } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";

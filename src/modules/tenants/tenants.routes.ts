@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import { headers } from "../../protocol/headers.js";
+import { headers } from "@hanse/client/protocol";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { sendIdempotentOutcome } from "../../platform/http/idempotency.js";
 import { requireIdempotencyKey } from "../../platform/http/idempotency-key.js";

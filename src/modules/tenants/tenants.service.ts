@@ -1,5 +1,5 @@
 import type { Selectable, Transaction } from "kysely";
-import { tenantAdminScopes } from "../../protocol/scopes.js";
+import { tenantAdminScopes } from "@hanse/client/protocol";
 import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
 import type { Clock } from "../../platform/clock/clock.js";

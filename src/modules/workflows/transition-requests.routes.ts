@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { headers } from "../../protocol/headers.js";
+import { headers } from "@hanse/client/protocol";
 import { requirePrincipal } from "../../platform/auth/index.js";
 import { isUuid } from "../../platform/crypto/index.js";
 import { AppError } from "../../platform/errors/app-error.js";

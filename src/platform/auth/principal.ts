@@ -1,4 +1,4 @@
-import type { PartnerScope, Scope, TenantType } from "../../protocol/scopes.js";
+import type { PartnerScope, Scope, TenantType } from "@hanse/client/protocol";
 
 export type PrincipalKind = "user" | "access_token" | "api_key";
 

@@ -1,4 +1,4 @@
-import { errorCodes, type ErrorCode } from "../../protocol/error-codes.js";
+import { errorCodes, type ErrorCode } from "@hanse/client/protocol";
 
 export interface FieldError {
   pointer: string;

@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { FastifyBaseLogger } from "fastify";
-import { reasonPhrases, type ErrorCode } from "../../protocol/error-codes.js";
-import { headers } from "../../protocol/headers.js";
+import { reasonPhrases, type ErrorCode } from "@hanse/client/protocol";
+import { headers } from "@hanse/client/protocol";
 import { uuidv7 } from "../crypto/ids.js";
 import type { FieldError } from "../errors/app-error.js";
 import { closeLingering, isLingering } from "./lingering-close.js";

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { correlationIdPattern, headers } from "../../protocol/headers.js";
+import { correlationIdPattern, headers } from "@hanse/client/protocol";
 import { uuidv7 } from "../crypto/ids.js";
 
 /** Fastify `genReqId`: the caller's correlation id when it is well-formed, a new one otherwise. */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { FastifySchema } from "fastify";
-import type { Scope } from "../../protocol/scopes.js";
+import type { Scope } from "@hanse/client/protocol";
 import type { ListOrder } from "../db/creation-order.js";
 import { requirePrincipal, type AuthRequirement, type Principal } from "../auth/index.js";
 import { PageQuery, problemResponses } from "./openapi-schemas.js";

@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
-import type { Entrypoint, EntrypointAction } from "../../protocol/entrypoints.js";
-import type { Scope, TenantType } from "../../protocol/scopes.js";
+import type { Entrypoint, EntrypointAction } from "@hanse/client/protocol";
+import type { Scope, TenantType } from "@hanse/client/protocol";
 import { hasAnyScope, type Principal } from "../auth/principal.js";
 
 export interface ActionDefinition extends Omit<EntrypointAction, "statusRequiredAnyScopes"> {

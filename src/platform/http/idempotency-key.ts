@@ -1,4 +1,4 @@
-import { characterCount, idempotencyKeyPattern, workflowKeyMaxCharacters } from "../../protocol/headers.js";
+import { characterCount, idempotencyKeyPattern, workflowKeyMaxCharacters } from "@hanse/client/protocol";
 import { AppError } from "../errors/app-error.js";
 
 /** Which key syntax an endpoint takes. */

@@ -1,5 +1,5 @@
 import type { FastifyReply } from "fastify";
-import { headers } from "../../protocol/headers.js";
+import { headers } from "@hanse/client/protocol";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Clock } from "../clock/clock.js";
 import type { Database } from "../db/database.js";

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { errorCodes, problemType, reasonPhrases, type ErrorCode } from "../../protocol/error-codes.js";
+import { errorCodes, problemType, reasonPhrases, type ErrorCode } from "@hanse/client/protocol";
 
 export const ProblemSchema = Type.Object(
   {

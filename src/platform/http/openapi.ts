@@ -1,5 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
-import { errorCodes, type ErrorCode } from "../../protocol/error-codes.js";
+import { errorCodes, type ErrorCode } from "@hanse/client/protocol";
 import type { AuthRequirement } from "../auth/index.js";
 import { problemExample } from "./openapi-schemas.js";
 import type { ErrorCodeMapper } from "./problem.js";

@@ -1,11 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import {
-  errorCodes,
-  problemType,
-  reasonPhrases,
-  type ErrorCode,
-  type Problem,
-} from "../../protocol/error-codes.js";
+import { errorCodes, problemType, reasonPhrases, type ErrorCode, type Problem } from "@hanse/client/protocol";
 import { isDatabaseUnavailable, isUnstorableText } from "../db/errors.js";
 import { AppError, type FieldError } from "../errors/app-error.js";
 import { nulTextError } from "./json-text.js";

@@ -1,5 +1,5 @@
-import { headers } from "../../protocol/headers.js";
-import { serviceHeaders } from "../../protocol/service-signature.js";
+import { headers } from "@hanse/client/protocol";
+import { serviceHeaders } from "@hanse/client/protocol";
 import { AppError } from "../errors/app-error.js";
 
 /**

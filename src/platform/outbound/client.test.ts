@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpsReceiver, type HttpsReceiver } from "../../../test/support/https-receiver.js";
-import { createOutboundClient, OutboundError } from "./client.js";
+import { createOutboundClient, OutboundError } from "./index.js";
 
 let receiver: HttpsReceiver;
 beforeAll(async () => {

@@ -3,20 +3,13 @@ import type { LookupAddress } from "node:dns";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { Agent, request } from "undici";
 import { currentTrace, outboundTraceHeaders } from "../tracing/index.js";
-import { checkTargetUrl, OutboundTargetError, resolveTargetHost, type HostLookup } from "./target.js";
-
-/** Why a call to a customer's URL failed, for attempt logs and metrics (never a message from the peer). */
-export type OutboundErrorClass = "address" | "dns" | "timeout" | "connect" | "tls" | "protocol";
-
-export class OutboundError extends Error {
-  override readonly name = "OutboundError";
-  constructor(
-    readonly errorClass: OutboundErrorClass,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import {
+  checkTargetUrl,
+  classifyOutboundError,
+  OutboundError,
+  resolveTargetHost,
+  type HostLookup,
+} from "@hanse/client/protocol";
 
 export interface OutboundResponse {
   status: number;
@@ -57,45 +50,6 @@ function retryAfterMs(value: string | string[] | undefined, now: number): number
   if (/^[0-9]{1,9}$/.test(text.trim())) return Number(text.trim()) * 1000;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** The class of a failed call (exported for `hanse webhooks test-receiver`, which reports the same classes). */
-export function classifyOutboundError(error: unknown): OutboundError {
-  if (error instanceof OutboundError) return error;
-  if (error instanceof OutboundTargetError) {
-    return new OutboundError(error.message.includes("does not resolve") ? "dns" : "address", error.message);
-  }
-  const code = (error as { code?: unknown }).code;
-  const name = (error as { name?: unknown }).name;
-  if (
-    name === "TimeoutError" ||
-    name === "AbortError" ||
-    code === "UND_ERR_CONNECT_TIMEOUT" ||
-    code === "UND_ERR_HEADERS_TIMEOUT" ||
-    code === "UND_ERR_BODY_TIMEOUT"
-  ) {
-    return new OutboundError("timeout", "timed out");
-  }
-  if (
-    typeof code === "string" &&
-    (code.startsWith("ERR_TLS") ||
-      code.startsWith("ERR_SSL") ||
-      code.includes("CERT") ||
-      code === "DEPTH_ZERO_SELF_SIGNED_CERT")
-  ) {
-    return new OutboundError("tls", "the TLS handshake failed");
-  }
-  if (
-    typeof code === "string" &&
-    (code.startsWith("ECONN") ||
-      code === "EHOSTUNREACH" ||
-      code === "ENETUNREACH" ||
-      code === "EPIPE" ||
-      code === "UND_ERR_SOCKET")
-  ) {
-    return new OutboundError("connect", "could not be reached");
-  }
-  return new OutboundError("protocol", "the request failed");
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-export { signWebhook } from "../../protocol/webhook-signature.js";
+export { signWebhook } from "@hanse/client/protocol";
 
 /** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { headers as headerNames } from "../../../protocol/headers.js";
+import { headers as headerNames } from "@hanse/client/protocol";
 import { requirePrincipal } from "../../../platform/auth/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
 import { documentedAs } from "../../../platform/http/openapi.js";

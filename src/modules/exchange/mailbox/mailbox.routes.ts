@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { ServerResponse } from "node:http";
-import { headers as headerNames } from "../../../protocol/headers.js";
+import { headers as headerNames } from "@hanse/client/protocol";
 import { requirePrincipal } from "../../../platform/auth/index.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
 import {

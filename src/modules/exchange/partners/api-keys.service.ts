@@ -1,4 +1,4 @@
-import type { PartnerScope } from "../../../protocol/scopes.js";
+import type { PartnerScope } from "@hanse/client/protocol";
 import { actorOf, createAuditRecorder } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";

@@ -1,4 +1,4 @@
-import type { Scope } from "../../../protocol/scopes.js";
+import type { Scope } from "@hanse/client/protocol";
 import type { CreationPosition, ListOrder } from "../../../platform/db/creation-order.js";
 import type { Database } from "../../../platform/db/database.js";
 import { hashSecret, newPartnerKeySecret } from "../credential-format.js";

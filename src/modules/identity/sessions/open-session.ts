@@ -1,6 +1,6 @@
 import { anonymousActor } from "../../../platform/audit/index.js";
 import type { RequestOrigin } from "../../../platform/auth/index.js";
-import type { TenantType } from "../../../protocol/scopes.js";
+import type { TenantType } from "@hanse/client/protocol";
 import { hashSecret, newSessionToken } from "../credential-format.js";
 import * as repo from "../credentials.repository.js";
 import { identityAudit } from "../identity.audit.js";

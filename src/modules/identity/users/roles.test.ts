@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { partnerScopes } from "../../../protocol/scopes.js";
+import { partnerScopes } from "@hanse/client/protocol";
 import { isRole, roleScopeRows, scopesOfRole } from "./roles.js";
 
 const sorted = (scopes: readonly string[]) => [...scopes].sort();

@@ -1,4 +1,4 @@
-import { systemScopes, tenantAdminScopes, type Scope, type TenantType } from "../../../protocol/scopes.js";
+import { systemScopes, tenantAdminScopes, type Scope, type TenantType } from "@hanse/client/protocol";
 
 /** A user's role in its tenant (CONTRACT §7). */
 export const roles = ["owner", "admin", "viewer"] as const;

@@ -1,4 +1,4 @@
-import type { Scope } from "../../../protocol/scopes.js";
+import type { Scope } from "@hanse/client/protocol";
 import { actorOf } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { unusablePasswordHash } from "../../../platform/crypto/index.js";
