@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { loadUndici } from "./lazy-modules.js";
 import { headers as headerNames, type Problem } from "../protocol/index.js";
 import { HanseApiError, HanseNetworkError, HanseProtocolError } from "./errors.js";
 
@@ -90,33 +89,32 @@ export function createTransport(options: TransportOptions): Transport {
           input.sign({ method, target: `${url.pathname}${url.search}`, body: payload ?? "" }),
         );
       }
-      let response;
-      try {
-        const { request } = await loadUndici();
-        response = await request(url, {
-          method: method as "GET",
-          headers: requestHeaders,
-          body: payload,
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (error) {
-        throw new HanseNetworkError(method, path, correlationId, error);
-      }
-      const answerHeaders = flattenHeaders(response.headers);
+      // Node's built-in fetch: it costs a CLI command a third of what loading undici's package
+      // does (docs/benchmarks.md "cli"). Redirects are answers, never followed: a published
+      // href is the only place a request goes.
+      let response: Response;
       let bytes: Buffer;
       try {
-        bytes = Buffer.from(await response.body.arrayBuffer());
+        response = await fetch(url, {
+          method,
+          headers: requestHeaders,
+          body: payload,
+          redirect: "manual",
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        bytes = Buffer.from(await response.arrayBuffer());
       } catch (error) {
-        throw new HanseNetworkError(method, path, correlationId, error);
+        throw new HanseNetworkError(method, path, correlationId, fetchFailure(error));
       }
+      const answerHeaders = flattenHeaders(response.headers);
       const answeredId = answerHeaders[headerNames.correlationId] ?? correlationId;
-      const binary = input.binary === true && response.statusCode < 400;
+      const binary = input.binary === true && response.status < 400;
       const parsed = binary ? bytes : parseJson(bytes.toString("utf8"));
-      if (response.statusCode >= 400) {
-        throw toApiError(response.statusCode, parsed, answeredId, method, path, answerHeaders);
+      if (response.status >= 400) {
+        throw toApiError(response.status, parsed, answeredId, method, path, answerHeaders);
       }
       return {
-        status: response.statusCode,
+        status: response.status,
         headers: answerHeaders,
         body: parsed as T,
         correlationId: answeredId,
@@ -125,14 +123,21 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
-function flattenHeaders(
-  raw: Record<string, string | string[] | undefined>,
-): Record<string, string | undefined> {
+/** The answer's headers by lower-case name (repeated ones joined with ", ", as fetch does). */
+function flattenHeaders(raw: Headers): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
+  raw.forEach((value, name) => {
+    out[name] = value;
+  });
   return out;
+}
+
+/**
+ * fetch reports a failed connection as TypeError("fetch failed") with the socket's error as its
+ * cause: that cause (ECONNREFUSED, ECONNRESET, …) is what a user needs to read.
+ */
+function fetchFailure(error: unknown): unknown {
+  return error instanceof TypeError && error.cause instanceof Error ? error.cause : error;
 }
 
 function parseJson(text: string): unknown {
