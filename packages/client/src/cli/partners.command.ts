@@ -56,7 +56,10 @@ function profileOptions(command: Command): Command {
     );
 }
 
-function profileFrom(options: ProfileOptions, base: Partial<ProfileInput> = {}): ProfileInput {
+/** A profile as the options and a base (the active revision, as the server stored it) give it. */
+type ProfileBase = Partial<Omit<ProfileRevision, "revision" | "active" | "createdAt">>;
+
+function profileFrom(options: ProfileOptions, base: ProfileBase = {}): ProfileInput {
   const theirs = options.theirId ?? base.partnerIdentification;
   const ours = options.ourId ?? base.ownIdentification;
   if (theirs === undefined || ours === undefined) {
@@ -70,7 +73,9 @@ function profileFrom(options: ProfileOptions, base: Partial<ProfileInput> = {}):
   };
   const orderValidation = options.orderValidation ?? base.orderValidation;
   const duplicateWindowDays = options.duplicateWindowDays ?? base.duplicateWindowDays;
-  return {
+  // The options are the user's words: the server judges them against the profile's allowed values
+  // (a 400 naming the field), so they go out as the request's type without a second list of them.
+  const profile = {
     directory: options.directory ?? base.directory ?? "D96A",
     syntaxVersion: options.syntaxVersion ?? base.syntaxVersion ?? 3,
     syntaxIdentifier: options.syntaxIdentifier ?? base.syntaxIdentifier ?? "UNOC",
@@ -80,6 +85,7 @@ function profileFrom(options: ProfileOptions, base: Partial<ProfileInput> = {}):
     ...(orderValidation === undefined ? {} : { orderValidation }),
     ...(duplicateWindowDays === undefined ? {} : { duplicateWindowDays }),
   };
+  return profile as ProfileInput;
 }
 
 const renderPartner = (p: Partner) =>

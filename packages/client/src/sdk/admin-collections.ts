@@ -5,6 +5,7 @@
  * the session's published `admin.*` entries (spec B: no path is guessed).
  */
 import type { Entrypoint } from "../protocol/index.js";
+import type { RequestBody, ResponseBody } from "./api.js";
 import type { Transport } from "./http.js";
 import { createPublishedCall, type ListQuery, type PublishedCall } from "./published-call.js";
 import type { Page, TransitionRequestStatus } from "./types.js";
@@ -21,179 +22,50 @@ export const adminCollectionEntries = {
   accessTokens: "admin.accessTokens",
 } as const;
 
-export interface Partner {
-  id: string;
-  name: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Partner = ResponseBody<"getPartner">;
 
-export interface Identification {
-  id: string;
-  qualifier?: string;
-}
+export type Identification = ProfileInput["partnerIdentification"];
 
 /**
  * What a profile revision fixes; `responses`, `orderValidation` and `duplicateWindowDays` have
  * server defaults.
  */
-export interface ProfileInput {
-  directory: string;
-  syntaxVersion: number;
-  syntaxIdentifier: string;
-  partnerIdentification: Identification;
-  ownIdentification: Identification;
-  responses?: { contrl?: string; aperak?: string; ordrsp?: string };
-  orderValidation?: string;
-  duplicateWindowDays?: number;
-}
+export type ProfileInput = RequestBody<"createProfileRevision">;
 
-export interface ProfileRevision extends ProfileInput {
-  revision: number;
-  responses: { contrl: string; aperak: string; ordrsp: string };
-  orderValidation: string;
-  duplicateWindowDays: number;
-  active: boolean;
-  createdAt: string;
-}
+export type ProfileRevision = ResponseBody<"getProfileRevision">;
 
-export type ConnectionStatus = "active" | "suspended";
+export type ConnectionStatus = NonNullable<ConnectionChanges["status"]>;
 
-export interface Connection {
-  id: string;
-  tenantId: string;
-  partnerId: string;
-  /** 1–200 characters; the partner's name unless given. */
-  name: string;
-  apiVersion: string;
-  status: string;
-  /**
-   * Seconds a delivery may wait unacknowledged before it is overdue (60–2592000; null: never;
-   * default 86400).
-   */
-  collectionDeadlineSeconds: number | null;
-  activeProfileRevision: ProfileRevision;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Connection = ResponseBody<"getConnection">;
 
-export interface ApiKey {
-  id: string;
-  apiKeyId: string;
-  name: string;
-  partnerId: string;
-  scopes: string[];
-  connectionIds: string[] | null;
-  createdAt: string;
-  revokedAt: string | null;
-}
+export type ApiKey = ResponseBody<"getApiKey">;
 
 /** The audit trail's verification (CONTRACT §7): `problem` names the first record that fails. */
-export interface AuditVerification {
-  verified: boolean;
-  checkedThrough: string;
-  count: number;
-  head: { sequence: number; hash: string } | null;
-  unsealed: number;
-  problem: { kind: "changed" | "removed" | "reordered"; sequence: number; eventId: string | null } | null;
-}
+export type AuditVerification = ResponseBody<"verifyAuditTrail">;
 
 /** A key as created: `token` (`<apiKeyId>:<secret>`) is shown only here. */
-export type CreatedApiKey = ApiKey & { token: string };
+export type CreatedApiKey = ResponseBody<"createApiKey", 201>;
 
 /** One audit record (CONTRACT §7): who acted, from where, on what, and the request's correlation id. */
-export interface AuditEvent {
-  id: string;
-  type: string;
-  occurredAt: string;
-  principalId: string | null;
-  principalKind: "user" | "access_token" | "partner_api_key" | "service_credential" | null;
-  targetType: string | null;
-  targetId: string | null;
-  sourceAddress: string | null;
-  correlationId: string | null;
-  /** `*.updated` records: the names of the fields changed. */
-  changes: string[] | null;
-  /** `session.*` records: how the session was opened. */
-  method: string | null;
-  data: Record<string, string | number | boolean | null>;
-  connectionId: string | null;
-  uploadId: string | null;
-  deliveryAttemptId: string | null;
-  byteCount: number | null;
-  outcome: string | null;
-}
+export type AuditEvent = ResponseBody<"getAuditEvent">;
 
 /**
  * One finding of the processing of an upload: an ISO 9735 syntax error code (0085) at
  * `interchange` or `message` level, or the APERAK's error code at `application` level; where it
  * sits (UNH reference, segment tag, 1-based segment position, element position) and plain text.
  */
-export interface UploadFinding {
-  level: "interchange" | "message" | "application";
-  code: string;
-  message: string;
-  messageReference: string | null;
-  segment: string | null;
-  position: number | null;
-  element: string | null;
-}
+export type UploadFinding = SegmentTree["findings"][number];
 
 /** An outbound message an upload produced, as its upload's view lists it (mailbox order). */
-export interface UploadOutbound {
-  deliveryAttemptId: string;
-  messageType: string;
-  status: string;
-  interchangeId: string;
-  messageReference: string;
-  /** UNH 0062 of the inbound message it answers; null for a CONTRL (it answers the interchange). */
-  answersMessageReference: string | null;
-  createdAt: string;
-  acknowledgedAt: string | null;
-}
+export type UploadOutbound = NonNullable<Upload["outbound"]>[number];
 
 /** Whose an upload or a delivery is, by name (the ids stay beside them). */
-export interface OwnerNames {
-  partnerId: string;
-  partnerName: string;
-  connectionName: string;
-}
+export type OwnerNames = Pick<Upload, "partnerId" | "partnerName" | "connectionName">;
 
-export interface Upload extends OwnerNames {
-  id: string;
-  uploadId: string;
-  connectionId: string;
-  interchangeId: string | null;
-  status: string;
-  byteCount: number;
-  profileRevision: number;
-  error: string | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-  /** Outbound messages produced, per message type (`{"CONTRL":1,"ORDRSP":2}`). */
-  outboundCounts: Record<string, number>;
-  findingCount: number;
-  /** Why it was rejected (one upload's view only, not the list). */
-  findings?: UploadFinding[];
-  /** The outbound messages it produced, in mailbox order (one upload's view only, not the list). */
-  outbound?: UploadOutbound[];
-}
+export type Upload = ResponseBody<"getUpload">;
 
 /** A stored interchange as a segment tree (`hanse edi inspect` as JSON). */
-export interface SegmentTree {
-  segments: {
-    position: number;
-    tag: string;
-    depth: number;
-    group: string | null;
-    text: string;
-    findings: UploadFinding[];
-  }[];
-  /** Findings tied to no segment. */
-  findings: UploadFinding[];
-  notes: string[];
-}
+export type SegmentTree = ResponseBody<"getUploadSegments">;
 
 /** The operator's reads of a stored interchange (audited on the server). */
 export interface InterchangeReads {
@@ -202,62 +74,17 @@ export interface InterchangeReads {
   segments(id: string): Promise<SegmentTree>;
 }
 
-export interface Delivery extends OwnerNames {
-  id: string;
-  deliveryAttemptId: string;
-  connectionId: string;
-  uploadId: string;
-  interchangeId: string;
-  inboundInterchangeId: string | null;
-  messageReference: string;
-  messageType: string;
-  payloadSize: number;
-  payloadSha256: string;
-  status: string;
-  attempts: number;
-  dueAt: string;
-  leaseExpiresAt: string | null;
-  receiptId: string | null;
-  acknowledgedAt: string | null;
-  createdAt: string;
-  /** The delivery this one re-sends (`deliveries resend`), else null. */
-  resentFrom?: string | null;
-  /** Still ready or claimed after the connection's collection deadline. */
-  overdue: boolean;
-  /** When the collection deadline passed without an acknowledgement; null until then. */
-  overdueSince: string | null;
-}
+export type Delivery = ResponseBody<"getDelivery">;
 
 /** What `admin.connections.update` changes (at least one of them). */
-export interface ConnectionChanges {
-  status?: ConnectionStatus;
-  name?: string;
-  /** 60–2592000 seconds, or null: deliveries of the connection are never overdue. */
-  collectionDeadlineSeconds?: number | null;
-}
+export type ConnectionChanges = RequestBody<"updateConnection">;
 
-export interface Entity {
-  id: string;
-  kind: string;
-  state: string;
-  version: number;
-  attributes: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Entity = ResponseBody<"getEntity">;
 
-export interface AccessToken {
-  id: string;
-  name: string;
-  scopes: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  createdBy: string | null;
-}
+export type AccessToken = ResponseBody<"getAccessToken">;
 
 /** A token as created: `token` is shown only here. */
-export type CreatedAccessToken = AccessToken & { token: string };
+export type CreatedAccessToken = ResponseBody<"createAccessToken", 201>;
 
 /** List (with the route's filters), read and create of one published collection. */
 export interface Collection<Item, Input = never, Created = Item> {

@@ -1,36 +1,17 @@
-/** Shapes of the system tenant resource (CONTRACT §2 and §3). */
-export interface Tenant {
-  id: string;
-  name: string;
-  slug: string;
-  type: "system" | "customer";
-  /** `suspended`: offboarded until resumed (every credential of it refused, its jobs waiting). */
-  status: "provisioning" | "active" | "failed" | "suspended";
-  createdAt: string;
-}
+import type { RequestBody, ResponseBody } from "./api.js";
+
+/** Shapes of the system tenant resource (CONTRACT §2 and §3), from the generated API types. */
+export type Tenant = ResponseBody<"getTenant">;
 
 export interface Page<T> {
   items: T[];
   meta: { hasMore: boolean; nextCursor: string | null };
 }
 
-export type ProvisioningState = "pending" | "running" | "succeeded" | "failed";
+export type ProvisioningStatus = ResponseBody<"getTenantProvisioning">;
+export type ProvisioningState = ProvisioningStatus["state"];
 
-export interface ProvisioningStatus {
-  tenantId: string;
-  state: ProvisioningState;
-  terminal: boolean;
-  steps: { name: string; state: ProvisioningState }[];
-  error: { code: string; message: string } | null;
-  startedAt: string | null;
-  completedAt: string | null;
-}
-
-export interface CreateTenantInput {
-  name: string;
-  slug: string;
-  admin?: { email: string; password: string; name?: string };
-}
+export type CreateTenantInput = RequestBody<"createTenant">;
 
 export interface CreateTenantResult {
   tenantId: string;
@@ -46,32 +27,10 @@ export interface CreateTenantResult {
   idempotencyKey: string;
 }
 
-export interface Session {
-  id: string;
-  token: string;
-  expiresAt: string;
-  scopes: string[];
-  createdAt: string;
-}
+export type Session = ResponseBody<"createSession", 201>;
 
-export interface LoginInput {
-  tenant: string;
-  email: string;
-  password: string;
-}
-
-export type TransitionRequestState = "pending" | "processing" | "succeeded" | "failed";
+export type LoginInput = RequestBody<"createSession">;
 
 /** The status document at `statusUrl`. */
-export interface TransitionRequestStatus {
-  requestId: string;
-  status: TransitionRequestState;
-  entity: string;
-  entityId: string;
-  transition: string;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-  result: { fromState: string; toState: string } | null;
-  error: { code: string; message: string } | null;
-}
+export type TransitionRequestStatus = ResponseBody<"getTransitionRequest">;
+export type TransitionRequestState = TransitionRequestStatus["status"];
