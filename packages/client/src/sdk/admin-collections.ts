@@ -5,7 +5,7 @@
  * the session's published `admin.*` entries (spec B: no path is guessed).
  */
 import type { Entrypoint } from "../protocol/index.js";
-import type { RequestBody, ResponseBody } from "./api.js";
+import type { ListItem, RequestBody, ResponseBody } from "./api.js";
 import type { Transport } from "./http.js";
 import { createPublishedCall, type ListQuery, type PublishedCall } from "./published-call.js";
 import type { Page, TransitionRequestStatus } from "./types.js";
@@ -57,12 +57,14 @@ export type AuditEvent = ResponseBody<"getAuditEvent">;
 export type UploadFinding = SegmentTree["findings"][number];
 
 /** An outbound message an upload produced, as its upload's view lists it (mailbox order). */
-export type UploadOutbound = NonNullable<Upload["outbound"]>[number];
+export type UploadOutbound = ResponseBody<"getUpload">["outbound"][number];
 
 /** Whose an upload or a delivery is, by name (the ids stay beside them). */
 export type OwnerNames = Pick<Upload, "partnerId" | "partnerName" | "connectionName">;
 
-export type Upload = ResponseBody<"getUpload">;
+/** An upload as lists show it; one upload's view adds `findings` and `outbound`. */
+export type Upload = ListItem<"listUploads"> &
+  Partial<Pick<ResponseBody<"getUpload">, "findings" | "outbound">>;
 
 /** A stored interchange as a segment tree (`hanse edi inspect` as JSON). */
 export type SegmentTree = ResponseBody<"getUploadSegments">;

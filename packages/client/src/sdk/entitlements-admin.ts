@@ -1,4 +1,5 @@
-import type { Entitlement, EntitlementStatus, Entrypoint } from "../protocol/index.js";
+import type { Entitlement, Entrypoint } from "../protocol/index.js";
+import type { RequestBody, ResponseBody } from "./api.js";
 import type { Transport } from "./http.js";
 import { createPublishedCall, type PageQuery } from "./published-call.js";
 import type { Page } from "./types.js";
@@ -10,64 +11,25 @@ export const entitlementAdminEntries = {
   bindings: "admin.serviceBindings",
 } as const;
 
-export interface App {
-  id: string;
-  name: string;
-  capabilities: string[];
-  createdAt: string;
-}
+export type App = ResponseBody<"getApp">;
 
-export interface SetEntitlementInput {
-  status: EntitlementStatus;
-  plan: string;
-  capabilities: string[];
-  validFrom?: string;
-  validUntil?: string | null;
-}
+export type SetEntitlementInput = RequestBody<"setEntitlement">;
 
-export interface ServiceBinding {
-  id: string;
-  appId: string;
-  audience: string;
-  requiredCapabilities: string[];
-  credentialId: string;
-  /** `revoked`: every credential of the binding is refused and its webhook subscriptions stopped. */
-  status: "active" | "revoked";
-  revokedAt: string | null;
-  createdAt: string;
-}
+export type ServiceBinding = ResponseBody<"getServiceBinding">;
 
 /** A binding as created: the `secret` is shown only here. */
-export type CreatedServiceBinding = ServiceBinding & { secret: string };
+export type CreatedServiceBinding = ResponseBody<"createServiceBinding", 201>;
 
-export interface RotatedCredential {
-  bindingId: string;
-  credentialId: string;
-  /** Shown only here. */
-  secret: string;
-  previousCredentialId: string | null;
-  previousValidUntil: string | null;
-}
+export type RotatedCredential = ResponseBody<"rotateServiceBindingCredential">;
 
 /** One change of an actor's entitlement, as its history lists it (newest first). */
-export interface EntitlementHistoryEntry {
-  sequence: number;
-  eventId: string;
-  /** The entitlement after the change. */
-  entitlement: Entitlement | null;
-  occurredAt: string;
-  /** The principal that made the change (null: not recorded). */
-  changedBy: string | null;
-}
+export type EntitlementHistoryEntry = EntitlementHistoryPage["items"][number];
 
 /** A page of an actor's history; changes up to `meta.prunedThrough` are no longer kept. */
-export interface EntitlementHistoryPage {
-  items: EntitlementHistoryEntry[];
-  meta: Page<EntitlementHistoryEntry>["meta"] & { prunedThrough: number };
-}
+export type EntitlementHistoryPage = ResponseBody<"listEntitlementHistory">;
 
 export interface EntitlementsAdminApi {
-  createApp(input: { id: string; name: string; capabilities: string[] }): Promise<App>;
+  createApp(input: RequestBody<"createApp">): Promise<App>;
   listApps(query?: PageQuery): Promise<Page<App>>;
   getApp(appId: string): Promise<App>;
   setEntitlement(appId: string, actorId: string, input: SetEntitlementInput): Promise<Entitlement>;

@@ -5,6 +5,7 @@
  * a local projection that decides with the one decision function of protocol/. Imports only
  * protocol/ (DESIGN.md layering).
  */
+import type { ResponseBody } from "./api.js";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -14,7 +15,6 @@ import {
   serviceHeaders,
   type Entitlement,
   type EntitlementDecision,
-  type EntitlementStatus,
 } from "../protocol/index.js";
 import {
   CursorExpiredError,
@@ -39,47 +39,15 @@ export const entitlementServicePaths = {
 
 export const cursorExpiredCode = "ERR_APP_ENTITLEMENT_CURSOR_EXPIRED";
 
-export interface Introspection {
-  tenantId: string;
-  appId: string;
-  actorId: string;
-  entitled: boolean;
-  status: EntitlementStatus | null;
-  plan: string | null;
-  capabilities: string[];
-  validFrom: string | null;
-  validUntil: string | null;
-  sequence: number | null;
-  evaluatedAt: string;
-}
+export type Introspection = ResponseBody<"introspectEntitlement">;
 
-export interface SnapshotPage {
-  asOfSequence: number;
-  items: Entitlement[];
-  meta: { hasMore: boolean; nextCursor: string | null };
-}
+export type SnapshotPage = ResponseBody<"getEntitlementSnapshot">;
 
-export interface EntitlementChange {
-  sequence: number;
-  eventId: string;
-  type: "entitlement.changed";
-  actorId: string;
-  /** The entitlement after the change; null when it was deleted. */
-  entitlement: Entitlement | null;
-  occurredAt: string;
-}
+export type EntitlementChange = ChangesPage["items"][number];
 
-export interface ChangesPage {
-  items: EntitlementChange[];
-  meta: { hasMore: boolean; lastSequence: number; latestSequence: number };
-}
+export type ChangesPage = ResponseBody<"listEntitlementChanges">;
 
-export interface GrantResult {
-  /** A compact JWS; treat it like a password (never log it). */
-  grant: string;
-  expiresAt: string;
-  keyId: string;
-}
+export type GrantResult = ResponseBody<"issueGrant">;
 
 export interface ServiceClientOptions {
   /** Origin of the service, e.g. `https://hanse.example`. */

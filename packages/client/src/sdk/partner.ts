@@ -8,6 +8,7 @@ import { createHash, randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { request as undiciRequest } from "undici";
 import { headers as headerNames } from "../protocol/index.js";
+import type { ListItem, ResponseBody } from "./api.js";
 import { loadUndici } from "./lazy-modules.js";
 
 export type RequestFn = typeof undiciRequest;
@@ -22,41 +23,16 @@ export interface PartnerClientOptions {
   timeoutMs?: number;
 }
 
-export interface MailboxItem {
-  deliveryAttemptId: string;
-  interchangeId: string;
-  messageType: string;
-  payloadSize: number;
-  payloadSha256: string;
-  status: string;
-  createdAt: string;
-  uploadId?: string;
-  inboundInterchangeId?: string | null;
-  messageReference?: string;
-}
+export type MailboxItem = ListItem<"listMailbox">;
 
-export interface Claim {
-  deliveryAttemptId: string;
-  claimToken: string;
-  expiresAt: string;
-  attempt?: number;
-}
+export type Claim = ResponseBody<"claimDelivery">;
 
-export interface Receipt {
-  deliveryAttemptId: string;
-  receiptId: string;
-  acknowledgedAt: string;
-  replay: boolean;
+export type Receipt = ResponseBody<"acknowledgeDelivery"> & {
   /** The X-Correlation-ID of the acknowledge that returned it (client side, for logs). */
   correlationId: string;
-}
+};
 
-export interface UploadResult {
-  uploadId: string;
-  interchangeId?: string;
-  status: string;
-  replay: boolean;
-}
+export type UploadResult = ResponseBody<"createUpload", 202>;
 
 /** An answer with a problem body: status and stable code (no secrets, no payload). */
 export class PartnerApiError extends Error {

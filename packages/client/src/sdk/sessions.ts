@@ -1,5 +1,6 @@
 import type { Entrypoint } from "../protocol/index.js";
 import { createPublishedCall, type PageQuery } from "./published-call.js";
+import type { ListItem } from "./api.js";
 import type { Transport } from "./http.js";
 import type { Page } from "./types.js";
 
@@ -7,16 +8,7 @@ import type { Page } from "./types.js";
 export const authSessionsEntryId = "auth.sessions";
 
 /** One of the signed-in user's open sessions (CONTRACT §7); never its token. */
-export interface UserSession {
-  id: string;
-  createdAt: string;
-  /** Recorded at most once a minute, so up to a minute behind. */
-  lastUsedAt: string;
-  expiresAt: string;
-  /** Whether it is the session this client's token belongs to. */
-  current: boolean;
-  method: "password" | "sso" | "invitation" | "password-reset";
-}
+export type UserSession = ListItem<"listSessions">;
 
 /** The signed-in user's sessions, through the published `auth.sessions` actions `list` and `end`. */
 export interface SessionsApi {

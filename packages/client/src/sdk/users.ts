@@ -4,6 +4,7 @@
  * through a published entry (spec B: no path is guessed).
  */
 import type { Entrypoint } from "../protocol/index.js";
+import type { RequestBody, ResponseBody } from "./api.js";
 import type { Transport } from "./http.js";
 import { createPublishedCall, type ListQuery } from "./published-call.js";
 import type { Page } from "./types.js";
@@ -13,41 +14,21 @@ export const ssoEntryId = "admin.sso";
 export const authPasswordEntryId = "auth.password";
 
 /** owner: every tenant scope; admin: the same without users:write; viewer: reads. */
-export type UserRole = "owner" | "admin" | "viewer";
-export type UserStatus = "invited" | "active" | "deactivated";
+export type UserRole = User["role"];
+export type UserStatus = User["status"];
 
-export interface User {
-  id: string;
-  email: string;
-  name: string;
-  role: UserRole;
-  status: UserStatus;
-  createdAt: string;
-  lastSignInAt: string | null;
-}
+export type User = ResponseBody<"getUser">;
 
 /** A one-time token (an invitation, a password reset): shown only in the answer that issues it. */
-export interface OneTimeToken {
-  token: string;
-  expiresAt: string;
-}
+export type OneTimeToken = ResponseBody<"issuePasswordReset", 201>;
 
 /** A user as invited: `invitation.token` is shown only here. */
-export type InvitedUser = User & { invitation: OneTimeToken };
+export type InvitedUser = ResponseBody<"inviteUser", 201>;
 
-export interface InviteUserInput {
-  email: string;
-  /** Defaults to the e-mail address. */
-  name?: string;
-  role: UserRole;
-}
+export type InviteUserInput = RequestBody<"inviteUser">;
 
 /** At least one field; a change that leaves the tenant without an active owner is 409. */
-export interface UpdateUserInput {
-  name?: string;
-  role?: UserRole;
-  status?: "active" | "deactivated";
-}
+export type UpdateUserInput = RequestBody<"updateUser">;
 
 export interface UsersApi {
   /** Oldest first (`order: "desc"` newest first). */
@@ -62,26 +43,12 @@ export interface UsersApi {
   reissueInvitation(id: string): Promise<OneTimeToken>;
 }
 
-export interface SsoAutoCreate {
-  role: UserRole;
-  emailDomains: string[];
-}
+export type SsoAutoCreate = NonNullable<SsoSettings["autoCreate"]>;
 
 /** The tenant's single sign-on setting: never its client secret. */
-export interface SsoSettings {
-  issuer: string;
-  clientId: string;
-  autoCreate: SsoAutoCreate | null;
-  updatedAt: string;
-}
+export type SsoSettings = ResponseBody<"getSsoSettings">;
 
-export interface SsoSettingsInput {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  /** null: only existing, active users sign in. */
-  autoCreate: SsoAutoCreate | null;
-}
+export type SsoSettingsInput = RequestBody<"setSsoSettings">;
 
 export interface SsoApi {
   /** 404 (HanseApiError) when the tenant has none. */
@@ -97,7 +64,7 @@ export interface PasswordApi {
    * Changes the signed-in user's password (a user session only: an access token is 403). A wrong
    * current password is 400 at /currentPassword; the user's other sessions end.
    */
-  change(input: { currentPassword: string; newPassword: string }): Promise<void>;
+  change(input: RequestBody<"changePassword">): Promise<void>;
 }
 
 export function createUsersApi(

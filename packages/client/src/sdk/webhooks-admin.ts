@@ -1,4 +1,5 @@
 import type { Entrypoint } from "../protocol/index.js";
+import type { ListItem, RequestBody, ResponseBody } from "./api.js";
 import type { Transport } from "./http.js";
 import { createPublishedCall, type PageQuery } from "./published-call.js";
 import type { Page } from "./types.js";
@@ -7,67 +8,24 @@ import type { Page } from "./types.js";
 export const webhookSubscriptionsEntryId = "admin.webhookSubscriptions";
 
 /** The event types of an operator subscription (CONTRACT §8). */
-export type OperatorEventType =
-  | "exchange.upload.rejected"
-  | "exchange.upload.failed"
-  | "exchange.delivery.overdue"
-  | "exchange.delivery.failed"
-  | "workflows.request.failed";
+export type OperatorEventType = NonNullable<WebhookSubscription["eventTypes"]>[number];
 
-export interface WebhookSubscription {
-  id: string;
-  /** Null for a tenant's operator subscription (CONTRACT §8). */
-  bindingId: string | null;
-  appId: string | null;
-  url: string;
-  /** An operator subscription's event types; null for a binding's subscription. */
-  eventTypes: OperatorEventType[] | null;
-  enabled: boolean;
-  /** Why deliveries stopped (`410`, failing too long, an administrator), or null. */
-  disabledReason: string | null;
-  failingSince: string | null;
-  createdAt: string;
-}
+export type WebhookSubscription = ResponseBody<"getWebhookSubscription">;
 
 /** A subscription as created: the Standard Webhooks `secret` (`whsec_…`) is shown only here. */
-export type CreatedWebhookSubscription = WebhookSubscription & { secret: string };
+export type CreatedWebhookSubscription = ResponseBody<"createWebhookSubscription", 201>;
 
 /** One delivery attempt: never a body or a secret. */
-export interface WebhookAttempt {
-  id: string;
-  deliveryId: string;
-  /** The entitlement change's sequence; null for an operator event. */
-  sequence: number | null;
-  attempt: number;
-  attemptedAt: string;
-  /** HTTP status; null when no answer came. */
-  status: number | null;
-  latencyMs: number;
-  /** `address`, `dns`, `timeout`, `connect`, `tls`, `protocol` or `http-<status>`; null on success. */
-  errorClass: string | null;
-}
+export type WebhookAttempt = ListItem<"listWebhookAttempts">;
 
-export interface WebhookRecovery {
-  subscriptionId: string;
-  fromSequence: number;
-  /** Deliveries queued: the changes from `fromSequence` on that the feed still holds. */
-  enqueued: number;
-}
+export type WebhookRecovery = ResponseBody<"recoverWebhookSubscription">;
 
-export interface RotatedWebhookSecret {
-  subscriptionId: string;
-  /** The new `whsec_…` secret, shown only here. */
-  secret: string;
-  /** Until then deliveries carry a signature with the old secret too. */
-  previousSecretValidUntil: string;
-}
+export type RotatedWebhookSecret = ResponseBody<"rotateWebhookSecret">;
 
 export interface WebhooksAdminApi {
   listSubscriptions(query?: PageQuery): Promise<Page<WebhookSubscription>>;
   /** A binding's subscription (`bindingId`), or the tenant's operator subscription (`eventTypes`). */
-  createSubscription(
-    input: { bindingId: string; url: string } | { url: string; eventTypes: OperatorEventType[] },
-  ): Promise<CreatedWebhookSubscription>;
+  createSubscription(input: RequestBody<"createWebhookSubscription">): Promise<CreatedWebhookSubscription>;
   getSubscription(id: string): Promise<WebhookSubscription>;
   /** Newest first. */
   listAttempts(id: string, query?: PageQuery): Promise<Page<WebhookAttempt>>;

@@ -1,3 +1,4 @@
+import type { RequestBody } from "./api.js";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -29,15 +30,7 @@ export function workflowKeyOnTheWire(key: string): string {
 /** The published entry of spec D (CONTRACT §6). */
 export const workflowTransitionsEntryId = "workflows.transitionRequests";
 
-export interface TransitionRequestInput {
-  /** Entity kind, e.g. `product`. */
-  entity: string;
-  entityId: string;
-  /** Transition name, e.g. `submit`. */
-  transition: string;
-  /** Any JSON object; part of the request's identity. */
-  payload?: Record<string, unknown>;
-}
+export type TransitionRequestInput = RequestBody<"requestTransition">;
 
 export type { TransitionRequestState, TransitionRequestStatus } from "./types.js";
 
