@@ -31,6 +31,8 @@ export interface EntrypointRegistry {
   /** `{"entrypoints": visibleTo(principal)}` as JSON text, serialized once per combination. */
   visibleJsonTo(principal: Principal): string;
   find(id: string): EntrypointDefinition | undefined;
+  /** Every registered entry (test/e2e/entrypoint-routes.test.ts checks them against the routes). */
+  all(): EntrypointDefinition[];
 }
 
 export function createEntrypointRegistry(): EntrypointRegistry {
@@ -50,6 +52,7 @@ export function createEntrypointRegistry(): EntrypointRegistry {
       jsonCache.clear();
     },
     find: (id) => definitions.get(id),
+    all: () => [...definitions.values()],
     visibleJsonTo(principal) {
       const key = cacheKey(principal);
       let json = jsonCache.get(key);

@@ -168,3 +168,19 @@ export {
   type SyncOptions,
   type SyncSummary,
 } from "./partner-sync.js";
+// Workflow transition requests (spec D): request, follow to the outcome.
+export {
+  createWorkflowsApi,
+  createWorkflowsClient,
+  isTerminalTransitionState,
+  workflowKeyOnTheWire,
+  workflowTransitionsEntryId,
+  type RequestTransitionOptions,
+  type TransitionAccepted,
+  type TransitionRequestState,
+  type TransitionRequestStatus,
+  type TransitionRequestInput,
+  type TransitionStatusRead,
+  type WaitForTransitionOptions,
+  type WorkflowsApi,
+} from "./workflows.js";
