@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import type { Config } from "../config/index.js";
 import type { Database } from "../platform/db/database.js";
 import { loadAssets } from "./assets.js";
+import { enumerationsFrom } from "./enumerations.js";
 import { forwardToApi, isPlainApiPath, refuse } from "./bridge.js";
 import { isSameOrigin, servedOverHttps } from "./request-origin.js";
 import { consoleSecurityHeaders } from "./security-headers.js";
@@ -51,6 +52,15 @@ export const consolePlugin =
       const asset = assets.get(request.params["*"]);
       if (!asset) return refuse(reply, "ERR_NOT_FOUND", "No such resource.");
       return reply.type(asset.type).send(asset.body);
+    });
+
+    /** The value lists of the console's selects, from the API's description (computed once). */
+    let enumerations: string | undefined;
+    app.get(`${consolePath}/enumerations.json`, publicRoute, async (_request, reply) => {
+      enumerations ??= JSON.stringify(
+        enumerationsFrom(root.swagger() as Parameters<typeof enumerationsFrom>[0]),
+      );
+      return reply.type("application/json").send(enumerations);
     });
 
     /** Who is signed in, and the CSRF token of the session (readable by this origin only). */

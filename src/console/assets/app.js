@@ -1,4 +1,5 @@
 // The console's shell: session, navigation from the published entrypoints, hash routes.
+import { loadEnumerations } from "./enumerations.js";
 import { api, currentSession, signOut } from "./api.js";
 import { h, render } from "./dom.js";
 import { errorBox } from "./ui.js";
@@ -133,7 +134,7 @@ async function start() {
     return render(main, errorBox(error));
   }
   try {
-    const { entrypoints } = await api.get("/profile/entrypoints");
+    const [{ entrypoints }] = await Promise.all([api.get("/profile/entrypoints"), loadEnumerations()]);
     setEntrypoints(entrypoints);
   } catch (error) {
     return render(main, errorBox(error));

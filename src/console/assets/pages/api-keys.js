@@ -1,16 +1,9 @@
 import { api } from "../api.js";
+import { enumeration } from "../enumerations.js";
 import { formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
 import { attempt, checkboxes, field, formPanel, pagedTable, showSecretOnce, statusSlot } from "../ui.js";
 import { partnerSelect } from "./partners.js";
-
-const partnerScopes = [
-  "b2b_exchange_partner_inbox:create",
-  "b2b_exchange_partner_mailbox:list",
-  "b2b_exchange_partner_mailbox:claim",
-  "b2b_exchange_partner_mailbox:payload_read",
-  "b2b_exchange_partner_mailbox:acknowledge",
-];
 
 /** Partner API keys: issue one (its secret shown once, never stored by the console), revoke one. */
 export function apiKeysPage() {
@@ -58,7 +51,7 @@ export function apiKeysPage() {
   const page = h("div", {}, h("h1", {}, "Partner API keys"), slot, issued);
   if (can("admin.apiKeys", "create")) {
     const partners = partnerSelect(slot);
-    const scopes = checkboxes("Scopes", "scope", partnerScopes);
+    const scopes = checkboxes("Scopes", "scope", enumeration("partnerScopes"));
     page.append(
       formPanel(
         "Issue an API key",

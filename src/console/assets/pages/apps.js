@@ -1,4 +1,5 @@
 import { api } from "../api.js";
+import { enumeration } from "../enumerations.js";
 import { badge, formatTime, fromLocalInput, h, render, shortId, toLocalInput } from "../dom.js";
 import { can } from "../permissions.js";
 import {
@@ -14,7 +15,6 @@ import {
   statusSlot,
 } from "../ui.js";
 
-const statuses = ["active", "suspended", "revoked"];
 const appHref = (appId) => `/admin/apps/${encodeURIComponent(appId)}`;
 const actorHref = (appId, actorId) => `${appHref(appId)}/entitlements/${encodeURIComponent(actorId)}`;
 const actorLink = (appId, actorId) =>
@@ -130,7 +130,7 @@ function entitlementForm(app, current, done) {
     current ? "Change the entitlement" : "Set an actor's entitlement",
     [
       current ? null : field("Actor id", { name: "actorId", required: true, maxlength: 128 }),
-      select("Status", "status", statuses),
+      select("Status", "status", enumeration("entitlementStatuses")),
       field("Plan", { name: "plan", required: true, maxlength: 100, value: current?.plan ?? "" }),
       checkboxes("Capabilities", "capability", app.capabilities, (c) =>
         current ? current.capabilities.includes(c) : true,

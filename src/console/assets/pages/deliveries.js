@@ -1,11 +1,11 @@
 import { api } from "../api.js";
+import { enumeration } from "../enumerations.js";
 import { badge, formatBytes, formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
 import { attempt, link, reloadableTable, statusSlot } from "../ui.js";
 import { exchangeFilters, filterQuery, filterSelect, hashParams } from "./exchange-filters.js";
 
 const statuses = ["ready", "claimed", "acknowledged", "failed"];
-const messageTypes = ["CONTRL", "APERAK", "ORDRSP"];
 
 /**
  * Outbound messages in the partners' mailboxes, filtered by the API; a failed one can be requeued,
@@ -99,7 +99,9 @@ export function deliveriesPage() {
     upload
       ? h("p", {}, link(`#/uploads/${upload}`, "← The upload"), " · ", link("#/deliveries", "All deliveries"))
       : null,
-    exchangeFilters("deliveries", statuses, [filterSelect("Message type", "messageType", messageTypes)]),
+    exchangeFilters("deliveries", statuses, [
+      filterSelect("Message type", "messageType", enumeration("deliveryMessageTypes")),
+    ]),
     slot,
     done,
     list,

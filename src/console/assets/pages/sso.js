@@ -118,7 +118,7 @@ export function ssoPage() {
   const autoCreateSelect = (role) => {
     const control = select("Create users automatically", "autoCreateRole", [
       { value: "", label: "no" },
-      ...roles.map((r) => ({ value: r, label: `yes, as ${r}` })),
+      ...roles().map((r) => ({ value: r, label: `yes, as ${r}` })),
     ]);
     control.querySelector("select").value = role;
     return control;

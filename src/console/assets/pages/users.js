@@ -1,16 +1,23 @@
 import { api } from "../api.js";
+import { enumeration } from "../enumerations.js";
 import { badge, formatTime, h } from "../dom.js";
 import { can } from "../permissions.js";
 import { attempt, field, formPanel, reloadableTable, select, showLinkOnce, statusSlot } from "../ui.js";
 
-export const roles = ["viewer", "admin", "owner"];
+/** The roles, as the API declares them, least first. */
+export const roles = () => [...enumeration("userRoles")].reverse();
 
 /** What each role may do, as the role select explains it (CONTRACT §7). */
-const roleOptions = [
-  { value: "viewer", label: "viewer — reads everything, changes nothing" },
-  { value: "admin", label: "admin — runs the tenant, but no user management" },
-  { value: "owner", label: "owner — everything, users and single sign-on included" },
-];
+const roleExplained = {
+  viewer: "reads everything, changes nothing",
+  admin: "runs the tenant, but no user management",
+  owner: "everything, users and single sign-on included",
+};
+const roleOptions = () =>
+  roles().map((role) => ({
+    value: role,
+    label: roleExplained[role] ? `${role} — ${roleExplained[role]}` : role,
+  }));
 
 /**
  * A one-time token as a link to the console's page that uses it: the token in the fragment
@@ -61,7 +68,7 @@ export function usersPage() {
     const choice = h(
       "select",
       { "aria-label": `Role of ${user.email}` },
-      roles.map((role) => h("option", { value: role, selected: role === user.role }, role)),
+      roles().map((role) => h("option", { value: role, selected: role === user.role }, role)),
     );
     choice.addEventListener("change", () => {
       const role = choice.value;
@@ -144,7 +151,7 @@ export function usersPage() {
         [
           field("E-mail", { name: "email", type: "email", required: true, maxlength: 320 }),
           field("Name", { name: "name", maxlength: 200 }),
-          select("Role", "role", roleOptions, { required: true }),
+          select("Role", "role", roleOptions(), { required: true }),
         ],
         "Invite",
         async (data, form) => {

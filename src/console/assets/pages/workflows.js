@@ -1,4 +1,5 @@
 import { api, newIdempotencyKey } from "../api.js";
+import { enumeration } from "../enumerations.js";
 import { badge, formatTime, h, render, shortId } from "../dom.js";
 import { can, tenantId } from "../permissions.js";
 import {
@@ -16,7 +17,6 @@ import {
 
 const requestsHref = "/workflows/transition-requests";
 const listHref = "/admin/transition-requests";
-const statuses = ["pending", "processing", "succeeded", "failed"];
 const isTerminal = (status) => status === "succeeded" || status === "failed";
 
 /*
@@ -147,7 +147,7 @@ export function workflowsPage() {
   const requests = h("div");
   const requestStatus = select("Request status", "status", [
     { value: "", label: "any" },
-    ...statuses.map((s) => ({ value: s, label: s })),
+    ...enumeration("transitionStatuses").map((s) => ({ value: s, label: s })),
   ]);
   const showRequests = () =>
     render(requests, requestsTable({ status: requestStatus.querySelector("select").value || undefined }));
