@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { headers as headerNames, type Problem } from "../protocol/index.js";
 import { HanseApiError, HanseNetworkError, HanseProtocolError } from "./errors.js";
+import { sendRequest, type RawAnswer } from "./http-request.js";
 
 export interface TransportOptions {
   baseUrl: string;
@@ -89,55 +90,27 @@ export function createTransport(options: TransportOptions): Transport {
           input.sign({ method, target: `${url.pathname}${url.search}`, body: payload ?? "" }),
         );
       }
-      // Node's built-in fetch: it costs a CLI command a third of what loading undici's package
-      // does (docs/benchmarks.md "cli"). Redirects are answers, never followed: a published
-      // href is the only place a request goes.
-      let response: Response;
-      let bytes: Buffer;
+      let answer: RawAnswer;
       try {
-        response = await fetch(url, {
-          method,
-          headers: requestHeaders,
-          body: payload,
-          redirect: "manual",
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        bytes = Buffer.from(await response.arrayBuffer());
+        answer = await sendRequest(url, { method, headers: requestHeaders, body: payload, timeoutMs });
       } catch (error) {
-        throw new HanseNetworkError(method, path, correlationId, fetchFailure(error));
+        throw new HanseNetworkError(method, path, correlationId, error);
       }
-      const answerHeaders = flattenHeaders(response.headers);
+      const { status, headers: answerHeaders, body: bytes } = answer;
       const answeredId = answerHeaders[headerNames.correlationId] ?? correlationId;
-      const binary = input.binary === true && response.status < 400;
+      const binary = input.binary === true && status < 400;
       const parsed = binary ? bytes : parseJson(bytes.toString("utf8"));
-      if (response.status >= 400) {
-        throw toApiError(response.status, parsed, answeredId, method, path, answerHeaders);
+      if (status >= 400) {
+        throw toApiError(status, parsed, answeredId, method, path, answerHeaders);
       }
       return {
-        status: response.status,
+        status,
         headers: answerHeaders,
         body: parsed as T,
         correlationId: answeredId,
       };
     },
   };
-}
-
-/** The answer's headers by lower-case name (repeated ones joined with ", ", as fetch does). */
-function flattenHeaders(raw: Headers): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  raw.forEach((value, name) => {
-    out[name] = value;
-  });
-  return out;
-}
-
-/**
- * fetch reports a failed connection as TypeError("fetch failed") with the socket's error as its
- * cause: that cause (ECONNREFUSED, ECONNRESET, …) is what a user needs to read.
- */
-function fetchFailure(error: unknown): unknown {
-  return error instanceof TypeError && error.cause instanceof Error ? error.cause : error;
 }
 
 function parseJson(text: string): unknown {
