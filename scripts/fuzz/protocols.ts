@@ -1,9 +1,9 @@
 /**
  * `npm run fuzz -- protocols [--seconds N] [--runs N] [--seed S --path P] [--file F]
- * [--database URL]`: the model-based tests of test/protocols (issue 37 item 2) run longer than
+ * [--test-name T] [--database URL]`: the model-based tests of test/protocols (issue 37 item 2) run longer than
  * the short run of `npm test`: vitest on test/protocols with HANSE_PROTOCOL_SECONDS (each property
  * runs for N seconds) or HANSE_PROTOCOL_RUNS. A counterexample is printed with fast-check's
- * `{ seed, path }`; `--seed S --path P --file F` replays it. On PostgreSQL with `--database URL`
+ * `{ seed, path }`; `--seed S --path P --file F --test-name T` (vitest's `-t`: the property) replays it. On PostgreSQL with `--database URL`
  * (DATABASE_URL), else on the embedded PGlite. Returns vitest's exit code (0: nothing found).
  */
 import { spawn } from "node:child_process";
@@ -34,6 +34,8 @@ export function protocolsEnv(args: readonly string[], env: NodeJS.ProcessEnv): N
 export function main(args: readonly string[]): Promise<number> {
   const i = args.indexOf("--file");
   const files = i >= 0 && args[i + 1] ? [args[i + 1] ?? ""] : ["test/protocols"];
+  const n = args.indexOf("--test-name");
+  const name = n >= 0 ? args[n + 1] : undefined;
   const env = protocolsEnv(args, process.env);
   console.log(
     `protocols: ${files.join(" ")} on ${env.DATABASE_URL ? "PostgreSQL" : "PGlite"}, ` +
@@ -44,11 +46,15 @@ export function main(args: readonly string[]): Promise<number> {
   );
   // One file at a time (the machine's cores go to the server and its database).
   const vitest = join(REPO_ROOT, "node_modules/vitest/vitest.mjs");
-  const child = spawn(process.execPath, [vitest, "run", "--no-file-parallelism", ...files], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [vitest, "run", "--no-file-parallelism", ...(name ? ["-t", name] : []), ...files],
+    {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const seeds: string[] = [];
   let pending = "";
   child.stdout.on("data", (chunk: Buffer) => {
@@ -65,7 +71,7 @@ export function main(args: readonly string[]): Promise<number> {
     child.on("close", (code) => {
       for (const s of seeds)
         console.log(
-          `protocols: counterexample; replay with npm run fuzz -- protocols ${s} --file <the failing file>`,
+          `protocols: counterexample; replay with npm run fuzz -- protocols ${s} --file <the failing file> --test-name "<its test>"`,
         );
       if (code === 0) console.log("protocols: no counterexample");
       resolve(code ?? 1);

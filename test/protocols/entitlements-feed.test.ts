@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChangesPage, FeedEntitlement, SnapshotPage } from "../support/entitlement-feed.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { signedHeaders, type ServiceCredential } from "../support/service-signer.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
-import { protocolRuns, protocolTimeout } from "./runs.js";
+import { protocolRuns, protocolTimeout, runCounter } from "./runs.js";
 
 /*
  * Issue 37 item 2: the entitlement change feed (docs/protocols.md "The entitlement change feed",
@@ -42,19 +43,7 @@ interface Real {
   appId: string;
   credential: ServiceCredential;
 }
-interface Entitlement extends State {
-  actorId: string;
-  sequence: number;
-}
-interface ChangesPage {
-  items: { sequence: number; actorId: string; entitlement: Entitlement | null }[];
-  meta: { hasMore: boolean; lastSequence: number; latestSequence: number };
-}
-interface SnapshotPage {
-  asOfSequence: number;
-  items: Entitlement[];
-  meta: { hasMore: boolean; nextCursor: string | null };
-}
+type Entitlement = FeedEntitlement;
 
 const actors = ["actor-a", "actor-b", "actor-c", "actor-d"];
 const latest = (m: Model) => m.log.length;
@@ -225,8 +214,10 @@ describe("the entitlement change feed against its model (docs/protocols.md)", ()
   it(
     "random writes (also at once), feed pages from any cursor, snapshots with writes between their pages: gap-free, increasing, snapshot plus feed is the state",
     async () => {
+      const runs = runCounter("entitlement feed");
       await fc.assert(
         fc.asyncProperty(commands, async (cmds) => {
+          runs.tick();
           const appId = `protocol-feed-${counter++}`;
           const headers = bearer(tenant.token);
           const app = await t.inject({
@@ -248,6 +239,7 @@ describe("the entitlement change feed against its model (docs/protocols.md)", ()
         }),
         protocolRuns(25),
       );
+      runs.report();
     },
     protocolTimeout(),
   );

@@ -11,7 +11,7 @@ import {
 import { createProduct, provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { inProcessOnly } from "../support/remote-app.js";
-import { protocolRuns, protocolTimeout } from "./runs.js";
+import { protocolRuns, protocolTimeout, runCounter } from "./runs.js";
 
 /*
  * Issue 37 item 2: the idempotency layers (docs/protocols.md "Upload idempotency …" and
@@ -57,10 +57,33 @@ interface KeyModel {
   answer: string;
 }
 
+interface KeysModel {
+  keys: Map<number, KeyModel>;
+}
+
+/** A burst of sends under key `key` (of 3), one per entry of `bodies` (each one of 3 bodies). */
+abstract class Burst<R> implements fc.AsyncCommand<KeysModel, R> {
+  constructor(
+    readonly key: number,
+    readonly bodies: readonly number[],
+  ) {}
+  check = () => true;
+  abstract run(m: KeysModel, r: R): Promise<void>;
+  toString = () => `send(key ${this.key}, bodies [${this.bodies.join(", ")}] at once)`;
+}
+
+/** Up to 8 bursts of 1–4 sends each. */
+const bursts = <R>(make: (key: number, bodies: number[]) => Burst<R>) =>
+  fc.commands(
+    [
+      fc
+        .tuple(fc.nat({ max: 2 }), fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 4 }))
+        .map(([k, b]) => make(k, b)),
+    ],
+    { maxCommands: 8 },
+  );
+
 describe.skipIf(countsRows)("upload idempotency against its model (docs/protocols.md)", () => {
-  interface Model {
-    keys: Map<number, KeyModel>;
-  }
   interface Real {
     s: fc.Scheduler;
     partner: PartnerSetup;
@@ -70,13 +93,8 @@ describe.skipIf(countsRows)("upload idempotency against its model (docs/protocol
     jobsBefore: number;
   }
 
-  class Send implements fc.AsyncCommand<Model, Real> {
-    constructor(
-      readonly key: number,
-      readonly bodies: readonly number[],
-    ) {}
-    check = () => true;
-    async run(m: Model, r: Real) {
+  class Send extends Burst<Real> {
+    async run(m: KeysModel, r: Real) {
       const responses = await burst(
         r.s,
         this.bodies.map((b) => () => upload(t, r.partner, r.bodies[b] ?? "", r.keyOf(this.key))),
@@ -121,23 +139,17 @@ describe.skipIf(countsRows)("upload idempotency against its model (docs/protocol
         ),
       ).toBe(r.jobsBefore + m.keys.size);
     }
-    toString = () => `send(key ${this.key}, bodies [${this.bodies.join(", ")}] at once)`;
   }
 
-  const commands = fc.commands(
-    [
-      fc
-        .tuple(fc.nat({ max: 2 }), fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 4 }))
-        .map(([k, b]) => new Send(k, b)),
-    ],
-    { maxCommands: 8 },
-  );
+  const commands = bursts((k, b) => new Send(k, b));
 
   it(
     "bursts of concurrent uploads under repeated keys, with the same or other bytes: one upload and one job per key, every answer that upload or 409",
     async () => {
+      const runs = runCounter("upload idempotency");
       await fc.assert(
         fc.asyncProperty(fc.scheduler(), commands, async (s, cmds) => {
+          runs.tick();
           const partner = await setupPartner(t, tenant.token);
           const id = run++;
           const real: Real = {
@@ -154,6 +166,7 @@ describe.skipIf(countsRows)("upload idempotency against its model (docs/protocol
         }),
         protocolRuns(25),
       );
+      runs.report();
     },
     protocolTimeout(),
   );
@@ -161,9 +174,6 @@ describe.skipIf(countsRows)("upload idempotency against its model (docs/protocol
 
 describe.skipIf(countsRows)("transition request idempotency against its model (docs/protocols.md)", () => {
   const href = "/api/v1/workflows/transition-requests";
-  interface Model {
-    keys: Map<number, KeyModel>;
-  }
   interface Real {
     s: fc.Scheduler;
     bodies: object[];
@@ -178,13 +188,8 @@ describe.skipIf(countsRows)("transition request idempotency against its model (d
       sql`SELECT count(*)::int AS n FROM jobs WHERE name = 'workflows.transition' AND tenant_id = ${tenant.id}`,
     );
 
-  class Send implements fc.AsyncCommand<Model, Real> {
-    constructor(
-      readonly key: number,
-      readonly bodies: readonly number[],
-    ) {}
-    check = () => true;
-    async run(m: Model, r: Real) {
+  class Send extends Burst<Real> {
+    async run(m: KeysModel, r: Real) {
       const responses = await burst(
         r.s,
         this.bodies.map(
@@ -229,24 +234,18 @@ describe.skipIf(countsRows)("transition request idempotency against its model (d
       expect(await requests()).toBe(r.requestsBefore + m.keys.size);
       expect(await jobs()).toBe(r.jobsBefore + m.keys.size);
     }
-    toString = () => `send(key ${this.key}, bodies [${this.bodies.join(", ")}] at once)`;
   }
 
-  const commands = fc.commands(
-    [
-      fc
-        .tuple(fc.nat({ max: 2 }), fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 4 }))
-        .map(([k, b]) => new Send(k, b)),
-    ],
-    { maxCommands: 8 },
-  );
+  const commands = bursts((k, b) => new Send(k, b));
 
   it(
     "bursts of concurrent transition requests under repeated keys: one request and one queue job per key, every answer the first or 409",
     async () => {
       const entities = [await createProduct(t, tenant), await createProduct(t, tenant)];
+      const runs = runCounter("transition request idempotency");
       await fc.assert(
         fc.asyncProperty(fc.scheduler(), commands, async (s, cmds) => {
+          runs.tick();
           const id = run++;
           const real: Real = {
             s,
@@ -263,6 +262,7 @@ describe.skipIf(countsRows)("transition request idempotency against its model (d
         }),
         protocolRuns(25),
       );
+      runs.report();
     },
     protocolTimeout(),
   );

@@ -15,7 +15,7 @@ import type { Delivery } from "@hanse/client";
 import { createManualClock } from "../../src/platform/clock/clock.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
-import { protocolRuns, protocolTimeout } from "./runs.js";
+import { protocolRuns, protocolTimeout, runCounter } from "./runs.js";
 
 /*
  * Issue 37 item 2: the mailbox protocol (docs/protocols.md "The mailbox", the Spin model
@@ -138,6 +138,27 @@ async function checkAll(m: Model, r: Real): Promise<void> {
   }
 }
 
+/** A delivery as it enters the mailbox: ready, due at `dueAt`, a fresh attempt budget. */
+const newDelivery = (id: string, dueAt: number): ModelDelivery => ({
+  id,
+  status: "ready",
+  attempts: 0,
+  dueAt,
+  leaseEnd: null,
+  token: null,
+  tokens: [],
+  verified: false,
+  receipt: null,
+});
+
+/** An operator's re-send or requeue of a delivery. */
+const operator = (d: ModelDelivery, action: "resend" | "requeue") =>
+  t.inject({
+    method: "POST",
+    url: `/api/v1/admin/exchange-deliveries/${d.id}/${action}`,
+    headers: bearer(tenant.token),
+  });
+
 class List implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(m: Model, r: Real) {
@@ -186,15 +207,26 @@ class Claim implements fc.AsyncCommand<Model, Real> {
   toString = () => `claim(${this.index}${this.n > 1 ? ` ×${this.n} at once` : ""})`;
 }
 
-class ReadPayload implements fc.AsyncCommand<Model, Real> {
+/** A payload read or an acknowledgement of one delivery, with the token `kind` says. */
+abstract class WithToken implements fc.AsyncCommand<Model, Real> {
+  abstract readonly name: string;
   constructor(
     readonly index: number,
     readonly kind: TokenKind,
   ) {}
   check = () => true;
+  abstract send(m: Model, r: Real, d: ModelDelivery, token: string): Promise<void>;
   async run(m: Model, r: Real) {
     const d = pick(m, this.index);
-    const token = tokenOf(d, this.kind);
+    await this.send(m, r, d, tokenOf(d, this.kind));
+    await checkAll(m, r);
+  }
+  toString = () => `${this.name}(${this.index}, ${this.kind} token)`;
+}
+
+class ReadPayload extends WithToken {
+  readonly name = "payload";
+  async send(_m: Model, r: Real, d: ModelDelivery, token: string) {
     const response = await readPayload(t, r.partner, d.id, token);
     if (d.status === "claimed" && token === d.token) {
       expect(response.statusCode, response.body).toBe(200);
@@ -204,20 +236,12 @@ class ReadPayload implements fc.AsyncCommand<Model, Real> {
       // A token of an earlier lease, of a lease that ran out, or made up: refused (404).
       expect(response.statusCode, `${d.status}, ${this.kind} token`).toBe(404);
     }
-    await checkAll(m, r);
   }
-  toString = () => `payload(${this.index}, ${this.kind} token)`;
 }
 
-class Acknowledge implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly index: number,
-    readonly kind: TokenKind,
-  ) {}
-  check = () => true;
-  async run(m: Model, r: Real) {
-    const d = pick(m, this.index);
-    const token = tokenOf(d, this.kind);
+class Acknowledge extends WithToken {
+  readonly name = "acknowledge";
+  async send(m: Model, r: Real, d: ModelDelivery, token: string) {
     const response = await acknowledge(t, r.partner, d.id, token);
     const where = `${d.status}, ${this.kind} token: ${response.body}`;
     if (token !== d.token) expect(response.statusCode, where).toBe(404);
@@ -236,9 +260,7 @@ class Acknowledge implements fc.AsyncCommand<Model, Real> {
       d.receipt = { receiptId: receipt.receiptId, acknowledgedAt: receipt.acknowledgedAt };
       d.leaseEnd = null;
     }
-    await checkAll(m, r);
   }
-  toString = () => `acknowledge(${this.index}, ${this.kind} token)`;
 }
 
 class Advance implements fc.AsyncCommand<Model, Real> {
@@ -258,25 +280,11 @@ class Resend implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.deliveries.length < 8;
   async run(m: Model, r: Real) {
     const d = pick(m, this.index);
-    const response = await t.inject({
-      method: "POST",
-      url: `/api/v1/admin/exchange-deliveries/${d.id}/resend`,
-      headers: bearer(tenant.token),
-    });
+    const response = await operator(d, "resend");
     expect(response.statusCode, response.body).toBe(201);
     const resent = response.json<Delivery>();
     expect(resent).toMatchObject({ status: "ready", attempts: 0, resentFrom: d.id });
-    m.deliveries.push({
-      id: resent.id,
-      status: "ready",
-      attempts: 0,
-      dueAt: m.now,
-      leaseEnd: null,
-      token: null,
-      tokens: [],
-      verified: false,
-      receipt: null,
-    });
+    m.deliveries.push(newDelivery(resent.id, m.now));
     await checkAll(m, r);
   }
   toString = () => `resend(${this.index})`;
@@ -287,11 +295,7 @@ class Requeue implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(m: Model, r: Real) {
     const d = pick(m, this.index);
-    const response = await t.inject({
-      method: "POST",
-      url: `/api/v1/admin/exchange-deliveries/${d.id}/requeue`,
-      headers: bearer(tenant.token),
-    });
+    const response = await operator(d, "requeue");
     if (d.status === "failed") {
       expect(response.statusCode, response.body).toBe(200);
       Object.assign(d, { status: "ready", attempts: 0, dueAt: m.now, token: null, verified: false });
@@ -338,17 +342,7 @@ async function freshMailbox(n: number): Promise<{ model: Model; real: Real }> {
   return {
     model: {
       now,
-      deliveries: listed.items.map((i) => ({
-        id: i.deliveryAttemptId,
-        status: "ready",
-        attempts: 0,
-        dueAt: Date.parse(i.createdAt),
-        leaseEnd: null,
-        token: null,
-        tokens: [],
-        verified: false,
-        receipt: null,
-      })),
+      deliveries: listed.items.map((i) => newDelivery(i.deliveryAttemptId, Date.parse(i.createdAt))),
     },
     real: { partner },
   };
@@ -358,13 +352,16 @@ describe("the mailbox protocol against its model (docs/protocols.md)", () => {
   it(
     "random sequences of list, claims (also at once), payload reads, acknowledgements and their replays, expiring leases, re-sends and requeues",
     async () => {
+      const runs = runCounter("mailbox");
       await fc.assert(
         fc.asyncProperty(fc.integer({ min: 1, max: 2 }), commands, async (n, cmds) => {
+          runs.tick();
           const start = await freshMailbox(n);
           await fc.asyncModelRun(() => start, cmds);
         }),
         protocolRuns(30),
       );
+      runs.report();
     },
     protocolTimeout(),
   );

@@ -29,3 +29,17 @@ export function protocolTimeout(): number {
   const seconds = Number(process.env.HANSE_PROTOCOL_SECONDS ?? "0");
   return seconds > 0 ? seconds * 1000 + 600_000 : 120_000;
 }
+
+/** Counts a property's runs (shrinking included) and prints them with the time taken. */
+export function runCounter(label: string): { tick(): void; report(): void } {
+  let runs = 0;
+  const started = Date.now();
+  return {
+    tick: () => {
+      runs++;
+    },
+    report: () => {
+      console.log(`${label}: ${runs} runs in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    },
+  };
+}
