@@ -48,31 +48,45 @@ export function main(args: readonly string[]): Promise<number> {
   const vitest = join(REPO_ROOT, "node_modules/vitest/vitest.mjs");
   const child = spawn(
     process.execPath,
-    [vitest, "run", "--no-file-parallelism", ...(name ? ["-t", name] : []), ...files],
+    [
+      vitest,
+      "run",
+      "--no-file-parallelism",
+      ...(name ? ["-t", name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")] : []),
+      ...files,
+    ],
     {
       cwd: REPO_ROOT,
       env,
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  // vitest names a failing test in a FAIL line, then fast-check its `{ seed, path }`.
   const seeds: string[] = [];
-  let pending = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    process.stdout.write(chunk);
-    pending += chunk.toString("utf8");
-    const lines = pending.split("\n");
-    pending = lines.pop() ?? "";
-    for (const line of lines) {
-      const found = /\{ seed: (-?\d+), path: "([^"]*)"/.exec(line);
-      if (found) seeds.push(`--seed ${found[1]} --path ${found[2]}`);
-    }
-  });
+  let failing = "";
+  const scan = (line: string) => {
+    const plain = line.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
+    const fail = /FAIL\s+(test\/protocols\/\S+) > (.*)$/.exec(plain);
+    if (fail) failing = `--file ${fail[1]} --test-name "${fail[2]?.split(" > ").at(-1) ?? ""}"`;
+    const found = /\{ seed: (-?\d+), path: "([^"]*)"/.exec(plain);
+    if (found) seeds.push(`--seed ${found[1]} --path "${found[2]}" ${failing}`);
+  };
+  const follow = (stream: NodeJS.ReadableStream, out: NodeJS.WriteStream) => {
+    let pending = "";
+    stream.on("data", (chunk: Buffer) => {
+      out.write(chunk);
+      pending += chunk.toString("utf8");
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      lines.forEach(scan);
+    });
+  };
+  follow(child.stdout, process.stdout);
+  follow(child.stderr, process.stderr);
   return new Promise((resolve) => {
     child.on("close", (code) => {
       for (const s of seeds)
-        console.log(
-          `protocols: counterexample; replay with npm run fuzz -- protocols ${s} --file <the failing file> --test-name "<its test>"`,
-        );
+        console.log(`protocols: counterexample; replay with npm run fuzz -- protocols ${s}`);
       if (code === 0) console.log("protocols: no counterexample");
       resolve(code ?? 1);
     });
