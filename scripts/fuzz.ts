@@ -9,6 +9,7 @@ export const targets: Record<
   () => Promise<{ main: (args: readonly string[]) => number | Promise<number> }>
 > = {
   edifact: () => import("./fuzz/edifact.js"),
+  protocols: () => import("./fuzz/protocols.js"),
   http: async () => {
     const { runHttpFuzz } = await import("./fuzz/http.js");
     return { main: (args) => runHttpFuzz([...args]) };

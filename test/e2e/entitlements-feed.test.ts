@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Change, EntitlementSchema } from "../../src/modules/entitlements/entitlements.schemas.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
+import type { ChangesPage, FeedEntitlement, SnapshotPage } from "../support/entitlement-feed.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { signedHeaders, type ServiceCredential } from "../support/service-signer.js";
 import { bearer, createTestApp, runJobNow, type TestApp } from "../support/test-app.js";
@@ -15,21 +16,7 @@ let t: TestApp;
 let tenant: ProvisionedTenant;
 let counter = 0;
 
-interface Entitlement {
-  actorId: string;
-  status: string;
-  plan: string;
-  sequence: number;
-}
-interface ChangesPage {
-  items: { sequence: number; actorId: string; entitlement: Entitlement | null }[];
-  meta: { hasMore: boolean; lastSequence: number; latestSequence: number };
-}
-interface SnapshotPage {
-  asOfSequence: number;
-  items: Entitlement[];
-  meta: { hasMore: boolean; nextCursor: string | null };
-}
+type Entitlement = FeedEntitlement;
 
 const get = (credential: ServiceCredential, target: string) =>
   t.inject({

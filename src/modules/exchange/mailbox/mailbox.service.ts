@@ -93,6 +93,12 @@ export function createMailboxService(deps: ExchangeDeps) {
      * `missing`: no such delivery in the tenant; `refused`: it is not failed.
      */
     async requeue(tenantId: string, id: string): Promise<"requeued" | "missing" | "refused"> {
+      // A lease that ran out with the budget spent ends first (the delivery is failed), as before
+      // a claim: until its job or a mailbox read ended it, the row still said claimed, and the
+      // requeue was refused (issue 37 item 3, found with the model of test/protocols/mailbox.test.ts).
+      const found = await repo.findDelivery(db, tenantId, id);
+      if (!found) return "missing";
+      await expireLeases(tenantId, found.connection_id);
       return database.transaction(async (trx) => {
         const row = await repo.lockDelivery(trx, tenantId, id);
         if (!row) return "missing";
