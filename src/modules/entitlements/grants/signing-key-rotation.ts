@@ -1,8 +1,8 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { calculateJwkThumbprint, type JWK } from "jose";
 import { sql, type Selectable } from "kysely";
-import { sealSecret } from "../../platform/crypto/index.js";
-import type { EntitlementSigningKeysTable } from "./entitlements.tables.js";
+import { sealSecret } from "../../../platform/crypto/index.js";
+import type { EntitlementSigningKeysTable } from "../entitlements.tables.js";
 import {
   jwksMaxAgeSeconds,
   keysOf,

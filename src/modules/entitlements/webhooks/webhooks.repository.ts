@@ -1,13 +1,13 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
-import { creationPage, type CreationPosition, type ListOrder } from "../../platform/db/creation-order.js";
-import { sqlUuidv7 } from "../../platform/db/sql-uuid.js";
+import { creationPage, type CreationPosition, type ListOrder } from "../../../platform/db/creation-order.js";
+import { sqlUuidv7 } from "../../../platform/db/sql-uuid.js";
 import type {
   CommittedChange,
   EntitlementTables,
   OperatorEvent,
   WebhookDeliveriesTable,
   WebhookSubscriptionsTable,
-} from "./entitlements.tables.js";
+} from "../entitlements.tables.js";
 
 type Db = Kysely<EntitlementTables>;
 type Trx = Transaction<EntitlementTables>;

@@ -1,17 +1,17 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
-import { creationPage, type CreationPosition, type ListOrder } from "../../platform/db/creation-order.js";
-import type { Database } from "../../platform/db/database.js";
+import { creationPage, type CreationPosition, type ListOrder } from "../../../platform/db/creation-order.js";
+import type { Database } from "../../../platform/db/database.js";
 import {
   createLookupById,
   createStatementBatcher,
   runJsonStatements,
-} from "../../platform/db/statement-batcher.js";
-import { tenantAdmitsCredentialsSql } from "../identity/index.js";
+} from "../../../platform/db/statement-batcher.js";
+import { tenantAdmitsCredentialsSql } from "../../identity/index.js";
 import type {
   EntitlementTables,
   ServiceBindingsTable,
   ServiceCredentialsTable,
-} from "./entitlements.tables.js";
+} from "../entitlements.tables.js";
 
 type Db = Kysely<EntitlementTables>;
 type Trx = Transaction<EntitlementTables>;

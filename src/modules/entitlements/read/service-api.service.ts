@@ -1,13 +1,13 @@
 import { SignJWT } from "jose";
-import type { Config } from "../../config/index.js";
+import type { Config } from "../../../config/index.js";
 import { decideEntitlement, type Entitlement } from "@hanse/client/protocol";
-import type { ServicePrincipal } from "../../platform/auth/index.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import type { ModuleDeps } from "../module.js";
-import * as repo from "./entitlements.repository.js";
-import { checkActorId } from "./entitlements.service.js";
-import type { EntitlementTables } from "./entitlements.tables.js";
-import type { KeyRing } from "./signing-keys.js";
+import type { ServicePrincipal } from "../../../platform/auth/index.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import type { ModuleDeps } from "../../module.js";
+import * as repo from "../entitlements.repository.js";
+import { checkActorId } from "../admin/index.js";
+import type { EntitlementTables } from "../entitlements.tables.js";
+import type { KeyRing } from "../grants/index.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
   config: Pick<Config, "HANSE_PUBLIC_URL" | "HANSE_GRANT_TTL_SECONDS">;
