@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
+import type { sealedColumnsOf } from "../../../platform/crypto/index.js";
 import { creationPage, type CreationPosition, type ListOrder } from "../../../platform/db/creation-order.js";
 import type { Database } from "../../../platform/db/database.js";
 import {
@@ -216,3 +217,16 @@ export async function pruneNonces(db: Db, now: Date, batch = 5000): Promise<numb
     SELECT count(*)::integer AS n FROM gone`.execute(db);
   return rows[0]?.n ?? 0;
 }
+
+/** The service credentials' sealed secrets, for the key rotation (sealed-columns.ts). */
+export const credentialSealedColumns: Parameters<typeof sealedColumnsOf>[2] = [
+  [
+    "service secret",
+    "service_credentials",
+    "id",
+    "secret",
+    (row, to) =>
+      sql`UPDATE service_credentials SET secret = ${to}
+      WHERE tenant_id = ${row.tenantId} AND id = ${row.id} AND secret = ${row.sealed}`,
+  ],
+];

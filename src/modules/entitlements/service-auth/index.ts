@@ -2,3 +2,4 @@
 export { findBinding, pruneNonces } from "./bindings.repository.js";
 export { createBindingsService, type BindingsService } from "./bindings.service.js";
 export { createServiceAuthenticator } from "./service-auth.js";
+export { credentialSealedColumns } from "./bindings.repository.js";

@@ -9,3 +9,4 @@ export {
 export { stopBindingSubscriptions } from "./webhooks.repository.js";
 export { webhooksRoutes } from "./webhooks.routes.js";
 export { createWebhooksService } from "./webhooks.service.js";
+export { webhookSealedColumns } from "./webhooks.repository.js";
