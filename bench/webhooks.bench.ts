@@ -26,10 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSecureContext, rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
-import {
-  webhookBatchSize,
-  webhookDeliveryJobName,
-} from "../src/modules/entitlements/webhook-delivery.job.js";
+import { webhookBatchSize, webhookDeliveryJobName } from "../src/modules/entitlements/webhooks/index.js";
 import { uuidv7 } from "../src/platform/crypto/ids.js";
 import { createWorker } from "../src/platform/jobs/index.js";
 import { signWebhook, verifyWebhook } from "@hanse/client/protocol";

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Clock } from "../../platform/clock/clock.js";
 import type { Executor } from "../../platform/jobs/index.js";
 import { ageSeconds, setCounts, type MetricsRegistry } from "../../platform/metrics/index.js";
-import type { WebhookCounters } from "./webhook-delivery.job.js";
+import type { WebhookCounters } from "./webhooks/index.js";
 
 const deliveryStates = ["pending", "delivered", "failed", "cancelled"] as const;
 

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../../platform/db/database.js";
 import { defineHousekeepingJob, type JobDefinition } from "../../platform/jobs/index.js";
-import { pruneNonces } from "./bindings.repository.js";
+import { pruneNonces } from "./service-auth/index.js";
 import { pruneChanges } from "./entitlements.repository.js";
 import type { EntitlementTables } from "./entitlements.tables.js";
-import type { KeyRing } from "./signing-keys.js";
+import type { KeyRing } from "./grants/index.js";
 
 export const housekeepingJobName = "entitlements.housekeeping";
 

@@ -7,8 +7,7 @@ import { entitlementSealedColumns } from "./sealed-columns.js";
 import type { EntrypointDefinition } from "../../platform/http/entrypoints.js";
 import { crudActions } from "../../platform/http/entrypoints.js";
 import type { HanseModule, ModuleDeps } from "../module.js";
-import { entitlementAdminPaths, entitlementAdminRoutes } from "./admin.routes.js";
-import { createBindingsService } from "./bindings.service.js";
+import { createEntitlementsService, entitlementAdminPaths, entitlementAdminRoutes } from "./admin/index.js";
 import * as repo from "./entitlements.repository.js";
 import {
   AppSchema,
@@ -21,20 +20,30 @@ import {
   SubscriptionSchema,
 } from "./entitlements.schemas.js";
 import { registerEntitlementMetrics } from "./entitlements.metrics.js";
-import { createEntitlementsService } from "./entitlements.service.js";
 import type { EntitlementTables, OperatorEvent } from "./entitlements.tables.js";
+import { createKeyRing, signingKeysAdmin } from "./grants/index.js";
 import { entitlementHousekeepingJob } from "./housekeeping.job.js";
-import { createServiceApi } from "./service-api.service.js";
-import { createServiceAuthenticator } from "./service-auth.js";
-import { jwksPath, serviceRoutes } from "./service.routes.js";
-import { createKeyRing } from "./signing-keys.js";
-import { signingKeysAdmin } from "./signing-keys.routes.js";
-import { webhookDeliveryJob, type WebhookCounters } from "./webhook-delivery.job.js";
-import { webhooksRoutes } from "./webhooks.routes.js";
-import { createWebhooksService } from "./webhooks.service.js";
+import { createServiceApi, jwksPath, serviceRoutes } from "./read/index.js";
+import { createBindingsService, createServiceAuthenticator } from "./service-auth/index.js";
+import {
+  createWebhooksService,
+  stopBindingSubscriptions,
+  webhookDeliveryJob,
+  webhooksRoutes,
+  type WebhookCounters,
+} from "./webhooks/index.js";
+
+/*
+ * Entitlements in five parts: service-auth/ (service bindings, their credentials, the signed-request
+ * check), read/ (introspection, snapshot, change feed and grants for a service; the JWKS), grants/
+ * (the signing keys: key ring, rotation, their administration), webhooks/ (subscriptions, deliveries,
+ * operator events), admin/ (apps and entitlements, their only writer). The tables, schemas, metrics,
+ * the entitlement statements and the housekeeping job are shared at this level. This file is its
+ * public surface.
+ */
 
 export type { EntitlementTables } from "./entitlements.tables.js";
-export { raiseOperatorEventsSql } from "./operator-events.js";
+export { raiseOperatorEventsSql } from "./webhooks/index.js";
 export type { OperatorEvent, OperatorEventSubject, OperatorEventType } from "./entitlements.tables.js";
 
 /**
@@ -98,7 +107,7 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
       return webhooks.enqueueChange(trx, change);
     },
   });
-  const bindings = createBindingsService({ ...deps, sealingKey: seal });
+  const bindings = createBindingsService({ ...deps, sealingKey: seal, onRevoke: stopBindingSubscriptions });
   const api = createServiceApi({ ...deps, keys });
   const p = entitlementAdminPaths;
 

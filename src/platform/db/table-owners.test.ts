@@ -43,18 +43,20 @@ const tableOwners: Readonly<Record<string, string>> = {
   exchange_uploads: "src/modules/exchange",
   exchange_deliveries: "src/modules/exchange/mailbox",
   exchange_upload_documents: "src/modules/exchange/processing",
+  // The entitlements' parts likewise; the entitlement tables are the module's (its
+  // entitlements.repository.ts, which the administration writes through and housekeeping prunes).
   entitlement_tenants: "src/modules/entitlements",
   entitlement_apps: "src/modules/entitlements",
   entitlement_streams: "src/modules/entitlements",
   entitlements: "src/modules/entitlements",
   entitlement_changes: "src/modules/entitlements",
-  entitlement_signing_keys: "src/modules/entitlements",
-  service_bindings: "src/modules/entitlements",
-  service_credentials: "src/modules/entitlements",
-  service_nonces: "src/modules/entitlements",
-  webhook_subscriptions: "src/modules/entitlements",
-  webhook_deliveries: "src/modules/entitlements",
-  webhook_attempts: "src/modules/entitlements",
+  entitlement_signing_keys: "src/modules/entitlements/grants",
+  service_bindings: "src/modules/entitlements/service-auth",
+  service_credentials: "src/modules/entitlements/service-auth",
+  service_nonces: "src/modules/entitlements/service-auth",
+  webhook_subscriptions: "src/modules/entitlements/webhooks",
+  webhook_deliveries: "src/modules/entitlements/webhooks",
+  webhook_attempts: "src/modules/entitlements/webhooks",
 };
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));

@@ -4,14 +4,14 @@ import type { ServerResponse } from "node:http";
 import { headers as headerNames } from "@hanse/client/protocol";
 import { requirePrincipal } from "../../../platform/auth/index.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
+import { ConnectionParams } from "../exchange.schemas.js";
 import {
   AcknowledgeResponse,
   ClaimResponse,
-  ConnectionParams,
   DeliveryParams,
   MailboxList,
   MailboxQuery,
-} from "../exchange.schemas.js";
+} from "./mailbox.schemas.js";
 import { edifactExample, partner, partnerBase, tags } from "../partner-api.js";
 import type { MailboxService } from "./mailbox.service.js";
 import type { PayloadService, PayloadSink } from "./payload.service.js";

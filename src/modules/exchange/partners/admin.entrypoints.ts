@@ -16,7 +16,7 @@ import {
   UpdateConnectionBody,
   UpdatePartnerBody,
   UploadItem,
-} from "../exchange.schemas.js";
+} from "./partners.schemas.js";
 import { adminPaths } from "./admin.routes.js";
 
 const scopes = { read: "admin:read", write: "admin:write" } as const;

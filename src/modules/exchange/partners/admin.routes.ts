@@ -33,7 +33,7 @@ import {
   UploadDetail,
   UploadList,
   UploadQuery,
-} from "../exchange.schemas.js";
+} from "./partners.schemas.js";
 import { edifactExample } from "../partner-api.js";
 
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { requirePrincipal } from "../../../platform/auth/index.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
-import { AuditExportQuery, AuditVerification, ExportedAuditRecord } from "../exchange.schemas.js";
+import { AuditExportQuery, AuditVerification, ExportedAuditRecord } from "./partners.schemas.js";
 import type { AdminService } from "./admin.service.js";
 
 const read = { auth: { kind: "session" as const, allScopes: ["admin:read" as const] } };

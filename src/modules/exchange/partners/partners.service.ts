@@ -4,7 +4,7 @@ import type { Principal } from "../../../platform/auth/index.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
 import { findConnection, findRevision, lockConnection } from "../connections.repository.js";
 import type { ExchangeDeps } from "../exchange.deps.js";
-import { collectionDeadline } from "../exchange.schemas.js";
+import { collectionDeadline } from "./partners.schemas.js";
 import type { ConnectionsTable, PartnersTable, ProfileRevisionsTable } from "../exchange.tables.js";
 import { normalizeProfile, type ProfileInput } from "../profile.js";
 import { invalidReference, notFound } from "./admin-errors.js";

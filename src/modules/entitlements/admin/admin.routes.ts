@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { requirePrincipal } from "../../platform/auth/index.js";
+import { requirePrincipal } from "../../../platform/auth/index.js";
 import {
   logPagedDescription,
   pagedDescription,
   registerCollectionRoutes,
-} from "../../platform/http/crud-routes.js";
-import { PageQuery, PagingQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
-import type { BindingsService } from "./bindings.service.js";
+} from "../../../platform/http/crud-routes.js";
+import { PageQuery, PagingQuery, problemResponses } from "../../../platform/http/openapi-schemas.js";
+import type { BindingsService } from "../service-auth/index.js";
 import {
   AppEntitlementsParams,
   AppList,
@@ -24,7 +24,7 @@ import {
   IdParams,
   PutEntitlementBody,
   RotatedCredential,
-} from "./entitlements.schemas.js";
+} from "../entitlements.schemas.js";
 import type { EntitlementsService } from "./entitlements.service.js";
 
 export const entitlementAdminPaths = {

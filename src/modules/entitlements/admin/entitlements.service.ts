@@ -1,14 +1,14 @@
 import type { Transaction } from "kysely";
 import type { Entitlement } from "@hanse/client/protocol";
 import { characterCount } from "@hanse/client/protocol";
-import { actorOf, recordAudit } from "../../platform/audit/index.js";
-import type { Principal } from "../../platform/auth/index.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { readCreationPage, readPage, type PageRequest } from "../../platform/http/cursor.js";
-import type { ModuleDeps } from "../module.js";
-import * as repo from "./entitlements.repository.js";
-import type { PutEntitlementBody } from "./entitlements.schemas.js";
-import type { CommittedChange, EntitlementTables } from "./entitlements.tables.js";
+import { actorOf, recordAudit } from "../../../platform/audit/index.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { readCreationPage, readPage, type PageRequest } from "../../../platform/http/cursor.js";
+import type { ModuleDeps } from "../../module.js";
+import * as repo from "../entitlements.repository.js";
+import type { PutEntitlementBody } from "../entitlements.schemas.js";
+import type { CommittedChange, EntitlementTables } from "../entitlements.tables.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
   /** Runs in the change's transaction (the webhook outbox). */

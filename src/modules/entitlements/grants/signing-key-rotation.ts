@@ -1,8 +1,8 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { calculateJwkThumbprint, type JWK } from "jose";
 import { sql, type Selectable } from "kysely";
-import { sealSecret } from "../../platform/crypto/index.js";
-import type { EntitlementSigningKeysTable } from "./entitlements.tables.js";
+import { sealSecret, type sealedColumnsOf } from "../../../platform/crypto/index.js";
+import type { EntitlementSigningKeysTable } from "../entitlements.tables.js";
 import {
   jwksMaxAgeSeconds,
   keysOf,
@@ -171,3 +171,16 @@ export function createKeyRotation(deps: KeyRingDeps, opened: Map<string, KeyObje
     },
   };
 }
+
+/** The signing keys' sealed private keys, for the key rotation (sealed-columns.ts). */
+export const signingKeySealedColumns: Parameters<typeof sealedColumnsOf>[2] = [
+  [
+    "signing key",
+    "entitlement_signing_keys",
+    "kid",
+    "private_key",
+    (row, to) =>
+      sql`UPDATE entitlement_signing_keys SET private_key = ${to}
+      WHERE tenant_id = ${row.tenantId} AND kid = ${row.id} AND private_key = ${row.sealed}`,
+  ],
+];

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { requirePrincipal } from "../../platform/auth/index.js";
+import { requirePrincipal } from "../../../platform/auth/index.js";
 import {
   logPagedDescription,
   pagedDescription,
   registerCollectionRoutes,
-} from "../../platform/http/crud-routes.js";
-import { PagingQuery, problemResponses } from "../../platform/http/openapi-schemas.js";
+} from "../../../platform/http/crud-routes.js";
+import { PagingQuery, problemResponses } from "../../../platform/http/openapi-schemas.js";
 import {
   CreatedSubscription,
   CreateSubscriptionBody,
@@ -16,7 +16,7 @@ import {
   SubscriptionList,
   SubscriptionSchema,
   WebhookAttemptList,
-} from "./entitlements.schemas.js";
+} from "../entitlements.schemas.js";
 import type { WebhooksService } from "./webhooks.service.js";
 
 export const subscriptionsHref = "/api/v1/admin/webhook-subscriptions";

@@ -1,5 +1,5 @@
-import { uuidv7SqlText } from "../../platform/db/sql-uuid.js";
-import { defaultMaxAttempts, insertJobsSql } from "../../platform/jobs/index.js";
+import { uuidv7SqlText } from "../../../platform/db/sql-uuid.js";
+import { defaultMaxAttempts, insertJobsSql } from "../../../platform/jobs/index.js";
 import { webhookCoalesceKey, webhookDeliveryJobName } from "./webhook-delivery.job.js";
 
 // The coalesce key of a subscription's delivery job, spelled in SQL as `webhookCoalesceKey` does.

@@ -1,21 +1,31 @@
 import { randomBytes } from "node:crypto";
-import type { Config } from "../../config/index.js";
+import type { Transaction } from "kysely";
+import type { Config } from "../../../config/index.js";
 import { serviceCredentialId } from "@hanse/client/protocol";
-import { actorOf, recordAudit } from "../../platform/audit/index.js";
-import type { Principal } from "../../platform/auth/index.js";
-import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { readCreationPage, type PageRequest } from "../../platform/http/cursor.js";
-import type { ModuleDeps } from "../module.js";
+import { actorOf, recordAudit } from "../../../platform/audit/index.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { isUuid, sealSecret, type SealingKeys } from "../../../platform/crypto/index.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { readCreationPage, type PageRequest } from "../../../platform/http/cursor.js";
+import type { ModuleDeps } from "../../module.js";
 import * as bindings from "./bindings.repository.js";
-import { findApp } from "./entitlements.repository.js";
-import { checkCapabilitiesOfApp } from "./entitlements.service.js";
-import { stopBindingSubscriptions } from "./webhooks.repository.js";
-import type { EntitlementTables, ServiceBindingsTable } from "./entitlements.tables.js";
+import { findApp } from "../entitlements.repository.js";
+import { checkCapabilitiesOfApp } from "../admin/index.js";
+import type { EntitlementTables, ServiceBindingsTable } from "../entitlements.tables.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
   config: Pick<Config, "HANSE_CREDENTIAL_OVERLAP_SECONDS">;
   sealingKey: () => Promise<SealingKeys>;
+  /**
+   * In the revocation's transaction: stops the binding's webhook subscriptions (the webhooks part
+   * writes its tables; the module's index.ts wires this to it).
+   */
+  onRevoke: (
+    trx: Transaction<EntitlementTables>,
+    tenantId: string,
+    bindingId: string,
+    at: Date,
+  ) => Promise<void>;
 };
 
 /** `hanse_ss_<43 base64url>`: 256 bits; the HMAC key is the UTF-8 of this whole string. */
@@ -147,7 +157,7 @@ export function createBindingsService(deps: Deps) {
         if (binding.revoked_at) return toBinding(binding, credentialId);
         const now = deps.clock.now();
         await bindings.revokeBinding(trx, tenantId, binding.id, now);
-        await stopBindingSubscriptions(trx, tenantId, binding.id, now);
+        await deps.onRevoke(trx, tenantId, binding.id, now);
         await recordAudit(trx, {
           tenantId,
           id: deps.newId(),

@@ -1,8 +1,8 @@
 import type { KeyObject } from "node:crypto";
 import type { Kysely, Selectable, Transaction } from "kysely";
-import type { Clock } from "../../platform/clock/clock.js";
-import type { SealingKeys } from "../../platform/crypto/index.js";
-import type { EntitlementSigningKeysTable, EntitlementTables } from "./entitlements.tables.js";
+import type { Clock } from "../../../platform/clock/clock.js";
+import type { SealingKeys } from "../../../platform/crypto/index.js";
+import type { EntitlementSigningKeysTable, EntitlementTables } from "../entitlements.tables.js";
 
 export type Db = Kysely<EntitlementTables>;
 export type Trx = Transaction<EntitlementTables>;

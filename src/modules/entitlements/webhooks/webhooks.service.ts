@@ -1,13 +1,13 @@
 import type { Transaction } from "kysely";
-import type { Config } from "../../config/index.js";
-import { actorOf, recordAudit } from "../../platform/audit/index.js";
-import type { Principal } from "../../platform/auth/index.js";
-import { isUuid, sealSecret, type SealingKeys } from "../../platform/crypto/index.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { pageOf, readCreationPage, type PageRequest } from "../../platform/http/cursor.js";
-import { newWebhookSecret, OutboundTargetError } from "../../platform/outbound/index.js";
-import type { ModuleDeps } from "../module.js";
-import { findBinding } from "./bindings.repository.js";
+import type { Config } from "../../../config/index.js";
+import { actorOf, recordAudit } from "../../../platform/audit/index.js";
+import type { Principal } from "../../../platform/auth/index.js";
+import { isUuid, sealSecret, type SealingKeys } from "../../../platform/crypto/index.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { pageOf, readCreationPage, type PageRequest } from "../../../platform/http/cursor.js";
+import { newWebhookSecret, OutboundTargetError } from "../../../platform/outbound/index.js";
+import type { ModuleDeps } from "../../module.js";
+import { findBinding } from "../service-auth/index.js";
 import type {
   CommittedChange,
   EntitlementTables,
@@ -15,7 +15,7 @@ import type {
   OperatorEventType,
   WebhookAttemptsTable,
   WebhookSubscriptionsTable,
-} from "./entitlements.tables.js";
+} from "../entitlements.tables.js";
 import { webhookCoalesceKey, webhookDeliveryJobSpec } from "./webhook-delivery.job.js";
 import * as repo from "./webhooks.repository.js";
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
-import { requireService } from "../../platform/auth/index.js";
-import { problemResponses } from "../../platform/http/openapi-schemas.js";
+import { requireService } from "../../../platform/auth/index.js";
+import { problemResponses } from "../../../platform/http/openapi-schemas.js";
 import {
   Changes,
   ChangesQuery,
@@ -11,9 +11,9 @@ import {
   Jwks,
   Snapshot,
   SnapshotQuery,
-} from "./entitlements.schemas.js";
+} from "../entitlements.schemas.js";
 import type { ServiceApi } from "./service-api.service.js";
-import { jwksMaxAgeSeconds } from "./signing-keys.js";
+import { jwksMaxAgeSeconds } from "../grants/index.js";
 
 export const serviceBase = "/api/v1/public/v1/app-entitlements";
 export const jwksPath = `${serviceBase}/jwks`;

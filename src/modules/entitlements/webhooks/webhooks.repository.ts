@@ -1,13 +1,14 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
-import { creationPage, type CreationPosition, type ListOrder } from "../../platform/db/creation-order.js";
-import { sqlUuidv7 } from "../../platform/db/sql-uuid.js";
+import type { sealedColumnsOf } from "../../../platform/crypto/index.js";
+import { creationPage, type CreationPosition, type ListOrder } from "../../../platform/db/creation-order.js";
+import { sqlUuidv7 } from "../../../platform/db/sql-uuid.js";
 import type {
   CommittedChange,
   EntitlementTables,
   OperatorEvent,
   WebhookDeliveriesTable,
   WebhookSubscriptionsTable,
-} from "./entitlements.tables.js";
+} from "../entitlements.tables.js";
 
 type Db = Kysely<EntitlementTables>;
 type Trx = Transaction<EntitlementTables>;
@@ -322,3 +323,25 @@ export const changesFrom = (db: Trx, tenantId: string, appId: string, fromSequen
     .where("sequence", ">=", fromSequence)
     .orderBy("sequence")
     .execute();
+
+/** The webhook subscriptions' sealed secrets, current and previous, for the key rotation (sealed-columns.ts). */
+export const webhookSealedColumns: Parameters<typeof sealedColumnsOf>[2] = [
+  [
+    "webhook secret",
+    "webhook_subscriptions",
+    "id",
+    "secret",
+    (row, to) =>
+      sql`UPDATE webhook_subscriptions SET secret = ${to}
+      WHERE tenant_id = ${row.tenantId} AND id = ${row.id} AND secret = ${row.sealed}`,
+  ],
+  [
+    "previous webhook secret",
+    "webhook_subscriptions",
+    "id",
+    "previous_secret",
+    (row, to) =>
+      sql`UPDATE webhook_subscriptions SET previous_secret = ${to}
+      WHERE tenant_id = ${row.tenantId} AND id = ${row.id} AND previous_secret = ${row.sealed}`,
+  ],
+];

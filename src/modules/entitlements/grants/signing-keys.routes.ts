@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Kysely } from "kysely";
-import { actorOf, recordAudit } from "../../platform/audit/index.js";
-import { requirePrincipal, type Principal } from "../../platform/auth/index.js";
-import type { Database } from "../../platform/db/database.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import { problemResponses } from "../../platform/http/openapi-schemas.js";
-import type { ModuleDeps } from "../module.js";
-import { hasTenantState } from "./entitlements.repository.js";
-import { RotationResult, SigningKeyList, TenantKeyParams, TenantParams } from "./entitlements.schemas.js";
-import type { EntitlementTables } from "./entitlements.tables.js";
+import { actorOf, recordAudit } from "../../../platform/audit/index.js";
+import { requirePrincipal, type Principal } from "../../../platform/auth/index.js";
+import type { Database } from "../../../platform/db/database.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import { problemResponses } from "../../../platform/http/openapi-schemas.js";
+import type { ModuleDeps } from "../../module.js";
+import { hasTenantState } from "../entitlements.repository.js";
+import { RotationResult, SigningKeyList, TenantKeyParams, TenantParams } from "../entitlements.schemas.js";
+import type { EntitlementTables } from "../entitlements.tables.js";
 import { keyState, type KeyRing } from "./signing-keys.js";
 
 export const signingKeysHref = "/api/v1/system/tenants/{tenantId}/signing-keys";

@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
-import type { Database } from "../../platform/db/database.js";
-import { openSealedSecret } from "../../platform/crypto/index.js";
-import type { EntitlementTables } from "./entitlements.tables.js";
+import type { Database } from "../../../platform/db/database.js";
+import { openSealedSecret } from "../../../platform/crypto/index.js";
+import type { EntitlementTables } from "../entitlements.tables.js";
 import { createKeyRotation } from "./signing-key-rotation.js";
 import { keysOf, type Db, type KeyRingDeps, type PublicJwk, type SigningKey } from "./signing-key-state.js";
 

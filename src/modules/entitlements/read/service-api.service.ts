@@ -1,13 +1,14 @@
 import { SignJWT } from "jose";
-import type { Config } from "../../config/index.js";
+import type { Config } from "../../../config/index.js";
 import { decideEntitlement, type Entitlement } from "@hanse/client/protocol";
-import type { ServicePrincipal } from "../../platform/auth/index.js";
-import { AppError } from "../../platform/errors/app-error.js";
-import type { ModuleDeps } from "../module.js";
-import * as repo from "./entitlements.repository.js";
-import { checkActorId } from "./entitlements.service.js";
-import type { EntitlementTables } from "./entitlements.tables.js";
-import type { KeyRing } from "./signing-keys.js";
+import type { ServicePrincipal } from "../../../platform/auth/index.js";
+import { AppError } from "../../../platform/errors/app-error.js";
+import type { ModuleDeps } from "../../module.js";
+import * as repo from "../entitlements.repository.js";
+import * as feed from "./feed.repository.js";
+import { checkActorId } from "../admin/index.js";
+import type { EntitlementTables } from "../entitlements.tables.js";
+import type { KeyRing } from "../grants/index.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
   config: Pick<Config, "HANSE_PUBLIC_URL" | "HANSE_GRANT_TTL_SECONDS">;
@@ -85,7 +86,7 @@ export function createServiceApi(deps: Deps) {
         }
       }
       if (state.prunedThrough > asOf) throw cursorExpired();
-      const rows = await repo.snapshotRows(db, service.tenantId, service.appId, asOf, afterActor, limit);
+      const rows = await feed.snapshotRows(db, service.tenantId, service.appId, asOf, afterActor, limit);
       const page = rows.slice(0, limit);
       const hasMore = rows.length > limit;
       const last = page.at(-1);
@@ -113,7 +114,7 @@ export function createServiceApi(deps: Deps) {
       query: { afterSequence: number; limit?: number | undefined },
     ): Promise<string> {
       const after = query.afterSequence;
-      const page = await repo.changesPageJson(
+      const page = await feed.changesPageJson(
         database,
         service.tenantId,
         service.appId,

@@ -1,17 +1,18 @@
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
-import { creationPage, type CreationPosition, type ListOrder } from "../../platform/db/creation-order.js";
-import type { Database } from "../../platform/db/database.js";
+import type { sealedColumnsOf } from "../../../platform/crypto/index.js";
+import { creationPage, type CreationPosition, type ListOrder } from "../../../platform/db/creation-order.js";
+import type { Database } from "../../../platform/db/database.js";
 import {
   createLookupById,
   createStatementBatcher,
   runJsonStatements,
-} from "../../platform/db/statement-batcher.js";
-import { tenantAdmitsCredentialsSql } from "../identity/index.js";
+} from "../../../platform/db/statement-batcher.js";
+import { tenantAdmitsCredentialsSql } from "../../identity/index.js";
 import type {
   EntitlementTables,
   ServiceBindingsTable,
   ServiceCredentialsTable,
-} from "./entitlements.tables.js";
+} from "../entitlements.tables.js";
 
 type Db = Kysely<EntitlementTables>;
 type Trx = Transaction<EntitlementTables>;
@@ -216,3 +217,16 @@ export async function pruneNonces(db: Db, now: Date, batch = 5000): Promise<numb
     SELECT count(*)::integer AS n FROM gone`.execute(db);
   return rows[0]?.n ?? 0;
 }
+
+/** The service credentials' sealed secrets, for the key rotation (sealed-columns.ts). */
+export const credentialSealedColumns: Parameters<typeof sealedColumnsOf>[2] = [
+  [
+    "service secret",
+    "service_credentials",
+    "id",
+    "secret",
+    (row, to) =>
+      sql`UPDATE service_credentials SET secret = ${to}
+      WHERE tenant_id = ${row.tenantId} AND id = ${row.id} AND secret = ${row.sealed}`,
+  ],
+];

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { Clock } from "../../platform/clock/clock.js";
-import { openSealedSecret, type SealingKeys } from "../../platform/crypto/index.js";
-import type { Database } from "../../platform/db/database.js";
-import { defineJob, type JobDefinition, type JobQueue, type JobSpec } from "../../platform/jobs/index.js";
-import { OutboundError, signWebhook, type OutboundClient } from "../../platform/outbound/index.js";
-import type { EntitlementTables, WebhookSubscriptionsTable } from "./entitlements.tables.js";
+import type { Clock } from "../../../platform/clock/clock.js";
+import { openSealedSecret, type SealingKeys } from "../../../platform/crypto/index.js";
+import type { Database } from "../../../platform/db/database.js";
+import { defineJob, type JobDefinition, type JobQueue, type JobSpec } from "../../../platform/jobs/index.js";
+import { OutboundError, signWebhook, type OutboundClient } from "../../../platform/outbound/index.js";
+import type { EntitlementTables, WebhookSubscriptionsTable } from "../entitlements.tables.js";
 import { judgeBatch, type SentAttempt } from "./webhook-outcomes.js";
 import * as repo from "./webhooks.repository.js";
 

@@ -1,9 +1,9 @@
 import { createHash, createHmac } from "node:crypto";
-import type { Clock } from "../../platform/clock/clock.js";
-import { digestsEqual, openSealedSecret, type SealingKeys } from "../../platform/crypto/index.js";
-import type { ServiceAuthenticator, ServicePrincipal, SignedRequest } from "../../platform/auth/index.js";
-import { isDatabaseUnavailable } from "../../platform/db/errors.js";
-import { AppError } from "../../platform/errors/app-error.js";
+import type { Clock } from "../../../platform/clock/clock.js";
+import { digestsEqual, openSealedSecret, type SealingKeys } from "../../../platform/crypto/index.js";
+import type { ServiceAuthenticator, ServicePrincipal, SignedRequest } from "../../../platform/auth/index.js";
+import { isDatabaseUnavailable } from "../../../platform/db/errors.js";
+import { AppError } from "../../../platform/errors/app-error.js";
 import {
   canonicalServiceRequest,
   serviceClockSkewSeconds,
@@ -13,9 +13,9 @@ import {
   serviceSignaturePattern,
   serviceTimestampPattern,
 } from "@hanse/client/protocol";
-import type { Database } from "../../platform/db/database.js";
+import type { Database } from "../../../platform/db/database.js";
 import { createCredentialLookup, createNonceRecorder } from "./bindings.repository.js";
-import type { EntitlementTables } from "./entitlements.tables.js";
+import type { EntitlementTables } from "../entitlements.tables.js";
 
 /** A nonce is kept this long: past it, the timestamp it came with is stale anyway (twice the skew, plus a minute). */
 export const nonceRetentionSeconds = 2 * serviceClockSkewSeconds + 60;
