@@ -6,6 +6,7 @@ import type { Principal } from "../../../platform/auth/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
 import { readCreationPage, readPage, type PageRequest } from "../../../platform/http/cursor.js";
 import type { ModuleDeps } from "../../module.js";
+import { checkCapabilitiesOfApp } from "../app-capabilities.js";
 import * as repo from "../entitlements.repository.js";
 import type { PutEntitlementBody } from "../entitlements.schemas.js";
 import type { CommittedChange, EntitlementTables } from "../entitlements.tables.js";
@@ -14,21 +15,6 @@ type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
   /** Runs in the change's transaction (the webhook outbox). */
   onChange?: (trx: Transaction<EntitlementTables>, change: CommittedChange) => Promise<void>;
 };
-
-/** Refuses capabilities that are not the app's, naming the first one at `pointer/index` (400). */
-export function checkCapabilitiesOfApp(
-  app: { capabilities: string[] },
-  capabilities: string[],
-  pointer: string,
-) {
-  const allowed = new Set(app.capabilities);
-  const foreign = capabilities.findIndex((c) => !allowed.has(c));
-  if (foreign >= 0) {
-    throw new AppError("ERR_VALIDATION", "A capability is not one of the app's.", {
-      errors: [{ pointer: `${pointer}/${foreign}`, message: "not a capability of the app" }],
-    });
-  }
-}
 
 const toApp = (row: { id: string; name: string; capabilities: string[]; created_at: Date }) => ({
   id: row.id,

@@ -10,7 +10,7 @@ import { readCreationPage, type PageRequest } from "../../../platform/http/curso
 import type { ModuleDeps } from "../../module.js";
 import * as bindings from "./bindings.repository.js";
 import { findApp } from "../entitlements.repository.js";
-import { checkCapabilitiesOfApp } from "../admin/index.js";
+import { checkCapabilitiesOfApp } from "../app-capabilities.js";
 import type { EntitlementTables, ServiceBindingsTable } from "../entitlements.tables.js";
 
 type Deps = Pick<ModuleDeps, "database" | "clock" | "newId" | "cursors"> & {
