@@ -14,17 +14,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchDatabases } from "./support/databases.js";
-import { table } from "./support/load.js";
+import { medianBy, table } from "./support/load.js";
 import { benchToken, startServer } from "./support/server.js";
 
 const runs = Number(process.env.BENCH_RUNS ?? 30);
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "packages/client/bin/hanse.js");
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
+const median = (values: readonly number[]) => medianBy(values, (value) => value);
 
 /**
  * Wall time of one process run to its exit, in milliseconds; fails loudly on a non-zero exit.

@@ -1,6 +1,6 @@
 // remote mode: in-process only: packs the checkout's client and installs it from the registry
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -45,7 +45,7 @@ describe.skipIf(!enabled)("the client package, installed from its tarball into a
     );
     tarball = join(folder, (JSON.parse(packed.stdout) as { filename: string }[])[0]?.filename ?? "");
     const app = join(folder, "app");
-    await run("mkdir", [app]);
+    await mkdir(app);
     await writeFile(
       join(app, "package.json"),
       JSON.stringify({ name: "probe", private: true, type: "module" }),
