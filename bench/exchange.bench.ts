@@ -41,6 +41,7 @@ import { benchToken } from "./support/server.js";
 import { medianBy, statementRate, table } from "./support/load.js";
 import { acceptUpload, type ExchangeTables } from "../src/modules/exchange/index.js";
 import { uuidv7 } from "../src/platform/crypto/index.js";
+import type { HanseTables } from "../src/platform/db/tables.js";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -164,7 +165,7 @@ interface SoakFigures {
  * is the processing jobs queued or running. Afterwards the backlog drains (at most 120 s).
  */
 async function soak(options: {
-  db: Kysely<unknown>;
+  db: Kysely<HanseTables>;
   inbox: string;
   file: string;
   headers: Record<string, string>;

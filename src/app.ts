@@ -126,11 +126,11 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     services: container.serviceAuthenticator,
   });
   await app.register(healthRoutes({ ready: () => container.ready() }));
-  await app.register(docsRoutes(app as unknown as FastifyInstance));
+  await app.register(docsRoutes(app));
   for (const module of container.modules) {
     if (module.routes) await app.register(module.routes);
   }
-  await app.register(consolePlugin(app as unknown as FastifyInstance, container));
+  await app.register(consolePlugin(app, container));
   await app.ready();
   return app;
 }

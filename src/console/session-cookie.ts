@@ -10,6 +10,7 @@ import {
   type SealingKeys,
 } from "../platform/crypto/index.js";
 import { servedOverHttps } from "./request-origin.js";
+import type { HanseTables } from "../platform/db/tables.js";
 
 /** The console's session cookie: the API session token, sealed with the service's key. */
 export const cookieName = "hanse_console";
@@ -27,7 +28,7 @@ export interface ConsoleKeys {
 /** The console's keys, from the configured secret keys (or the instance's, kept in the database). */
 export function consoleKeysOf(
   config: { HANSE_SECRET_KEY?: string | undefined; HANSE_SECRET_KEY_PREVIOUS?: string | undefined },
-  db: Kysely<unknown>,
+  db: Kysely<HanseTables>,
 ): ConsoleKeys {
   // A CSRF token is a MAC under the current key: a page from before a key change asks to sign in again.
   const csrfKeys = sealingKey(secretKeysOf(config), db, "console-csrf");

@@ -21,6 +21,7 @@ export function instantiate(
   base64: string,
   bytes: number,
 ): { readonly exports: Record<string, unknown>; readonly memory: WasmMemory } {
+  // The global exists on every Node; only its type is missing from the libraries (see WasmApi).
   const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
   const module = new wasm.Module(Buffer.from(base64, "base64"));
   const memory = new wasm.Memory({ initial: Math.ceil(bytes / WASM_PAGE) });

@@ -5,6 +5,7 @@ import type { Config } from "../config/index.js";
 import type { Clock } from "../platform/clock/clock.js";
 import type { IdGenerator, SealedColumn } from "../platform/crypto/index.js";
 import type { Database } from "../platform/db/database.js";
+import type { HanseTables } from "../platform/db/tables.js";
 import type { CursorCodec } from "../platform/http/cursor.js";
 import type { EntrypointDefinition } from "../platform/http/entrypoints.js";
 import type { ApiTag } from "../platform/http/openapi.js";
@@ -29,11 +30,15 @@ export interface ModuleDeps {
   outbound: OutboundClient;
 }
 
-/** A named, idempotent step of tenant provisioning, run in its own transaction. */
+/**
+ * A named, idempotent step of tenant provisioning, run in its own transaction. The tenants module
+ * runs every part's steps, so the transaction spans the whole database; a step passes its part
+ * the slice it owns (`tablesOf` in platform/db).
+ */
 export interface ProvisioningStep {
   name: string;
   run(
-    trx: Transaction<unknown>,
+    trx: Transaction<HanseTables>,
     context: { tenantId: string; input: Record<string, unknown> },
   ): Promise<void>;
 }

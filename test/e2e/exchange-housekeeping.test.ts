@@ -1,5 +1,5 @@
 // remote mode: in-process only: a manual clock and rate limits of its own
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { createTestApp, startWorker, type TestApp } from "../support/test-app.js";
@@ -24,7 +24,6 @@ import {
   defineJob,
   recurringJobKey,
   type JobDefinition,
-  type JobTables,
 } from "../../src/platform/jobs/index.js";
 
 /**
@@ -87,7 +86,7 @@ describe("per-key rate limit from HANSE_PARTNER_RATE_LIMIT_BURST / _PER_SECOND",
 
 describe("recurring sweep of stale pending blobs (blobs.sweep-pending)", () => {
   const db = () => t.container.database.db;
-  const jobsDb = () => t.container.database.db as Kysely<JobTables>;
+  const jobsDb = () => t.container.database.db;
   const transfer = () => t.container.database.tuning.byteaTransfer;
   const stalls: { abort(): void; writing: Promise<unknown> }[] = [];
 

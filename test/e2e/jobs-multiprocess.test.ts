@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "../../src/platform/crypto/ids.js";
 import { systemClock } from "../../src/platform/clock/clock.js";
-import { createJobQueue, type JobTables } from "../../src/platform/jobs/index.js";
+import { createJobQueue } from "../../src/platform/jobs/index.js";
 import { createTestDatabase, onPostgres, type TestDatabase } from "../support/test-database.js";
 import { waitUntil } from "../support/wait-until.js";
 
@@ -77,7 +77,7 @@ describe.skipIf(!onPostgres)("job queue across processes (PostgreSQL)", () => {
     expect(finished).toHaveLength(1000);
     expect(new Set(finished.map((r) => r.label)).size).toBe(1000);
     expect(new Set(finished.map((r) => r.worker))).toEqual(new Set(["A", "B"]));
-    const states = await (t.database.db as Kysely<JobTables>).selectFrom("jobs").select("state").execute();
+    const states = await t.database.db.selectFrom("jobs").select("state").execute();
     expect(states.every((s) => s.state === "succeeded")).toBe(true);
   });
 
@@ -103,16 +103,12 @@ describe.skipIf(!onPostgres)("job queue across processes (PostgreSQL)", () => {
     a.kill("SIGKILL");
     await once(a, "exit");
     // The job is still `running` under A's lease; B must take it over only after the lease ends.
-    const job = await (t.database.db as Kysely<JobTables>)
-      .selectFrom("jobs")
-      .selectAll()
-      .executeTakeFirstOrThrow();
+    const job = await t.database.db.selectFrom("jobs").selectAll().executeTakeFirstOrThrow();
     expect(job.state).toBe("running");
     expect(job.locked_by).toBe("A");
     await sql`UPDATE jobs SET payload = jsonb_set(payload, '{sleepMs}', '0')`.execute(t.database.db);
     await startWorker("B", env);
-    const finalJob = () =>
-      (t.database.db as Kysely<JobTables>).selectFrom("jobs").selectAll().executeTakeFirstOrThrow();
+    const finalJob = () => t.database.db.selectFrom("jobs").selectAll().executeTakeFirstOrThrow();
     // The run's own record comes first, the worker marks the job done after it: wait for both.
     await waitFor(async () => (await runs()).some((r) => r.worker === "B" && r.phase === "finished"));
     await waitFor(async () => (await finalJob()).state !== "running");

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { upload, type PartnerSetup } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { provisionTenant, type ProvisionedTenant } from "./fixtures.js";
 import { createTestApp, type TestApp } from "./test-app.js";
+import type { HanseTables } from "../../src/platform/db/tables.js";
 
 /** The app and tenant of a test file, opened before its tests and closed after them. */
 export function useTenantApp(): { readonly t: TestApp; readonly tenant: ProvisionedTenant } {
@@ -36,7 +37,7 @@ export interface OutboundMessage {
 }
 
 /** An upload's outbound messages in mailbox order, their payloads read from blob storage (latin1). */
-export async function readOutbound(db: Kysely<unknown>, uploadId: string): Promise<OutboundMessage[]> {
+export async function readOutbound(db: Kysely<HanseTables>, uploadId: string): Promise<OutboundMessage[]> {
   const rows = await sql<{ message_type: string; blob_id: string; interchange_id: string }>`
     SELECT message_type, blob_id, interchange_id FROM exchange_deliveries
     WHERE upload_id = ${uploadId} ORDER BY position`.execute(db);

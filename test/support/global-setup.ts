@@ -8,6 +8,7 @@ import type { TestProject } from "vitest/node";
 import { openDatabase } from "../../src/platform/db/database.js";
 import { migrateToLatest } from "../../src/platform/db/migrate.js";
 import { adminUrl, directUrlFor } from "./postgres-url.js";
+import type { HanseTables } from "../../src/platform/db/tables.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -37,7 +38,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     };
   }
   const seeded = await PGlite.create();
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: seeded }) });
+  const db = new Kysely<HanseTables>({ dialect: new PGliteDialect({ pglite: seeded }) });
   await migrateToLatest(db);
   const dump = await seeded.dumpDataDir("none");
   const path = join(tmpdir(), `hanse-template-${process.pid}-${Date.now()}.tar`);

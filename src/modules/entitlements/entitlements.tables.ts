@@ -1,6 +1,7 @@
 import type { AuditTables } from "../../platform/audit/index.js";
 
 import type { EntitlementStatus } from "@hanse/client/protocol";
+import { tablesOf } from "../../platform/db/tables.js";
 export type { EntitlementStatus };
 
 export interface EntitlementTenantsTable {
@@ -211,4 +212,13 @@ export interface EntitlementTables extends AuditTables {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+}
+
+/** A transaction over more tables seen as one over the entitlements module's own (`tablesOf`). */
+export const entitlementTables = tablesOf<EntitlementTables>();
+
+declare module "../../platform/db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends EntitlementTables {}
 }

@@ -20,7 +20,7 @@ import {
   SubscriptionSchema,
 } from "./entitlements.schemas.js";
 import { registerEntitlementMetrics } from "./entitlements.metrics.js";
-import type { EntitlementTables, OperatorEvent } from "./entitlements.tables.js";
+import { entitlementTables, type EntitlementTables, type OperatorEvent } from "./entitlements.tables.js";
 import { createKeyRing, signingKeysAdmin } from "./grants/index.js";
 import { entitlementHousekeepingJob } from "./housekeeping.job.js";
 import { createServiceApi, jwksPath, serviceRoutes } from "./read/index.js";
@@ -205,11 +205,11 @@ export function createEntitlementsModule(deps: ModuleDeps): EntitlementsModule {
     provisioningSteps: [
       {
         name: "entitlement-state",
-        run: (trx, { tenantId }) => entitlements.provisionTenant(trx, tenantId),
+        run: (trx, { tenantId }) => entitlements.provisionTenant(entitlementTables(trx), tenantId),
       },
       {
         name: "signing-keys",
-        run: (trx, { tenantId }) => keys.provision(trx as never, tenantId),
+        run: (trx, { tenantId }) => keys.provision(entitlementTables(trx), tenantId),
       },
     ],
     entrypoints: [

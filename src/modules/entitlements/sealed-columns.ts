@@ -3,6 +3,7 @@ import { sealedColumnsOf, type SealedColumn, type SealingKeys } from "../../plat
 import { signingKeySealedColumns } from "./grants/index.js";
 import { credentialSealedColumns } from "./service-auth/index.js";
 import { webhookSealedColumns } from "./webhooks/index.js";
+import type { HanseTables } from "../../platform/db/tables.js";
 
 /**
  * The entitlements' sealed values, for the key rotation (`hanse secret-key reseal`) and the
@@ -12,7 +13,7 @@ import { webhookSealedColumns } from "./webhooks/index.js";
  * left it.
  */
 export const entitlementSealedColumns = (
-  db: Kysely<unknown>,
+  db: Kysely<HanseTables>,
   keys: () => Promise<SealingKeys>,
 ): SealedColumn[] =>
   sealedColumnsOf(db, keys, [

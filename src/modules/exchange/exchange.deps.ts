@@ -5,7 +5,7 @@ import type { Database } from "../../platform/db/database.js";
 import type { CursorCodec } from "../../platform/http/cursor.js";
 import type { JobQueue } from "../../platform/jobs/index.js";
 import type { RaiseOperatorEvent } from "../entitlements/index.js";
-import type { IdentityService } from "../identity/index.js";
+import type { IdentityService, IdentityTables } from "../identity/index.js";
 import type { WorkflowsService } from "../workflows/index.js";
 import type { ExchangeTables } from "./exchange.tables.js";
 import type { DeliveryPolicy } from "./mailbox/delivery-state.js";
@@ -13,6 +13,11 @@ import type { DeliveryPolicy } from "./mailbox/delivery-state.js";
 /** What every part of the exchange receives from the module's factory. */
 export interface ExchangeDeps {
   database: Database<ExchangeTables>;
+  /**
+   * The same database for the transactions that write identity's tables too: a partner's API
+   * keys, which identity issues and revokes in the exchange's transaction with its audit record.
+   */
+  keysDatabase: Database<ExchangeTables & IdentityTables>;
   clock: Clock;
   newId: IdGenerator;
   cursors: CursorCodec;

@@ -1,6 +1,7 @@
 import type { ColumnType } from "kysely";
 import type { Finding } from "../../edifact/index.js";
 import type { Profile } from "./profile.js";
+import { tablesOf } from "../../platform/db/tables.js";
 
 type Bytes = ColumnType<Uint8Array, Buffer, Buffer>;
 type NullableBytes = ColumnType<Uint8Array | null, Buffer | null, Buffer | null>;
@@ -124,4 +125,13 @@ export interface ExchangeTables {
   exchange_uploads: UploadsTable;
   exchange_deliveries: DeliveriesTable;
   exchange_upload_documents: UploadDocumentsTable;
+}
+
+/** A transaction over more tables seen as one over the exchange module's own (`tablesOf`). */
+export const exchangeTables = tablesOf<ExchangeTables>();
+
+declare module "../../platform/db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends ExchangeTables {}
 }

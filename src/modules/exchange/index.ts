@@ -3,7 +3,7 @@ import { ConfigSchema } from "../../config/index.js";
 import { createSweepPendingBlobsJob } from "../../platform/blobs/index.js";
 import type { JobDefinition } from "../../platform/jobs/index.js";
 import { createLeases, createRateLimits } from "../../platform/limits/index.js";
-import type { IdentityService } from "../identity/index.js";
+import type { IdentityService, IdentityTables } from "../identity/index.js";
 import type { HanseModule, ModuleDeps } from "../module.js";
 import type { ExchangeDeps } from "./exchange.deps.js";
 import { registerExchangeMetrics } from "./exchange.metrics.js";
@@ -70,6 +70,7 @@ export function createExchangeModule(
   const runner = createProcessingRunner();
   const exchangeDeps: ExchangeDeps = {
     database: deps.database.as<ExchangeTables>(),
+    keysDatabase: deps.database.as<ExchangeTables & IdentityTables>(),
     clock: deps.clock,
     newId: deps.newId,
     cursors: deps.cursors,

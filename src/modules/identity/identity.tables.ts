@@ -1,5 +1,6 @@
 import type { ColumnType } from "kysely";
 import type { Scope, TenantType } from "@hanse/client/protocol";
+import { tablesOf } from "../../platform/db/tables.js";
 
 export interface TenantsTable {
   id: string;
@@ -116,4 +117,13 @@ export interface IdentityTables {
   password_resets: PasswordResetsTable;
   sso_settings: SsoSettingsTable;
   sso_states: SsoStatesTable;
+}
+
+/** A transaction over more tables seen as one over the identity module's own (`tablesOf`). */
+export const identityTables = tablesOf<IdentityTables>();
+
+declare module "../../platform/db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends IdentityTables {}
 }

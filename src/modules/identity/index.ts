@@ -11,6 +11,7 @@ import { createSso, ssoSealedColumns, ssoSettingsPath, type ConsoleSessionCookie
 
 export type { IdentityService } from "./identity.service.js";
 export type { IdentityTables, TenantsTable } from "./identity.tables.js";
+export { identityTables } from "./identity.tables.js";
 export { systemTenantSlug } from "./identity.service.js";
 export { newPasswordProblem } from "./users/index.js";
 export { tenantAdmitsCredentialsSql } from "./credentials.repository.js";

@@ -1,4 +1,4 @@
-import type { Selectable, Transaction } from "kysely";
+import type { Selectable } from "kysely";
 import { tenantAdminScopes } from "@hanse/client/protocol";
 import { actorOf, recordAudit } from "../../platform/audit/index.js";
 import type { Principal } from "../../platform/auth/index.js";
@@ -16,10 +16,15 @@ import {
 } from "../../platform/http/cursor.js";
 import { canonicalJson, type Idempotency } from "../../platform/http/idempotency.js";
 import type { JobContext, JobQueue, JobSpec } from "../../platform/jobs/index.js";
-import { newPasswordProblem, type IdentityService, type TenantsTable } from "../identity/index.js";
+import {
+  identityTables,
+  newPasswordProblem,
+  type IdentityService,
+  type TenantsTable,
+} from "../identity/index.js";
 import type { ProvisioningStep } from "../module.js";
 import * as repo from "./tenants.repository.js";
-import type { TenantProvisioningTable, TenantTables } from "./tenants.tables.js";
+import { tenantTables, type TenantProvisioningTable, type TenantTables } from "./tenants.tables.js";
 
 export const provisionTenantJobName = "tenants.provision";
 /** The provisioning job's name and budget, enqueued here and defined in index.ts. */
@@ -73,15 +78,17 @@ export interface TenantsDeps {
 }
 
 export function createTenantsService(deps: TenantsDeps) {
-  const database = deps.database.as<TenantTables>();
-  const { db } = database;
+  const { db } = deps.database.as<TenantTables>();
+  // Provisioning and status changes write the tenants module's and identity's tables (and run
+  // other parts' steps) in one transaction: it spans the whole database, each call gets its slice.
+  const database = deps.database;
 
   const administratorStep: ProvisioningStep = {
     name: "create-administrator",
     async run(trx, { tenantId, input }) {
       const admin = input.admin as { email: string; name: string; passwordHash: string } | undefined;
       if (!admin) return;
-      await deps.identity.ensureUser(trx as never, {
+      await deps.identity.ensureUser(identityTables(trx), {
         tenantId,
         email: admin.email,
         name: admin.name,
@@ -95,7 +102,7 @@ export function createTenantsService(deps: TenantsDeps) {
   async function changeStatus(principal: Principal, id: string, to: "suspended" | "active") {
     const from = to === "suspended" ? "active" : "suspended";
     return database.transaction(async (trx) => {
-      const row = await deps.identity.lockTenant(trx as never, id);
+      const row = await deps.identity.lockTenant(identityTables(trx), id);
       if (!row) throw new AppError("ERR_NOT_FOUND", "No such tenant.");
       if (row.type === "system") {
         throw new AppError("ERR_CONFLICT", "The system tenant cannot be suspended or resumed.");
@@ -108,7 +115,7 @@ export function createTenantsService(deps: TenantsDeps) {
         );
       }
       const now = deps.clock.now();
-      await deps.identity.setTenantStatus(trx as never, row.id, to, now);
+      await deps.identity.setTenantStatus(identityTables(trx), row.id, to, now);
       if (to === "suspended") await deps.jobs.pauseTenant(trx, row.id);
       else await deps.jobs.resumeTenant(trx, row.id);
       await recordAudit(trx, {
@@ -163,12 +170,11 @@ export function createTenantsService(deps: TenantsDeps) {
         return await deps.idempotency.run(
           { tenantId: principal.tenant.id, endpoint: "POST /api/v1/system/tenants", key, fingerprint },
           async (trx) => {
-            const t = trx as unknown as Transaction<TenantTables>;
-            if (await deps.identity.findTenantBySlug(t as never, body.slug))
+            if (await deps.identity.findTenantBySlug(identityTables(trx), body.slug))
               throw new AppError("ERR_CONFLICT", "The slug is taken.");
             const now = deps.clock.now();
             const tenantId = deps.newId();
-            await deps.identity.insertTenant(t as never, {
+            await deps.identity.insertTenant(identityTables(trx), {
               id: tenantId,
               name: body.name,
               slug: body.slug,
@@ -177,7 +183,7 @@ export function createTenantsService(deps: TenantsDeps) {
               created_at: now,
               updated_at: now,
             });
-            await repo.insertProvisioning(t, {
+            await repo.insertProvisioning(tenantTables(trx), {
               tenant_id: tenantId,
               state: "pending",
               steps: allSteps().map((s) => ({ name: s.name, state: "pending" })),
@@ -196,7 +202,7 @@ export function createTenantsService(deps: TenantsDeps) {
               updated_at: now,
             });
             await deps.jobs.enqueue(
-              t,
+              trx,
               provisionTenantJobSpec,
               { tenantId },
               { key: `tenants.provision:${tenantId}`, tenantId },
@@ -204,7 +210,7 @@ export function createTenantsService(deps: TenantsDeps) {
             // In the system tenant, whose operator acted, and as the first record of the new
             // tenant's own trail (its operators see who created it and when).
             for (const trailOf of [principal.tenant.id, tenantId]) {
-              await recordAudit(t, {
+              await recordAudit(trx, {
                 tenantId: trailOf,
                 id: deps.newId(),
                 type: "tenant.created",
@@ -252,15 +258,15 @@ export function createTenantsService(deps: TenantsDeps) {
       const steps = allSteps();
       for (const step of steps) {
         const done = await database.transaction(async (trx) => {
-          const row = await repo.lockProvisioning(trx, tenantId);
+          const row = await repo.lockProvisioning(tenantTables(trx), tenantId);
           if (!row || row.state === "succeeded" || row.state === "failed") return true;
           const now = deps.clock.now();
           const states = row.steps.some((s) => s.name === step.name)
             ? row.steps
             : [...row.steps, { name: step.name, state: "pending" as const }];
           if (states.find((s) => s.name === step.name)?.state === "succeeded") return false;
-          await step.run(trx as unknown as Transaction<unknown>, { tenantId, input: row.input });
-          await repo.updateProvisioning(trx, tenantId, {
+          await step.run(trx, { tenantId, input: row.input });
+          await repo.updateProvisioning(tenantTables(trx), tenantId, {
             state: "running",
             steps: states.map((s) => (s.name === step.name ? { ...s, state: "succeeded" } : s)),
             ...(row.started_at ? {} : { started_at: now }),
@@ -271,10 +277,10 @@ export function createTenantsService(deps: TenantsDeps) {
         if (done) return;
       }
       await database.transaction(async (trx) => {
-        const row = await repo.lockProvisioning(trx, tenantId);
+        const row = await repo.lockProvisioning(tenantTables(trx), tenantId);
         if (!row || row.state === "succeeded" || row.state === "failed") return;
         const now = deps.clock.now();
-        await repo.updateProvisioning(trx, tenantId, {
+        await repo.updateProvisioning(tenantTables(trx), tenantId, {
           state: "succeeded",
           input: {},
           error: null,
@@ -282,18 +288,18 @@ export function createTenantsService(deps: TenantsDeps) {
           ...(row.started_at ? {} : { started_at: now }),
           updated_at: now,
         });
-        await deps.identity.setTenantStatus(trx as never, tenantId, "active", now);
+        await deps.identity.setTenantStatus(identityTables(trx), tenantId, "active", now);
       });
     },
 
     /** The attempt budget is spent: the tenant ends `failed` with a reason. */
     async failProvisioning(tenantId: string) {
       await database.transaction(async (trx) => {
-        const row = await repo.lockProvisioning(trx, tenantId);
+        const row = await repo.lockProvisioning(tenantTables(trx), tenantId);
         if (!row || row.state === "succeeded" || row.state === "failed") return;
         const now = deps.clock.now();
         const failedStep = row.steps.find((s) => s.state !== "succeeded");
-        await repo.updateProvisioning(trx, tenantId, {
+        await repo.updateProvisioning(tenantTables(trx), tenantId, {
           state: "failed",
           steps: row.steps.map((s) => (s === failedStep ? { ...s, state: "failed" } : s)),
           input: {},
@@ -304,7 +310,7 @@ export function createTenantsService(deps: TenantsDeps) {
           completed_at: now,
           updated_at: now,
         });
-        await deps.identity.setTenantStatus(trx as never, tenantId, "failed", now);
+        await deps.identity.setTenantStatus(identityTables(trx), tenantId, "failed", now);
       });
     },
   };

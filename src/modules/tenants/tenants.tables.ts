@@ -1,4 +1,5 @@
 import type { ColumnType } from "kysely";
+import { tablesOf } from "../../platform/db/tables.js";
 
 export type StepState = "pending" | "running" | "succeeded" | "failed";
 export type ProvisioningState = "pending" | "running" | "succeeded" | "failed";
@@ -18,4 +19,13 @@ export interface TenantProvisioningTable {
 
 export interface TenantTables {
   tenant_provisioning: TenantProvisioningTable;
+}
+
+/** A transaction over more tables seen as one over the tenants module's own (`tablesOf`). */
+export const tenantTables = tablesOf<TenantTables>();
+
+declare module "../../platform/db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends TenantTables {}
 }

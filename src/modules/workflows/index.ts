@@ -21,6 +21,7 @@ import {
 } from "./workflows.schemas.js";
 import { adminTransitionRequestsHref, transitionRequestsHref } from "./transition-requests.service.js";
 import { createWorkflowsService, type WorkflowsService } from "./workflows.service.js";
+import { workflowTables } from "./workflows.tables.js";
 
 export type { WorkflowsService } from "./workflows.service.js";
 export type { WorkflowTables } from "./workflows.tables.js";
@@ -68,7 +69,10 @@ export function createWorkflowsModule(
     sealedColumns: adapters.sealedColumns,
     capabilities: [workflowsCapability, "workflows.lifecycleAdapters"],
     provisioningSteps: [
-      { name: "workflow-definitions", run: (trx, { tenantId }) => service.provisionDefaults(trx, tenantId) },
+      {
+        name: "workflow-definitions",
+        run: (trx, { tenantId }) => service.provisionDefaults(workflowTables(trx), tenantId),
+      },
     ],
     entrypoints: [
       {

@@ -1,8 +1,12 @@
 import { sql, type Kysely } from "kysely";
 import { sealedColumnsOf, type SealedColumn, type SealingKeys } from "../../platform/crypto/index.js";
+import type { HanseTables } from "../../platform/db/tables.js";
 
 /** The lifecycle adapters' signing secrets, for the key rotation and the start-up check. */
-export const adapterSealedColumns = (db: Kysely<unknown>, keys: () => Promise<SealingKeys>): SealedColumn[] =>
+export const adapterSealedColumns = (
+  db: Kysely<HanseTables>,
+  keys: () => Promise<SealingKeys>,
+): SealedColumn[] =>
   sealedColumnsOf(db, keys, [
     [
       "adapter secret",

@@ -106,7 +106,7 @@ export function findEntitiesByAttribute(db: Db, tenantId: string, kind: string, 
     .selectAll()
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind)
-    .where((eb) => eb(eb.ref("attributes", "->>").key(name as never), "=", value))
+    .where((eb) => eb(eb.ref("attributes", "->>").key(name), "=", value))
     .execute();
 }
 

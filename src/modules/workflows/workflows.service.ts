@@ -41,10 +41,10 @@ function createDefinitionsService(deps: WorkflowsDeps) {
   const db = deps.database.as<WorkflowTables>().db;
   return {
     /** Provisioning step: the default definitions of a new tenant (idempotent). */
-    async provisionDefaults(trx: Transaction<unknown>, tenantId: string): Promise<void> {
+    async provisionDefaults(trx: Transaction<WorkflowTables>, tenantId: string): Promise<void> {
       const now = deps.clock.now();
       for (const definition of defaultDefinitions) {
-        await repo.insertDefinition(trx as unknown as Transaction<WorkflowTables>, tenantId, definition, now);
+        await repo.insertDefinition(trx, tenantId, definition, now);
       }
     },
 

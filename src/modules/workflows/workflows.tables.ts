@@ -1,5 +1,6 @@
 import type { ColumnType } from "kysely";
 import type { TransitionRequestStatus, WorkflowTransition } from "./workflow-rules.js";
+import { tablesOf } from "../../platform/db/tables.js";
 
 type Json<T> = ColumnType<T, string, string>;
 type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
@@ -70,4 +71,13 @@ export interface WorkflowTables {
   workflow_entities: WorkflowEntitiesTable;
   workflow_transition_requests: WorkflowTransitionRequestsTable;
   workflow_lifecycle_adapters: WorkflowLifecycleAdaptersTable;
+}
+
+/** A transaction over more tables seen as one over the workflows module's own (`tablesOf`). */
+export const workflowTables = tablesOf<WorkflowTables>();
+
+declare module "../../platform/db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends WorkflowTables {}
 }

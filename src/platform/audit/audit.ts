@@ -279,3 +279,9 @@ export function findAuditEvent(db: Executor, tenantId: string, id: string) {
     .where("id", "=", id)
     .executeTakeFirst();
 }
+
+declare module "../db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends AuditTables {}
+}

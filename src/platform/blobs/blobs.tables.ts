@@ -22,3 +22,9 @@ export interface BlobTables {
   blobs: BlobsTable;
   blob_chunks: BlobChunksTable;
 }
+
+declare module "../db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends BlobTables {}
+}

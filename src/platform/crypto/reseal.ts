@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { openSealedSecret, sealedKeyId, sealSecret, type SealingKeys } from "./sealed-secrets.js";
+import type { HanseTables } from "../db/tables.js";
 
 /** A stored sealed value, named by its row (`tenantId`, `id`: the row's key in its owner's table). */
 export interface SealedRow {
@@ -66,7 +67,7 @@ export function rowsAfter(
  * `table.column` (NULLs skipped) whose rows are keyed by (`tenant_id`, `idColumn`).
  */
 export function sealedValuesOf(
-  db: Kysely<unknown>,
+  db: Kysely<HanseTables>,
   table: string,
   idColumn: string,
   column: string,
@@ -89,7 +90,7 @@ export function sealedValuesOf(
  * column to `to` where it still holds `row.sealed`; the owner writes it, one writer per table).
  */
 export function sealedColumnsOf(
-  db: Kysely<unknown>,
+  db: Kysely<HanseTables>,
   keys: () => Promise<SealingKeys>,
   columns: readonly (readonly [
     what: string,

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { instanceSecret, storedInstanceSecret } from "../db/instance-settings.js";
 import { sealingKeyId, type SealingKey, type SealingKeys } from "./sealed-secrets.js";
 import { sha256 } from "./secrets.js";
+import type { HanseTables } from "../db/tables.js";
 
 /** HANSE_SECRET_KEY and the keys it replaced (HANSE_SECRET_KEY_PREVIOUS), as configured. */
 export interface SecretKeys {
@@ -34,7 +35,7 @@ const keyOf = (key: Buffer): SealingKey => ({ id: sealingKeyId(key), key });
  */
 export function sealingKey(
   secretKeys: SecretKeys,
-  db: Kysely<unknown>,
+  db: Kysely<HanseTables>,
   purpose: string,
 ): () => Promise<SealingKeys> {
   let keys: Promise<SealingKeys> | undefined;

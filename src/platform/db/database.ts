@@ -3,6 +3,7 @@ import { Kysely, PGliteDialect, PostgresDialect, type Transaction } from "kysely
 import pg from "pg";
 import { BinaryCopyParser, type CopyRow } from "./binary-copy.js";
 import { pgCopyRows } from "./pg-copy-out.js";
+import type { HanseTables } from "./tables.js";
 import { createPglitePrepared } from "./pglite-prepared.js";
 import { takingTurns } from "./pglite-turns.js";
 import {
@@ -49,7 +50,7 @@ export const databaseTuning: Readonly<Record<DatabaseKind, DatabaseTuning>> = {
   },
 };
 
-export interface Database<T = unknown> {
+export interface Database<T = HanseTables> {
   readonly kind: DatabaseKind;
   /** The settings that suit this database (`databaseTuning`). */
   readonly tuning: DatabaseTuning;
@@ -91,8 +92,11 @@ export interface Database<T = unknown> {
   /** The PostgreSQL pool's connections now; undefined on PGlite (one connection, no pool). */
   poolUsage(): PoolUsage | undefined;
   close(): Promise<void>;
-  /** The same handle typed for a module's own tables. */
-  as<U>(): Database<U>;
+  /**
+   * The same handle typed for a part's own slice of the tables (`HanseTables`): checked, a slice
+   * this handle's tables do not hold with the same columns does not compile.
+   */
+  as<U>(...slice: T extends U ? [] : [never]): Database<U>;
 }
 
 export interface PoolUsage {
@@ -180,7 +184,7 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   });
   // Every statement but the prepared ones (which take their turn themselves) goes through `turns`.
   const turns = takingTurns(pglite);
-  const db = new Kysely<unknown>({ dialect: new PGliteDialect({ pglite: turns }) });
+  const db = new Kysely<HanseTables>({ dialect: new PGliteDialect({ pglite: turns }) });
   const local = new Map<string, Set<(payload: string) => void>>();
   const maintenance = maintain(() => maintainPglite(turns), options);
   return wrap("pglite", db, {
@@ -243,7 +247,7 @@ function openPostgres(url: string, max: number, options: DatabaseOptions): Datab
       pooled && !sessionPool ? maintainPostgresWithoutSession(pool) : maintainPostgres(sessionPool ?? pool),
     options,
   );
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<HanseTables>({ dialect: new PostgresDialect({ pool }) });
   const prepared = pooled
     ? async <R>(_name: string, text: string, parameters: readonly unknown[]) =>
         (await pool.query<R & pg.QueryResultRow>({ text, values: parameters.map(isoDates) })).rows
@@ -281,7 +285,7 @@ function openPostgres(url: string, max: number, options: DatabaseOptions): Datab
 
 function wrap(
   kind: DatabaseKind,
-  db: Kysely<unknown>,
+  db: Kysely<HanseTables>,
   edge: Pick<Database, "listen" | "notify" | "prepared" | "copyRows"> & {
     poolUsage?: Database["poolUsage"];
     beforeClose?: () => Promise<void> | undefined;
@@ -304,6 +308,7 @@ function wrap(
       await db.destroy();
     },
     poolUsage: edge.poolUsage ?? (() => undefined),
+    // The one view of a handle as another table type; `as` checks that the slice is one.
     as: <U>() => handle as unknown as Database<U>,
   };
   return handle;

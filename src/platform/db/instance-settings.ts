@@ -1,22 +1,27 @@
 import type { Generated, Kysely } from "kysely";
 import { randomSecret } from "../crypto/secrets.js";
+import type { HanseTables } from "./tables.js";
 
-interface Tables {
+export interface InstanceSettingsTables {
   instance_settings: { name: string; value: string; created_at: Generated<Date> };
+}
+
+declare module "./tables.js" {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends InstanceSettingsTables {}
 }
 
 /**
  * A server-wide random secret shared by every process on one database; the first process to
  * ask creates it. Used for MACs when HANSE_SECRET_KEY is not configured.
  */
-export async function instanceSecret(db: Kysely<unknown>, name: string): Promise<Buffer> {
-  const typed = db as Kysely<Tables>;
-  await typed
+export async function instanceSecret(db: Kysely<HanseTables>, name: string): Promise<Buffer> {
+  await db
     .insertInto("instance_settings")
     .values({ name, value: randomSecret() })
     .onConflict((oc) => oc.column("name").doNothing())
     .execute();
-  const row = await typed
+  const row = await db
     .selectFrom("instance_settings")
     .select("value")
     .where("name", "=", name)
@@ -25,8 +30,11 @@ export async function instanceSecret(db: Kysely<unknown>, name: string): Promise
 }
 
 /** The instance secret `name` if one was made (none is made here). */
-export async function storedInstanceSecret(db: Kysely<unknown>, name: string): Promise<Buffer | undefined> {
-  const row = await (db as Kysely<Tables>)
+export async function storedInstanceSecret(
+  db: Kysely<HanseTables>,
+  name: string,
+): Promise<Buffer | undefined> {
+  const row = await db
     .selectFrom("instance_settings")
     .select("value")
     .where("name", "=", name)

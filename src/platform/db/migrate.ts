@@ -1,11 +1,12 @@
 import { sql, type Kysely } from "kysely";
 import { Migrator } from "kysely/migration";
 import { migrations } from "./migrations/index.js";
+import type { HanseTables } from "./tables.js";
 
 /** An arbitrary constant: the advisory lock that lets one process at a time migrate. */
 const migrationLock = 7_240_311_926;
 
-const migratorFor = (db: Kysely<unknown>) =>
+const migratorFor = (db: Kysely<HanseTables>) =>
   new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migrations) },
@@ -20,7 +21,7 @@ const migratorFor = (db: Kysely<unknown>) =>
  * whichever server connection ran it, and every later start would wait for it (an hour). Given a
  * transaction, Kysely takes and releases its lock inside it, on the same connection.
  */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+export async function migrateToLatest(db: Kysely<HanseTables>): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${sql.lit(migrationLock)})`.execute(trx);
     const { error, results } = await migratorFor(trx).migrateToLatest();
@@ -33,7 +34,7 @@ export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
 }
 
 /** True when every known migration is recorded as applied (readiness). */
-export async function migrationsApplied(db: Kysely<unknown>): Promise<boolean> {
+export async function migrationsApplied(db: Kysely<HanseTables>): Promise<boolean> {
   const all = await migratorFor(db).getMigrations();
   return all.every((m) => m.executedAt !== undefined);
 }

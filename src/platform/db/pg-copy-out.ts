@@ -136,6 +136,7 @@ export async function* pgCopyRows(pool: pg.Pool, select: string): AsyncGenerator
   client.on("error", onError);
   let reusable = false;
   try {
+    // pg-copy-streams' CopyOut is a Submittable (it implements submit) but its types do not say so.
     client.query(copy as unknown as pg.Submittable);
     for (;;) {
       const rows = await copy.take();

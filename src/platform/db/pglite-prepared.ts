@@ -18,6 +18,8 @@ type Field = InstanceType<typeof backend.Field>;
  */
 export function createPglitePrepared(pglite: PGlite) {
   const parsed = new Set<string>();
+  // PGlite's type parsers (its own and ours) are not in its public type; the prepared path must
+  // parse results as its query() does.
   const parsers = (pglite as unknown as { parsers: ParserOptions }).parsers;
   const batch = new BatchBuffer();
 

@@ -5,6 +5,7 @@ import type { Clock } from "../clock/clock.js";
 import type { Database } from "../db/database.js";
 import { hmacSha256 } from "../crypto/secrets.js";
 import { AppError } from "../errors/app-error.js";
+import type { HanseTables } from "../db/tables.js";
 
 interface IdempotencyRecordsTable {
   tenant_id: string;
@@ -17,8 +18,13 @@ interface IdempotencyRecordsTable {
   created_at: Date;
   expires_at: Date;
 }
-interface Tables {
+export interface IdempotencyTables {
   idempotency_records: IdempotencyRecordsTable;
+}
+
+declare module "../db/tables.js" {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends IdempotencyTables {}
 }
 
 export interface StoredResponse {
@@ -47,7 +53,7 @@ export interface Idempotency {
    */
   run(
     scope: IdempotencyScope,
-    execute: (trx: Transaction<unknown>) => Promise<StoredResponse>,
+    execute: (trx: Transaction<HanseTables>) => Promise<StoredResponse>,
   ): Promise<IdempotentOutcome>;
   /** An opaque reference for logs: a keyed hash prefix, never the key. */
   reference(key: string): string;
@@ -187,7 +193,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function createIdempotency(deps: { database: Database; clock: Clock; macKey: Buffer }): Idempotency {
-  const database = deps.database.as<Tables>();
+  const database = deps.database;
   const keyHash = (key: string) => hmacSha256(deps.macKey, `idempotency-key\n${key}`);
   // Keyed, so a stored fingerprint reveals nothing about the request (it may hold a password).
   const fingerprintOf = (scope: IdempotencyScope) =>
@@ -262,7 +268,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock; macK
           .returning("key_hash")
           .executeTakeFirst();
         if (!claimed) return replay(trx, scope, hash, fingerprint);
-        const response = await execute(trx as Transaction<unknown>);
+        const response = await execute(trx);
         await trx
           .updateTable("idempotency_records")
           .set({
@@ -281,7 +287,7 @@ export function createIdempotency(deps: { database: Database; clock: Clock; macK
 }
 
 function recordQuery(
-  db: Kysely<Tables>,
+  db: Kysely<HanseTables>,
   scope: Pick<IdempotencyScope, "tenantId" | "endpoint">,
   hash: Buffer,
 ) {
@@ -293,7 +299,7 @@ function recordQuery(
     .where("key_hash", "=", hash);
 }
 
-function findRecord(db: Kysely<Tables>, scope: IdempotencyScope, hash: Buffer) {
+function findRecord(db: Kysely<HanseTables>, scope: IdempotencyScope, hash: Buffer) {
   return recordQuery(db, scope, hash).executeTakeFirst();
 }
 
@@ -318,7 +324,7 @@ function replayRecord(record: StoredRecord, fingerprint: Buffer): IdempotentOutc
 }
 
 async function replay(
-  trx: Kysely<Tables>,
+  trx: Kysely<HanseTables>,
   scope: IdempotencyScope,
   hash: Buffer,
   fingerprint: Buffer,

@@ -27,17 +27,26 @@ const serviceHeaders = {
 
 const securitySchemes = {
   bearerAuth: {
-    type: "http",
+    type: "http" as const,
     scheme: "bearer",
     description:
       "A user session (POST /api/v1/auth/sessions) or an access token. The scopes an operation needs " +
       "are listed in its security requirement.",
   },
-  partnerKey: { type: "http", scheme: "bearer", description: "A partner API key `<apiKeyId>:<secret>`" },
+  partnerKey: {
+    type: "http" as const,
+    scheme: "bearer",
+    description: "A partner API key `<apiKeyId>:<secret>`",
+  },
   ...Object.fromEntries(
     Object.entries(serviceHeaders).map(([scheme, [name, description]]) => [
       scheme,
-      { type: "apiKey", in: "header", name, description: `Signed service request: ${description}` },
+      {
+        type: "apiKey" as const,
+        in: "header" as const,
+        name,
+        description: `Signed service request: ${description}`,
+      },
     ]),
   ),
 };
@@ -164,7 +173,7 @@ export function openapiOptions({ publicUrl, version, tags }: DocumentOptions): F
       },
       servers: [{ url: publicUrl, description: "This server (HANSE_PUBLIC_URL)" }],
       tags,
-      components: { securitySchemes } as never,
+      components: { securitySchemes },
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`,

@@ -32,3 +32,9 @@ export interface JobTables {
   jobs: JobsTable;
   job_tenant_pauses: JobTenantPausesTable;
 }
+
+declare module "../db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends JobTables {}
+}

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
 import { waitUntil } from "../../../test/support/wait-until.js";
@@ -6,8 +6,7 @@ import { createManualClock } from "../clock/clock.js";
 import { uuidv7 } from "../crypto/ids.js";
 import { createLogger } from "../logging/logger.js";
 import { defineJob, type JobDefinition } from "./define-job.js";
-import type { JobTables } from "./jobs.tables.js";
-import { createJobQueue, insertJobsSql } from "./queue.js";
+import { createJobQueue, defaultMaxAttempts, insertJobsSql, jobSpecSql } from "./queue.js";
 import { createWorker } from "./worker.js";
 
 let t: TestDatabase;
@@ -68,8 +67,7 @@ const worker = () =>
     concurrency: 2,
     pollMs: 20,
   });
-const jobs = () =>
-  (t.database.db as Kysely<JobTables>).selectFrom("jobs").selectAll().orderBy("created_at").execute();
+const jobs = () => t.database.db.selectFrom("jobs").selectAll().orderBy("created_at").execute();
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -186,6 +184,28 @@ describe("job queue", () => {
     expect(runs.sort()).toEqual(["new", "queued"]);
   });
 
+  it("insertJobsSql with jobSpecSql enqueues under the definition's name and attempt budget", async () => {
+    const now = clock.now();
+    for (const job of [flaky, record]) {
+      await sql`${sql.raw(
+        insertJobsSql("(VALUES ('spec')) AS input (label)", {
+          id: "gen_random_uuid()",
+          tenantId: "NULL::uuid",
+          ...jobSpecSql(job),
+          key: "NULL",
+          payload: "jsonb_build_object('label', input.label)",
+          runAt: `'${now.toISOString()}'::timestamptz`,
+          createdAt: `'${now.toISOString()}'::timestamptz`,
+        }),
+      )}`.execute(t.database.db);
+    }
+    const rows = (await jobs()).map((job) => [job.name, job.max_attempts]);
+    expect(rows.sort()).toEqual([
+      ["test.flaky", 3],
+      ["test.record", defaultMaxAttempts],
+    ]);
+  });
+
   it("retries with exponential backoff, then succeeds", async () => {
     failuresLeft = 2;
     await t.database.transaction((trx) => queue.enqueue(trx, flaky, { label: "eventually" }));
@@ -226,7 +246,7 @@ describe("job queue", () => {
   it("a job whose lease expired (crashed worker) is claimed and run again", async () => {
     await t.database.transaction((trx) => queue.enqueue(trx, record, { label: "orphaned" }));
     // Simulate a worker that claimed the job and died: running, lease in the future.
-    await (t.database.db as Kysely<JobTables>)
+    await t.database.db
       .updateTable("jobs")
       .set({
         state: "running",
@@ -274,7 +294,7 @@ describe("job queue", () => {
     await w.start();
     await waitUntil(async () => started === 6, { what: "six jobs running at once" });
     // Another worker took over job "f" meanwhile (its lease passed): its completion must not count.
-    const db = t.database.db as Kysely<JobTables>;
+    const db = t.database.db;
     const taken = await db
       .updateTable("jobs")
       .set({ locked_by: "other", attempts: 2 })

@@ -93,6 +93,17 @@ export const jobsChannel = "hanse_jobs";
 export const defaultMaxAttempts = 10;
 
 /**
+ * A job's name and attempt budget as SQL literals for `insertJobsSql`, taken from its definition
+ * as `enqueue` takes them: a statement that enqueues never spells the name or the budget itself.
+ */
+export function jobSpecSql(job: JobSpec): Pick<JobRowSql, "name" | "maxAttempts"> {
+  return {
+    name: `'${job.name.replaceAll("'", "''")}'::text`,
+    maxAttempts: String(job.maxAttempts ?? defaultMaxAttempts),
+  };
+}
+
+/**
  * What enqueueing needs of a job's definition: its name and attempt budget. A bare name string is
  * not accepted, so a job never runs with another budget than its definition declares (issue 38).
  */

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
 import { waitUntil } from "../../../test/support/wait-until.js";
@@ -6,7 +6,6 @@ import { systemClock } from "../clock/clock.js";
 import { uuidv7 } from "../crypto/ids.js";
 import { createLogger } from "../logging/logger.js";
 import { defineJob, type JobDefinition } from "./define-job.js";
-import type { JobTables } from "./jobs.tables.js";
 import { createJobQueue } from "./queue.js";
 import { createWorker } from "./worker.js";
 
@@ -20,7 +19,7 @@ afterAll(async () => {
 
 describe("job worker and the event loop", () => {
   it("a worker draining a backlog leaves the process's requests and timers their turn", async () => {
-    const db = t.database.db as Kysely<JobTables>;
+    const db = t.database.db;
     // A job that only talks to the database: on PGlite that completes without any I/O.
     const touch = defineJob<{ n: number }>({
       name: "test.touch",

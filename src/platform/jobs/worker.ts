@@ -1,5 +1,4 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Kysely } from "kysely";
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Clock } from "../clock/clock.js";
 import { uuidv7, type IdGenerator } from "../crypto/ids.js";
@@ -51,7 +50,7 @@ export const defaultJobLeaseMs = 30_000;
 
 export function createWorker(options: WorkerOptions): Worker {
   const { database, clock, logger, workerId } = options;
-  const db = database.db as Kysely<JobTables>;
+  const db = database.as<JobTables>().db;
   const definitions = new Map(options.jobs.map((job) => [job.name, job as JobDefinition]));
   const names = [...definitions.keys()];
   const defaultLeaseMs = options.defaultLeaseMs ?? defaultJobLeaseMs;

@@ -17,3 +17,9 @@ export interface LimitTables {
     expires_at: Date;
   };
 }
+
+declare module "../db/tables.js" {
+  // One part's tables in the whole database (`HanseTables`, declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface HanseTables extends LimitTables {}
+}

@@ -32,7 +32,7 @@ const statementFields = ["params", "parameters", "values", "query", "queryOption
 /** pino's error serializer, without the statement a failed query carried. */
 export function serializeError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
-  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  const serialized: Record<string, unknown> = pino.stdSerializers.err(error);
   return Object.fromEntries(Object.entries(serialized).filter(([key]) => !statementFields.includes(key)));
 }
 

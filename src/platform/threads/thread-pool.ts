@@ -192,6 +192,8 @@ export async function serveThread(handlers: ThreadHandlers, onEnd: (session: num
     try {
       const handler = handlers[request.op];
       if (!handler) throw new Error(`unknown operation ${request.op}`);
+      // The handler for `op` takes that op's arguments; the message crossed a thread as plain data,
+      // so the pairing is the caller's `call` signature, not a type TypeScript can follow here.
       const reply = handler(request.session, request.args as never);
       port.postMessage({ id: request.id, result: reply.result } satisfies Response, reply.transfer ?? []);
     } catch (error) {

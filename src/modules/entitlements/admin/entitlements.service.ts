@@ -43,8 +43,8 @@ export function createEntitlementsService(deps: Deps) {
 
   return {
     /** Provisioning step: the tenant's entitlement state (the anchor of its apps' streams). */
-    provisionTenant: (trx: Transaction<unknown>, tenantId: string) =>
-      repo.ensureTenantState(trx as unknown as Transaction<EntitlementTables>, tenantId, deps.clock.now()),
+    provisionTenant: (trx: Transaction<EntitlementTables>, tenantId: string) =>
+      repo.ensureTenantState(trx, tenantId, deps.clock.now()),
 
     async createApp(principal: Principal, body: { id: string; name: string; capabilities: string[] }) {
       const tenantId = principal.tenant.id;

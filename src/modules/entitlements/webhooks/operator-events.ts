@@ -1,6 +1,6 @@
 import { uuidv7SqlText } from "../../../platform/db/sql-uuid.js";
-import { defaultMaxAttempts, insertJobsSql } from "../../../platform/jobs/index.js";
-import { webhookCoalesceKey, webhookDeliveryJobName } from "./webhook-delivery.job.js";
+import { insertJobsSql, jobSpecSql } from "../../../platform/jobs/index.js";
+import { webhookCoalesceKey, webhookDeliveryJobSpec } from "./webhook-delivery.job.js";
 
 // The coalesce key of a subscription's delivery job, spelled in SQL as `webhookCoalesceKey` does.
 const coalesceKeySql = (tenantId: string, subscriptionId: string) =>
@@ -44,11 +44,10 @@ export function raiseOperatorEventsSql(name: string, from: string, event: Operat
     {
       id: uuidv7SqlText("n.at"),
       tenantId: "n.tenant_id",
-      name: `'${webhookDeliveryJobName}'`,
+      ...jobSpecSql(webhookDeliveryJobSpec),
       key: "NULL",
       coalesceKey: `'${coalesceKeySql("n.tenant_id", "n.subscription_id")}'`,
       payload: "jsonb_build_object('tenantId', n.tenant_id, 'subscriptionId', n.subscription_id)",
-      maxAttempts: String(defaultMaxAttempts),
       runAt: "n.at",
       createdAt: "n.at",
     },

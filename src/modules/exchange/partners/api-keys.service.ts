@@ -2,6 +2,7 @@ import type { PartnerScope } from "@hanse/client/protocol";
 import { actorOf, createAuditRecorder } from "../../../platform/audit/index.js";
 import type { Principal } from "../../../platform/auth/index.js";
 import { readPage, toCreationPosition, type PageRequest } from "../../../platform/http/cursor.js";
+import { identityTables } from "../../identity/index.js";
 import { findConnection } from "../connections.repository.js";
 import { iso, type ExchangeDeps } from "../exchange.deps.js";
 import { invalidReference, notFound } from "./admin-errors.js";
@@ -20,7 +21,7 @@ const toApiKey = (row: ApiKeyRow) => ({
 });
 /** A partner's API keys, issued, listed and revoked through identity (which owns credentials). */
 export function createApiKeysService(deps: ExchangeDeps) {
-  const { database, cursors, identity } = deps;
+  const { database, keysDatabase, cursors, identity } = deps;
   const { db } = database;
   const audit = createAuditRecorder(deps);
 
@@ -45,8 +46,8 @@ export function createApiKeysService(deps: ExchangeDeps) {
         }
       }
       const scopes = [...new Set(input.scopes)];
-      const issued = await database.transaction(async (trx) => {
-        const key = await identity.issuePartnerKey(trx as never, {
+      const issued = await keysDatabase.transaction(async (trx) => {
+        const key = await identity.issuePartnerKey(identityTables(trx), {
           tenantId,
           partnerId: input.partnerId,
           name: input.name ?? `${partner.name} key`,
@@ -80,9 +81,9 @@ export function createApiKeysService(deps: ExchangeDeps) {
     async revokeApiKey(principal: Principal, id: string) {
       await getApiKey(principal, id);
       const tenantId = principal.tenant.id;
-      await database.transaction(async (trx) => {
+      await keysDatabase.transaction(async (trx) => {
         // Revoking a revoked key changes nothing: no record.
-        if (await identity.revokePartnerKey(trx as never, tenantId, id)) {
+        if (await identity.revokePartnerKey(identityTables(trx), tenantId, id)) {
           await audit(trx, tenantId, actorOf(principal), "api_key.revoked", { type: "api_key", id });
         }
       });

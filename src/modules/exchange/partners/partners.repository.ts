@@ -56,7 +56,7 @@ export function listPage<T extends Paged>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): SelectQueryBuilder<any, any, Record<string, unknown>> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const anyDb = db as unknown as Kysely<any>;
+  const anyDb: Kysely<any> = db;
   const { connectionId, statuses, from, to, uploadId, messageType } = filter;
   const { interchangeReference, documentNumber, partnerId, overdue } = filter;
   if (statuses !== undefined && statuses.length > 1) {

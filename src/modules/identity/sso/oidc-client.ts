@@ -56,6 +56,10 @@ async function readJson(
   throw new OidcError(`the ${what} is not a JSON object`);
 }
 
+/** A JWK Set's shape (RFC 7517 §5); jose checks each key when it imports it. */
+const isKeySet = (value: Record<string, unknown>): value is Record<string, unknown> & JSONWebKeySet =>
+  Array.isArray(value.keys);
+
 /** The issuer's endpoints, from `<issuer>/.well-known/openid-configuration` (Discovery 1.0 §4). */
 export async function discoverIssuer(
   outbound: OutboundClient,
@@ -220,10 +224,10 @@ export async function verifyIdToken(
     { method: "GET", headers: { accept: "application/json" } },
     "key set",
   );
-  if (!Array.isArray(jwks.keys)) throw new OidcError("the key set has no keys");
+  if (!isKeySet(jwks)) throw new OidcError("the key set has no keys");
   let payload;
   try {
-    ({ payload } = await jwtVerify(idToken, createLocalJWKSet(jwks as unknown as JSONWebKeySet), {
+    ({ payload } = await jwtVerify(idToken, createLocalJWKSet(jwks), {
       issuer: metadata.issuer,
       audience: expected.clientId,
       algorithms: metadata.signingAlgorithms,
