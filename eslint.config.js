@@ -11,7 +11,8 @@ const edifactThroughIndex = {
 /** The server reaches the client package through its published entry points only (`@hanse/client`, `/protocol`, `/cli`). */
 const clientThroughExports = {
   regex: "/packages/client/",
-  message: "the server imports the client package as @hanse/client (or /protocol, /cli), never its files",
+  message:
+    "the server imports the client package as @hanse/client (or /protocol, /cli, /cli/errors), never its files",
 };
 
 const layer = (files, patterns) => ({
@@ -83,7 +84,7 @@ export default tseslint.config(
     [
       { group: ["**/modules/**"], message: "platform/ knows no feature module" },
       {
-        regex: "^@hanse/client(/cli)?$",
+        regex: "^@hanse/client(/cli(/errors)?)?$",
         message: "platform/ never imports the SDK or the CLI (the published protocol only)",
       },
       clientThroughExports,

@@ -14,6 +14,10 @@ export default defineConfig({
     alias: [
       { find: /^@hanse\/client$/, replacement: clientSource("sdk") },
       { find: /^@hanse\/client\/(protocol|cli)$/, replacement: clientSource("$1") },
+      {
+        find: /^@hanse\/client\/cli\/errors$/,
+        replacement: fileURLToPath(new URL("packages/client/src/cli/describe-error.ts", import.meta.url)),
+      },
     ],
   },
   test: {

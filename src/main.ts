@@ -1,5 +1,6 @@
 import { Command } from "commander";
-import { describeError, endQuietlyOnClosedPipe } from "@hanse/client/cli";
+// The client's error wording without its command modules (a server start loads none of them).
+import { describeError, endQuietlyOnClosedPipe } from "@hanse/client/cli/errors";
 import { registerServerCommands } from "./commands/index.js";
 
 // A reader that stops early (`hanse-server edi inspect FILE | head`) ends a local command quietly;

@@ -13,6 +13,8 @@ export const consoleEnumerations = {
   userRoles: { operationId: "inviteUser", request: ["role"] },
   entitlementStatuses: { operationId: "setEntitlement", request: ["status"] },
   deliveryMessageTypes: { operationId: "listDeliveries", query: "messageType" },
+  uploadStatuses: { operationId: "getUpload", response: ["status"] },
+  deliveryStatuses: { operationId: "getDelivery", response: ["status"] },
   transitionStatuses: { operationId: "getTransitionRequest", response: ["status"] },
   partnerScopes: { operationId: "createApiKey", request: ["scopes", "items"] },
 } as const satisfies Record<string, Where>;

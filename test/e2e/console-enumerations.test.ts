@@ -22,6 +22,8 @@ describe("/console/enumerations.json", () => {
       entitlementStatuses: ["active", "suspended", "revoked"],
       deliveryMessageTypes: ["CONTRL", "APERAK", "ORDRSP"],
       transitionStatuses: ["pending", "processing", "succeeded", "failed"],
+      uploadStatuses: ["received", "processing", "processed", "rejected", "failed"],
+      deliveryStatuses: ["ready", "claimed", "acknowledged", "failed"],
       partnerScopes: [
         "b2b_exchange_partner_inbox:create",
         "b2b_exchange_partner_mailbox:list",
@@ -42,5 +44,34 @@ describe("/console/enumerations.json", () => {
       }
     }
     expect(() => enumerationsFrom(document)).toThrow(/no values for the console's deliveryMessageTypes/);
+  });
+
+  it("the statuses of uploads, deliveries and connections are enums in the description (the SDK's types follow)", async () => {
+    const document = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json<{
+      paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>;
+    }>();
+    const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
+    const statusOf = (operationId: string, path: string[]) => {
+      const operation = operations.find((o) => o.operationId === operationId);
+      let schema = (operation?.responses?.["200"] as { content: Record<string, { schema: unknown }> })
+        .content["application/json"]?.schema as Record<string, unknown> | undefined;
+      for (const step of path) {
+        const next: unknown =
+          step === "items"
+            ? schema?.items
+            : (schema?.properties as Record<string, unknown> | undefined)?.[step];
+        schema = next as Record<string, unknown> | undefined;
+      }
+      return schema?.enum;
+    };
+    expect(statusOf("getUpload", ["status"])).toEqual([
+      "received",
+      "processing",
+      "processed",
+      "rejected",
+      "failed",
+    ]);
+    expect(statusOf("getDelivery", ["status"])).toEqual(["ready", "claimed", "acknowledged", "failed"]);
+    expect(statusOf("getConnection", ["status"])).toEqual(["active", "suspended"]);
   });
 });

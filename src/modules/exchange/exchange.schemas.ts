@@ -1,10 +1,18 @@
 import { Type } from "@sinclair/typebox";
+import { stringEnum } from "../../platform/http/openapi-schemas.js";
+import { connectionStatuses, deliveryStatuses, uploadStatuses } from "./exchange.tables.js";
 
 /*
  * What the exchange's parts share of their request and response schemas: the examples the
  * OpenAPI document shows (one partner, connection, upload and delivery throughout) and the
  * partner routes' connection parameter. Each part's own schemas are in its <part>.schemas.ts.
  */
+
+// ---- statuses: the description names every value, so clients and the console read them there ----
+
+export const UploadStatus = stringEnum(uploadStatuses);
+export const DeliveryStatus = stringEnum(deliveryStatuses);
+export const ConnectionStatus = stringEnum(connectionStatuses);
 
 // ---- examples ----------------------------------------------------------------------------------
 

@@ -14,7 +14,8 @@ export interface PartnersTable {
   updated_at: Date;
 }
 
-export type ConnectionStatus = "active" | "suspended";
+export const connectionStatuses = ["active", "suspended"] as const;
+export type ConnectionStatus = (typeof connectionStatuses)[number];
 
 export interface ConnectionsTable {
   tenant_id: string;

@@ -5479,7 +5479,8 @@ export interface operations {
               name: string;
               /** @enum {string} */
               apiVersion: "api.v1";
-              status: string;
+              /** @enum {string} */
+              status: "active" | "suspended";
               /** @description Seconds a delivery may wait in the mailbox without an acknowledgement before it is overdue (60–2592000; null: never overdue; default 86400) */
               collectionDeadlineSeconds: number | null;
               activeProfileRevision: {
@@ -5596,7 +5597,8 @@ export interface operations {
             name: string;
             /** @enum {string} */
             apiVersion: "api.v1";
-            status: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
             /** @description Seconds a delivery may wait in the mailbox without an acknowledgement before it is overdue (60–2592000; null: never overdue; default 86400) */
             collectionDeadlineSeconds: number | null;
             activeProfileRevision: {
@@ -5670,7 +5672,8 @@ export interface operations {
             name: string;
             /** @enum {string} */
             apiVersion: "api.v1";
-            status: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
             /** @description Seconds a delivery may wait in the mailbox without an acknowledgement before it is overdue (60–2592000; null: never overdue; default 86400) */
             collectionDeadlineSeconds: number | null;
             activeProfileRevision: {
@@ -5754,7 +5757,8 @@ export interface operations {
             name: string;
             /** @enum {string} */
             apiVersion: "api.v1";
-            status: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
             /** @description Seconds a delivery may wait in the mailbox without an acknowledgement before it is overdue (60–2592000; null: never overdue; default 86400) */
             collectionDeadlineSeconds: number | null;
             activeProfileRevision: {
@@ -6525,7 +6529,8 @@ export interface operations {
               /** @description The connection's name */
               connectionName: string;
               interchangeId: string | null;
-              status: string;
+              /** @enum {string} */
+              status: "received" | "processing" | "processed" | "rejected" | "failed";
               byteCount: number;
               profileRevision: number;
               error: string | null;
@@ -6594,7 +6599,8 @@ export interface operations {
             /** @description The connection's name */
             connectionName: string;
             interchangeId: string | null;
-            status: string;
+            /** @enum {string} */
+            status: "received" | "processing" | "processed" | "rejected" | "failed";
             byteCount: number;
             profileRevision: number;
             error: string | null;
@@ -6640,7 +6646,8 @@ export interface operations {
               /** Format: uuid */
               deliveryAttemptId: string;
               messageType: string;
-              status: string;
+              /** @enum {string} */
+              status: "ready" | "claimed" | "acknowledged" | "failed";
               interchangeId: string;
               messageReference: string;
               /** @description UNH 0062 of the inbound message this one answers; null for a CONTRL (it answers the interchange) */
@@ -6811,7 +6818,8 @@ export interface operations {
               messageType: string;
               payloadSize: number;
               payloadSha256: string;
-              status: string;
+              /** @enum {string} */
+              status: "ready" | "claimed" | "acknowledged" | "failed";
               attempts: number;
               /**
                * Format: date-time
@@ -6882,7 +6890,8 @@ export interface operations {
             messageType: string;
             payloadSize: number;
             payloadSha256: string;
-            status: string;
+            /** @enum {string} */
+            status: "ready" | "claimed" | "acknowledged" | "failed";
             attempts: number;
             /**
              * Format: date-time
@@ -7043,7 +7052,8 @@ export interface operations {
             messageType: string;
             payloadSize: number;
             payloadSha256: string;
-            status: string;
+            /** @enum {string} */
+            status: "ready" | "claimed" | "acknowledged" | "failed";
             attempts: number;
             /**
              * Format: date-time
@@ -7109,7 +7119,8 @@ export interface operations {
             messageType: string;
             payloadSize: number;
             payloadSha256: string;
-            status: string;
+            /** @enum {string} */
+            status: "ready" | "claimed" | "acknowledged" | "failed";
             attempts: number;
             /**
              * Format: date-time
@@ -7166,7 +7177,8 @@ export interface operations {
             /** Format: uuid */
             uploadId: string;
             interchangeId?: string;
-            status: string;
+            /** @enum {string} */
+            status: "received" | "processing" | "processed" | "rejected" | "failed";
             replay: boolean;
           };
         };
@@ -7183,7 +7195,8 @@ export interface operations {
             /** Format: uuid */
             uploadId: string;
             interchangeId?: string;
-            status: string;
+            /** @enum {string} */
+            status: "received" | "processing" | "processed" | "rejected" | "failed";
             replay: boolean;
           };
         };
@@ -7220,7 +7233,8 @@ export interface operations {
               messageType: string;
               payloadSize: number;
               payloadSha256: string;
-              status: string;
+              /** @enum {string} */
+              status: "ready" | "claimed" | "acknowledged" | "failed";
               /**
                * Format: date-time
                * @description RFC 3339 UTC with milliseconds

@@ -157,7 +157,8 @@ export function createTenantsApi(transport: Transport, entry: () => Promise<Entr
                 : "";
           return {
             tenantId,
-            status: typeof answer.body.status === "string" ? answer.body.status : "provisioning",
+            // The create answer's one status (its schema's enum); the state is read from statusHref.
+            status: "provisioning",
             statusHref: statusHref === "" ? "" : transport.resolve(statusHref).href,
             location,
             retryAfterMs: retryAfterMs(answer.headers[headerNames.retryAfter], { fallbackMs: 1000 }),

@@ -15,7 +15,7 @@ export type CreateTenantInput = RequestBody<"createTenant">;
 
 export interface CreateTenantResult {
   tenantId: string;
-  status: string;
+  status: ResponseBody<"createTenant", 202>["status"];
   /** The provisioning status URL, from the published create action. */
   statusHref: string;
   /** The verified `Location` (absolute URL). */

@@ -5,8 +5,6 @@ import { can } from "../permissions.js";
 import { attempt, link, reloadableTable, statusSlot } from "../ui.js";
 import { exchangeFilters, filterQuery, filterSelect, hashParams } from "./exchange-filters.js";
 
-const statuses = ["ready", "claimed", "acknowledged", "failed"];
-
 /**
  * Outbound messages in the partners' mailboxes, filtered by the API; a failed one can be requeued,
  * and any one re-sent as a new mailbox item (a partner lost the file).
@@ -99,7 +97,7 @@ export function deliveriesPage() {
     upload
       ? h("p", {}, link(`#/uploads/${upload}`, "← The upload"), " · ", link("#/deliveries", "All deliveries"))
       : null,
-    exchangeFilters("deliveries", statuses, [
+    exchangeFilters("deliveries", enumeration("deliveryStatuses"), [
       filterSelect("Message type", "messageType", enumeration("deliveryMessageTypes")),
     ]),
     slot,

@@ -1,10 +1,9 @@
 import { api } from "../api.js";
+import { enumeration } from "../enumerations.js";
 import { badge, formatBytes, formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
 import { attempt, field, fieldsList, link, pagedTable, select, staticTable, statusSlot } from "../ui.js";
 import { exchangeFilters, filterQuery, hashParams } from "./exchange-filters.js";
-
-const statuses = ["received", "processing", "processed", "rejected", "failed"];
 
 /** The search box and the order of the uploads page (CONTRACT §8), as extra filter controls. */
 const searchControls = () => [
@@ -60,7 +59,7 @@ export function uploadsPage() {
     "div",
     {},
     h("h1", {}, "Uploads"),
-    exchangeFilters("uploads", statuses, searchControls()),
+    exchangeFilters("uploads", enumeration("uploadStatuses"), searchControls()),
     pagedTable({
       caption: "Uploads",
       load: uploadsLoader(),

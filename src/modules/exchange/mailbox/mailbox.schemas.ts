@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Timestamp, Uuid, listOf } from "../../../platform/http/openapi-schemas.js";
-import { deliveryAttemptId, mailboxExample } from "../exchange.schemas.js";
+import { DeliveryStatus, deliveryAttemptId, mailboxExample } from "../exchange.schemas.js";
 
 /** The partner's mailbox: its parameters, list, claim and acknowledgement. */
 export const DeliveryParams = Type.Object({
@@ -14,7 +14,7 @@ export const MailboxItem = Type.Object(
     messageType: Type.String(),
     payloadSize: Type.Integer(),
     payloadSha256: Type.String(),
-    status: Type.String(),
+    status: DeliveryStatus,
     createdAt: Timestamp,
     uploadId: Uuid,
     inboundInterchangeId: Type.Union([Type.String(), Type.Null()]),

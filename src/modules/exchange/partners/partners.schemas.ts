@@ -11,6 +11,9 @@ import {
 import { deliveryStatuses, uploadStatuses } from "../exchange.tables.js";
 import {
   at,
+  ConnectionStatus,
+  DeliveryStatus,
+  UploadStatus,
   connectionId,
   deliveryAttemptId,
   mailboxExample,
@@ -185,7 +188,7 @@ export const ConnectionItem = Type.Object(
     partnerId: Uuid,
     name: Type.String(),
     apiVersion: Type.Literal("api.v1"),
-    status: Type.String(),
+    status: ConnectionStatus,
     collectionDeadlineSeconds: CollectionDeadline,
     activeProfileRevision: ProfileRevision,
     createdAt: Timestamp,
@@ -553,7 +556,7 @@ const uploadFields = {
   connectionId: Uuid,
   ...ownerNames,
   interchangeId: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
+  status: UploadStatus,
   byteCount: Type.Integer(),
   profileRevision: Type.Integer(),
   error: Type.Union([Type.String(), Type.Null()]),
@@ -593,7 +596,7 @@ export const OutboundItem = Type.Object(
   {
     deliveryAttemptId: Uuid,
     messageType: Type.String(),
-    status: Type.String(),
+    status: DeliveryStatus,
     interchangeId: Type.String(),
     messageReference: Type.String(),
     answersMessageReference: nullable(
@@ -706,7 +709,7 @@ export const DeliveryItem = Type.Object(
     messageType: Type.String(),
     payloadSize: Type.Integer(),
     payloadSha256: Type.String(),
-    status: Type.String(),
+    status: DeliveryStatus,
     attempts: Type.Integer(),
     dueAt: Timestamp,
     leaseExpiresAt: Type.Union([Timestamp, Type.Null()]),
