@@ -91,7 +91,7 @@ const profileWith = (responses: Record<string, string>, extra: Record<string, un
   profile: { responses: { contrl: "on-error", aperak: "on-error", ordrsp: "auto", ...responses }, ...extra },
 });
 
-describe("outbound envelope (CONTRACT §4)", () => {
+describe("outbound envelope (rules/contract §4)", () => {
   it("UNB sender = own identification, recipient = partner identification, fresh control references", async () => {
     const p = await setupPartner(t, tenant.token, profileWith({ contrl: "always" }));
     const a = await process(p, validOrders("ENV1"));
@@ -271,7 +271,7 @@ describe("order handling", () => {
     expect(quiet.outbound[0]?.text).toMatch(/BGM\+231\+[^+]+\+27'/);
   });
 
-  it("CONTRACT §4: a LIN item number of type SRV is a GTIN, also in D.96A with a plain UN header", async ({
+  it("rules/contract §4: a LIN item number of type SRV is a GTIN, also in D.96A with a plain UN header", async ({
     skip,
   }) => {
     skip(plantsProducts);
@@ -435,7 +435,7 @@ const EXPECTED: Record<string, string> = {
 describe.runIf(existsSync(CORPUS))("corpus: every interchange ends in the expected status", () => {
   it("uploads every corpus file", async ({ skip }) => {
     skip(readsCorpusRows);
-    // Corpus files from one source share control references: the duplicate check (CONTRACT §8,
+    // Corpus files from one source share control references: the duplicate check (rules/contract §8,
     // exchange-duplicates.test.ts) is off here, each file's own outcome is what counts.
     const p = await setupPartner(
       t,

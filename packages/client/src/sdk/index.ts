@@ -168,7 +168,7 @@ export {
   type SyncOptions,
   type SyncSummary,
 } from "./partner-sync.js";
-// Workflow transition requests (spec D): request, follow to the outcome.
+// Workflow transition requests (rules/interface D): request, follow to the outcome.
 export {
   createWorkflowsApi,
   createWorkflowsClient,

@@ -15,7 +15,7 @@ export interface MirrorState {
   server: string;
   /** The app of the binding, once known (the option `appId` or the first entitlement seen). */
   appId: string | null;
-  /** The `asOfSequence` of the snapshot the projection was built from (spec C rule 1). */
+  /** The `asOfSequence` of the snapshot the projection was built from (rules/interface C rule 1). */
   asOfSequence: number;
   /** The last change applied: the feed is read again after it. */
   sequence: number;

@@ -6,7 +6,7 @@ import { exchangeFilters, filterQuery, hashParams } from "./exchange-filters.js"
 
 const statuses = ["received", "processing", "processed", "rejected", "failed"];
 
-/** The search box and the order of the uploads page (CONTRACT §8), as extra filter controls. */
+/** The search box and the order of the uploads page (rules/contract §8), as extra filter controls. */
 const searchControls = () => [
   {
     name: "q",
