@@ -84,9 +84,10 @@ type SegmentElements = readonly (readonly [string, Status, number])[];
  * Where the pydifact conversion lost part of a segment, checked against the official D.06A and
  * D.18A releases (the latter is among the official releases of HANSE_TEST_DIRECTORIES_DIR) and
  * UNECE's segment pages: PCI lost its composite C210 (marks and labels, ten repetitions of 7102),
- * which every release since D.96A places between 4233 and the package status element. The
- * composite itself is in the conversion. (C502 and C829 are shorter there than in D.18A too, but consistently in the
- * segments and the composites, as later directories changed them; they are taken as converted.)
+ * which every release since D.96A places between 4233 and the package status element. The composite
+ * itself is in the conversion. (C502 and C829 are shorter there than in D.18A too, but consistently
+ * in the segments and the composites, as later directories changed them; they are taken as
+ * converted.)
  */
 const SEGMENT_CORRECTIONS: Readonly<Record<string, (elements: SegmentElements) => SegmentElements>> = {
   PCI: (elements) =>

@@ -18,11 +18,12 @@ import {
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 
 /*
- * Issue 34 item 6: the partner API keeps the spec's status codes and error codes (rules/interface Errors, partner exchange;
- * rules/contract §4) while each problem's `detail` says what to fix, where that leaks nothing: which
- * header is missing, the form of the key, the accepted content types, what is wrong with the
- * idempotency key or the body. An unknown, a revoked and a wrong-secret key read alike, and no
- * detail repeats a key, a secret, a claim token or an idempotency key.
+ * Issue 34 item 6: the partner API keeps the interface's status codes and error codes
+ * (rules/interface Errors, partner exchange; rules/contract §4) while each problem's `detail` says
+ * what to fix, where that leaks nothing: which header is missing, the form of the key, the accepted
+ * content types, what is wrong with the idempotency key or the body. An unknown, a revoked and a
+ * wrong-secret key read alike, and no detail repeats a key, a secret, a claim token or an
+ * idempotency key.
  */
 
 // Skipped in the remote mode (test/support/remote-app.ts), each printing why:

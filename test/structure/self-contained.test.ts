@@ -71,7 +71,7 @@ export function findings(name: string, text: string, index: ReturnType<typeof ru
   const outside: [RegExp, string][] = [
     [/CONTRACT\.md/g, "names the customer's CONTRACT.md (cite docs/rules/contract.md: rules/contract §n)"],
     [new RegExp(`CONTRACT${continuation}§`, "g"), "cites CONTRACT §n (write rules/contract §n)"],
-    [/\bspec [A-D]\b/g, "cites the customer's spec (write rules/interface X rule n)"],
+    [/\bspec (?:part )?[A-D]\b/g, "cites the customer's spec (write rules/interface X rule n)"],
   ];
   if (!inRules) {
     outside.push([
@@ -142,7 +142,7 @@ describe("the repository is self-contained (issue 36 item 6, docs/rules/README.m
     const bad = [
       "see CONTRACT §7 and CONTRACT.md",
       "/* as CONTRACT\n * §4 says */",
-      "spec C rule 2; spec/interface.md",
+      "spec C rule 2; spec/interface.md; spec part D",
       'join(root, "../shared/corpus")',
       "rules/contract §9, rules/contract §2b, rules/contract alone",
       "rules/interface E; rules/interface C rule 6; rules/interface B rules 1 and 9; rules/interface Appendix",
@@ -153,6 +153,7 @@ describe("the repository is self-contained (issue 36 item 6, docs/rules/README.m
       "names the customer's CONTRACT.md",
       "cites CONTRACT §n",
       "cites CONTRACT §n",
+      "cites the customer's spec",
       "cites the customer's spec",
       "names the customer's interface.md",
       "names ../shared",

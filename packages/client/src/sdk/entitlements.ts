@@ -3,7 +3,7 @@
  * request attempt, iterators over the snapshot and the change feed, a feed reader that follows
  * rules 1–2 (snapshot, then changes; a new snapshot after ERR_APP_ENTITLEMENT_CURSOR_EXPIRED) and
  * a local projection that decides with the one decision function of protocol/. Imports only
- * protocol/ (DESIGN.md layering).
+ * protocol/ (docs/architecture.md, "Layers").
  */
 import type { ResponseBody } from "./api.js";
 import { createHash, createHmac, randomBytes } from "node:crypto";

@@ -1,4 +1,4 @@
-/** The typed Hanse client. Imports only `protocol/` (DESIGN.md layering). */
+/** The typed Hanse client. Imports only `protocol/` (docs/architecture.md, "Layers"). */
 export { createClient, type ClientOptions, type HanseClient } from "./client.js";
 export {
   CursorExpiredError,

@@ -1,7 +1,7 @@
 /**
  * Where an EntitlementMirror keeps its position and projection between runs (issue 22 item 3):
  * a small interface, an in-memory implementation and a JSON file written atomically. Imports only
- * protocol/ and the SDK's own helpers (DESIGN.md layering).
+ * protocol/ and the SDK's own helpers (docs/architecture.md, "Layers").
  */
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";

@@ -134,7 +134,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     if (sequence !== undefined && applied !== undefined && sequence <= applied) {
       return { outcome: "already-applied", id: verified.id };
     }
-    // A wake-up, never a right (rules/interface C rule 5): the mirror reads the feed; its failures are its events.
+    // A wake-up, never a right (rules/interface C rule 5): the mirror reads the feed; its failures
+    // are its events.
     options.mirror.wake().catch(() => undefined);
     return { outcome: "accepted", id: verified.id };
   };
