@@ -76,8 +76,8 @@ export default tseslint.config(
       ),
     },
   },
-  // Layering rules of DESIGN.md. The first applies to every file of src/; the later ones replace it
-  // for their files, so each repeats what it still needs.
+  // Layering rules of docs/architecture.md ("Layers"). The first applies to every file of src/; the
+  // later ones replace it for their files, so each repeats what it still needs.
   layer(["src/**"], [clientThroughExports]),
   layer(
     ["src/platform/**"],

@@ -75,7 +75,7 @@ interface LoadFigures {
  * server's alone): `connections` loops POST `file` to `url` for `seconds`, or until `requests`
  * were sent, each with a fresh Idempotency-Key when `uniqueKeys`. With `uniqueKeys` every
  * occurrence of `refPlaceholder` in the file is replaced by a fresh value of the same length, so
- * each upload is another interchange (UNB 0020), not a duplicate (CONTRACT §8) of the first.
+ * each upload is another interchange (UNB 0020), not a duplicate (rules/contract §8) of the first.
  */
 const loadScript = `
 import { readFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Issue 34 item 3 (`npm run bench -- overdue`): the overdue sweep (collection deadlines, CONTRACT
+ * Issue 34 item 3 (`npm run bench -- overdue`): the overdue sweep (collection deadlines, rules/contract
  * §8) over BENCH_OVERDUE_DELIVERIES deliveries (default 1,000,000) of which a tenth are waiting
  * (ready; 100,000), on PostgreSQL only (goal: a sweep under 1 s). The waiting deliveries of 100
  * connections (deadline 86400 s, the default) are spread over the last 23 hours, and

@@ -1,7 +1,10 @@
 /**
  * Builds the engine's compact directory definitions (src/edifact/directories/data/*.json).
  *
- *   npx tsx scripts/build-directories.ts [SHARED_DIRECTORIES]
+ *   npx tsx scripts/build-directories.ts [DIRECTORIES]
+ *
+ * DIRECTORIES defaults to the official releases that test/support/shared-data.ts names
+ * (HANSE_TEST_DIRECTORIES_DIR).
  *
  * D96A comes from the official UNTDID D.96A release zip through the same importer users run
  * (`hanse edi import-directory`). D25A: no official D.25A release was available, so it is
@@ -10,6 +13,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { directoriesDir } from "../test/support/shared-data.js";
 import type { CompactDirectory, CompactNode, Status } from "../src/edifact/directories/directory.types.js";
 import {
   DEFAULT_MESSAGES,
@@ -78,11 +82,12 @@ type SegmentElements = readonly (readonly [string, Status, number])[];
 
 /**
  * Where the pydifact conversion lost part of a segment, checked against the official D.06A and
- * D.18A releases (the latter ships in ../shared/directories) and UNECE's segment pages: PCI lost
- * its composite C210 (marks and labels, ten repetitions of 7102), which every release since
- * D.96A places between 4233 and the package status element. The composite itself is in the
- * conversion. (C502 and C829 are shorter there than in D.18A too, but consistently in the
- * segments and the composites, as later directories changed them; they are taken as converted.)
+ * D.18A releases (the latter is among the official releases of HANSE_TEST_DIRECTORIES_DIR) and
+ * UNECE's segment pages: PCI lost its composite C210 (marks and labels, ten repetitions of 7102),
+ * which every release since D.96A places between 4233 and the package status element. The composite
+ * itself is in the conversion. (C502 and C829 are shorter there than in D.18A too, but consistently
+ * in the segments and the composites, as later directories changed them; they are taken as
+ * converted.)
  */
 const SEGMENT_CORRECTIONS: Readonly<Record<string, (elements: SegmentElements) => SegmentElements>> = {
   PCI: (elements) =>
@@ -172,7 +177,7 @@ function buildFromPydifact(dir: string, id: string, source: string, official?: C
 }
 
 function main(): void {
-  const shared = resolve(process.argv[2] ?? join(import.meta.dirname, "../../shared/directories"));
+  const shared = resolve(process.argv[2] ?? directoriesDir);
   const out = join(import.meta.dirname, "../src/edifact/directories/data");
   const d96a = join(shared, "d96a.zip");
   const d24a = join(shared, "d24a-pydifact");

@@ -43,7 +43,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       idleTimeoutMs: container.config.HANSE_HTTP_IDLE_TIMEOUT_MS,
       onStalledRequest: clientErrorHandler,
     }),
-    // What Node's parser and Fastify's router refuse is answered as problem+json too (CONTRACT §1).
+    // What Node's parser and Fastify's router refuse is answered as problem+json too (rules/contract §1).
     clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       reply.header(headers.correlationId, request.id);

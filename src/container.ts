@@ -140,7 +140,7 @@ export async function createContainer(config: Config, options: ContainerOptions)
   const tenants = createTenantsModule({ ...deps, identity: identity.service, steps: () => steps });
   const registry = createEntrypointRegistry();
   // The webhooks part (in entitlements) first: the exchange and workflows raise operator events
-  // through it (CONTRACT §8).
+  // through it (rules/contract §8).
   const entitlements = createEntitlementsModule(deps);
   const raiseOperatorEvent = entitlements.raiseOperatorEvent;
   const workflows = createWorkflowsModule({ ...deps, raiseOperatorEvent });

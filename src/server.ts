@@ -22,7 +22,7 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-/** CONTRACT §0: a generated bootstrap token goes to a 0600 file; only its path is logged. */
+/** rules/contract §0: a generated bootstrap token goes to a 0600 file; only its path is logged. */
 async function writeBootstrapToken(config: Config, token: string, logger: Logger): Promise<void> {
   await makeDirectory(config.HANSE_DATA_DIR);
   const path = resolve(join(config.HANSE_DATA_DIR, "bootstrap-token"));

@@ -1,5 +1,5 @@
 /**
- * The service side of the entitlements bench: signed requests (CONTRACT §5) as a separately
+ * The service side of the entitlements bench: signed requests (rules/contract §5) as a separately
  * deployed service sends them, for autocannon (`signedRequests`) and for the bench's feed and
  * snapshot readers, which run in a process of their own (`readAll`).
  */

@@ -26,9 +26,11 @@ import {
   type Catalog,
 } from "../../src/modules/exchange/processing/processing.rules.js";
 import type { Profile } from "../../src/modules/exchange/index.js";
+import { corpusDir } from "../../test/support/shared-data.js";
 
 export const REPO_ROOT = join(import.meta.dirname, "../..");
-export const CORPUS_DIR = join(REPO_ROOT, "../shared/corpus");
+/** The customer's corpus (HANSE_TEST_CORPUS_DIR, test/support/shared-data.ts): seeds when present. */
+export const CORPUS_DIR = corpusDir;
 export const FINDINGS_DIR = join(REPO_ROOT, "test/fuzz-findings/edifact");
 
 /** xorshift32: small, fast and reproducible. */

@@ -1,7 +1,7 @@
 /**
  * HTTP fuzzer (issue 20): malformed requests against every operation of `/openapi.json` on a
  * real server (embedded database, temporary data directory). It counts every 5xx, every error
- * answer that is not the problem+json of CONTRACT §1 (with the correlation id in header and
+ * answer that is not the problem+json of rules/contract §1 (with the correlation id in header and
  * body), every error answer that repeats a marker the request carried, and every request that
  * got no answer at all (a reset or a hang).
  *

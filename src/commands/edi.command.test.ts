@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, CommanderError } from "commander";
@@ -6,8 +6,13 @@ import { describe, expect, it } from "vitest";
 import { generatedCorpus } from "../edifact/testing/generated-corpus.js";
 import { PARTLY_BROKEN_ORDERS, REJECTED_ORDERS, VALID_ORDERS } from "../edifact/testing/sample.fixture.js";
 import { registerEdiCommands } from "./edi.command.js";
-
-const SHARED = join(import.meta.dirname, "../../../shared");
+import {
+  absent,
+  corpusDir,
+  directoriesDir,
+  hasCorpus,
+  hasDirectories,
+} from "../../test/support/shared-data.js";
 
 async function run(args: string[]): Promise<{ out: string; err: string; exitCode: number }> {
   let out = "";
@@ -156,19 +161,20 @@ describe("hanse edi", () => {
     });
   });
 
-  describe.skipIf(!existsSync(SHARED))(`with ../shared (${SHARED}; skipped when absent)`, () => {
+  const missing = !hasCorpus ? absent(corpusDir) : !hasDirectories ? absent(directoriesDir) : null;
+  describe.skipIf(missing !== null)(`corpus and directories (${missing ?? "present"})`, () => {
     it("validate: a CONTRL received from a partner (corpus) is judged by CONTRL 4:1", async () => {
-      const r = await run(["validate", join(SHARED, "corpus/contrl-v41-edifabric-1.edi")]);
+      const r = await run(["validate", join(corpusDir, "contrl-v41-edifabric-1.edi")]);
       expect(r.out).toContain("message 2 (CONTRL 4:1, directory CONTRL 4:1): rejected with the interchange");
       // The one finding is the envelope's (UNB S001 without 0002), not the CONTRL messages.
       expect(r.out.match(/\[\d+ /g)).toEqual(["[13 "]);
-      const old = await run(["validate", join(SHARED, "corpus/contrl-d3-jacobemcken-1.edi")]);
+      const old = await run(["validate", join(corpusDir, "contrl-d3-jacobemcken-1.edi")]);
       expect(old.out).toContain('Message directory "D:3" of CONTRL is not available here');
     });
 
     it("--directories: an imported directory judges the messages of its release", async () => {
       const dirs = mkdtempSync(join(tmpdir(), "hanse-dirs-"));
-      const imported = await run(["import-directory", join(SHARED, "directories/d18a.zip"), "--out", dirs]);
+      const imported = await run(["import-directory", join(directoriesDir, "d18a.zip"), "--out", dirs]);
       expect(imported.exitCode).toBe(0);
       const d18a = file("d18a.edi", VALID_ORDERS.replace("ORDERS:D:96A:UN", "ORDERS:D:18A:UN"));
       const without = await run(["validate", d18a]);
@@ -183,7 +189,7 @@ describe("hanse edi", () => {
     });
 
     it("validate gives a report with positions for every corpus file", async () => {
-      const corpus = join(SHARED, "corpus");
+      const corpus = corpusDir;
       for (const name of readdirSync(corpus).filter((f) => f.endsWith(".edi"))) {
         const r = await run(["validate", join(corpus, name)]);
         expect([0, 1], name).toContain(r.exitCode);
@@ -194,7 +200,7 @@ describe("hanse edi", () => {
 
     it("import-directory writes the compact format of D.18A", async () => {
       const out = mkdtempSync(join(tmpdir(), "hanse-dir-"));
-      const r = await run(["import-directory", join(SHARED, "directories/d18a.zip"), "--out", out]);
+      const r = await run(["import-directory", join(directoriesDir, "d18a.zip"), "--out", out]);
       expect(r.exitCode).toBe(0);
       const compact = JSON.parse(readFileSync(join(out, "d18a.json"), "utf8")) as {
         id: string;

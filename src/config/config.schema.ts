@@ -4,7 +4,7 @@ const seconds = (defaultValue: number, description: string, maximum?: number) =>
   Type.Integer({ minimum: 1, ...(maximum ? { maximum } : {}), default: defaultValue, description });
 
 /**
- * Every setting Hanse reads from its environment (CONTRACT §0 plus our own).
+ * Every setting Hanse reads from its environment (rules/contract §0 plus our own).
  * `.env.example` documents the same keys; a test keeps the two in step.
  */
 export const ConfigSchema = Type.Object({
@@ -161,7 +161,7 @@ export const ConfigSchema = Type.Object({
   HANSE_SSO_ALLOW_INSECURE: Type.Union([Type.Literal("0"), Type.Literal("1")], {
     default: "0",
     description:
-      "Testing only: single sign-on issuers may use http and private or loopback addresses (CONTRACT §7)",
+      "Testing only: single sign-on issuers may use http and private or loopback addresses (rules/contract §7)",
   }),
   HANSE_WEBHOOK_ALLOW_PRIVATE: Type.Union([Type.Literal("0"), Type.Literal("1")], {
     default: "0",

@@ -4,7 +4,7 @@ import { ConfigSchema } from "./config.schema.js";
 import { ConfigError, loadConfig } from "./load-config.js";
 
 describe("loadConfig", () => {
-  it("applies the CONTRACT §0 defaults to an empty environment", () => {
+  it("applies the rules/contract §0 defaults to an empty environment", () => {
     const config = loadConfig({});
     expect(config.PORT).toBe(8080);
     expect(config.HOST).toBe("127.0.0.1");

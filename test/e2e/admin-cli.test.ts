@@ -119,7 +119,7 @@ describe(
         await hanse(["uploads", "list", "--json"]),
       );
       expect(listed.items).toContainEqual(expect.objectContaining({ id: uploadId, status: "rejected" }));
-      // CONTRACT §8: the list names the partner and the connection (the ids are in --json).
+      // rules/contract §8: the list names the partner and the connection (the ids are in --json).
       expect(ok(await hanse(["uploads", "list"]))).toMatch(
         new RegExp(`${uploadId}\\s+\\S+\\s+Buyer AG\\s+Buyer AG\\s+rejected`),
       );

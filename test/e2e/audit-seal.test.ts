@@ -14,7 +14,7 @@ import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js"
 import { bearer, createTestApp, startWorker, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";
 
-// CONTRACT §7 "The trail is tamper-evident", issue 33 item 2: records are sealed into a hash chain
+// rules/contract §7 "The trail is tamper-evident", issue 33 item 2: records are sealed into a hash chain
 // within 60 s of being written; GET …/audit-events/verification finds any record changed, removed
 // or reordered up to the last seal and names it; the NDJSON export carries each record's seal, and
 // docs/audit/verify-export.mjs checks an export without Hanse. The tests tamper with the tables
@@ -110,7 +110,7 @@ async function auditorScript(ndjson: string, ...args: string[]): Promise<{ code:
   }
 }
 
-describe("audit trail: sealing (CONTRACT §7, records are sealed within 60 s of being written)", () => {
+describe("audit trail: sealing (rules/contract §7, records are sealed within 60 s of being written)", () => {
   it("the worker's sealer seals a new record by itself; until then it is counted as unsealed", async () => {
     const tenant = await provisionTenant(t);
     const before = await verification(tenant);
@@ -149,7 +149,7 @@ describe("audit trail: sealing (CONTRACT §7, records are sealed within 60 s of 
   });
 });
 
-describe("audit trail: verification finds any record changed, removed or reordered (CONTRACT §7)", () => {
+describe("audit trail: verification finds any record changed, removed or reordered (rules/contract §7)", () => {
   it("a record changed in the table: verified false, the record named", async () => {
     const tenant = await sealedTenant();
     const id = await idAt(tenant.id, 3);
@@ -217,7 +217,7 @@ describe("audit trail: verification finds any record changed, removed or reorder
   });
 });
 
-describe("audit trail: export (CONTRACT §7, NDJSON in order) checked without Hanse", () => {
+describe("audit trail: export (rules/contract §7, NDJSON in order) checked without Hanse", () => {
   it("the export holds every record once with its seal, and the auditor's script verifies it against the head", async () => {
     const tenant = await sealedTenant();
     await acts(tenant, 1); // one not sealed yet: last, with seal null

@@ -20,7 +20,7 @@ import {
   type InvitedUser,
 } from "../support/users.js";
 
-// CONTRACT §7 "Audit", issue 33 item 1: every sign-in and administrative act of identity and
+// rules/contract §7 "Audit", issue 33 item 1: every sign-in and administrative act of identity and
 // tenants is one audit record with who (principal and its kind), what (target), from where
 // (source address, correlation id) and, for updates, the names of the fields changed; the list
 // filters; a record and its change are written in one transaction; no record holds a secret.
@@ -142,7 +142,7 @@ async function ownerSessionRecord(type: string, sessionId: string, correlationId
   return record;
 }
 
-describe("CONTRACT §7 audit: sign-ins (session.created, session.failed, session.ended)", () => {
+describe("rules/contract §7 audit: sign-ins (session.created, session.failed, session.ended)", () => {
   it("a password sign-in is one session.created with method, who, from where and the correlation id", async () => {
     const session = await ownerSession("audit-sign-in-1");
     const record = await ownerSessionRecord("session.created", session.id, "audit-sign-in-1");
@@ -176,7 +176,7 @@ describe("CONTRACT §7 audit: sign-ins (session.created, session.failed, session
   });
 });
 
-describe("CONTRACT §7 audit: users", () => {
+describe("rules/contract §7 audit: users", () => {
   it("an invitation is user.invited; accepting it is session.created with method invitation", async () => {
     const invited = await member(tenant, "viewer");
     expect(await theRecord(tenant.token, "user.invited", invited.id)).toMatchObject({
@@ -270,7 +270,7 @@ describe("CONTRACT §7 audit: users", () => {
   });
 });
 
-describe("CONTRACT §7 audit: access tokens and tenants", () => {
+describe("rules/contract §7 audit: access tokens and tenants", () => {
   it("creating and revoking an access token are access_token.created and access_token.revoked (once)", async () => {
     const created = await t.inject({
       method: "POST",
@@ -350,7 +350,7 @@ async function ownerRecord(type: string, targetType: string, targetId: string, m
   return record;
 }
 
-describe("CONTRACT §7 audit: partners, connections, profile revisions and API keys", () => {
+describe("rules/contract §7 audit: partners, connections, profile revisions and API keys", () => {
   it("each act is one record on its target; updates name the fields changed", async () => {
     const partner = await act("POST", "/api/v1/admin/partners", { name: "Audited partner" });
     const partnerId = partner.id as string;
@@ -389,7 +389,7 @@ describe("CONTRACT §7 audit: partners, connections, profile revisions and API k
   });
 });
 
-describe("CONTRACT §7 audit: a partner's upload names its key, the client address and the request", () => {
+describe("rules/contract §7 audit: a partner's upload names its key, the client address and the request", () => {
   it("upload.received, from the statement that checks the key (small body) and from a streamed one", async () => {
     const partner = await setupPartner(t, tenant.token);
     keep(partner.token);
@@ -426,7 +426,7 @@ describe("CONTRACT §7 audit: a partner's upload names its key, the client addre
   });
 });
 
-describe("CONTRACT §7 audit: apps, entitlements, service bindings and webhook subscriptions", () => {
+describe("rules/contract §7 audit: apps, entitlements, service bindings and webhook subscriptions", () => {
   it("each act is one record on its target, without the credential's or the subscription's secret", async () => {
     const appId = `audited-${uniqueSlug("app")}`;
     await act("POST", "/api/v1/admin/apps", { id: appId, name: appId, capabilities: ["read"] });
@@ -478,7 +478,7 @@ describe("CONTRACT §7 audit: apps, entitlements, service bindings and webhook s
   });
 });
 
-describe("CONTRACT §7 audit: the list's filters", () => {
+describe("rules/contract §7 audit: the list's filters", () => {
   it("type (exact or a prefix ending in .), principalId, targetId, the time range and both orders", async () => {
     const own = await provisionTenant(t);
     keep(own.token);
@@ -556,7 +556,7 @@ describe("CONTRACT §7 audit: the list's filters", () => {
   });
 });
 
-describe("CONTRACT §7 audit: sourceAddress behind a proxy (HANSE_TRUST_PROXY)", () => {
+describe("rules/contract §7 audit: sourceAddress behind a proxy (HANSE_TRUST_PROXY)", () => {
   it("X-Forwarded-For names the client only when the peer is a trusted proxy", async () => {
     const proxied = await createTestApp({ env: { HANSE_TRUST_PROXY: "10.0.0.1" } });
     try {
@@ -605,7 +605,7 @@ async function inviteRefused(email: string, table: string, create: string) {
   }
 }
 
-describe("CONTRACT §7 / issue 33 item 1: a change and its record are one transaction", () => {
+describe("rules/contract §7 / issue 33 item 1: a change and its record are one transaction", () => {
   it.skipIf(ownDatabase)(
     "a failing audit insert leaves neither the user nor the invitation's record",
     async () => {
@@ -642,7 +642,7 @@ describe("CONTRACT §7 / issue 33 item 1: a change and its record are one transa
   );
 });
 
-describe("CONTRACT §7: no record holds a password, token or secret", () => {
+describe("rules/contract §7: no record holds a password, token or secret", () => {
   it("every record the tenant's list answers, scanned for every secret these tests issued", async () => {
     const listed = JSON.stringify(await records(tenant.token));
     expect(secrets.length).toBeGreaterThan(20);

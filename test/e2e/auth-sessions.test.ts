@@ -15,7 +15,7 @@ import {
 import { waitUntil } from "../support/wait-until.js";
 
 /**
- * Issue 32 step 5, CONTRACT §7: a user lists its own sessions and ends any of them; a session
+ * Issue 32 step 5, rules/contract §7: a user lists its own sessions and ends any of them; a session
  * unused for HANSE_SESSION_IDLE_SECONDS is refused. The app's clock is the test's.
  */
 const clock = createManualClock(new Date("2026-11-28T12:00:00.000Z"));
@@ -60,7 +60,7 @@ const lastUsedAt = async (id: string) => {
   return rows[0]?.at ?? null;
 };
 
-describe("CONTRACT §7: GET /api/v1/auth/sessions lists the caller's own sessions", () => {
+describe("rules/contract §7: GET /api/v1/auth/sessions lists the caller's own sessions", () => {
   it("shows each open session with current=true for the caller's, and method invitation or password", async () => {
     const tenant = await provisionTenant(t);
     const user = await addUser(t, tenant, "viewer");
@@ -127,7 +127,7 @@ describe("CONTRACT §7: GET /api/v1/auth/sessions lists the caller's own session
   });
 });
 
-describe("CONTRACT §7: DELETE /api/v1/auth/sessions/{id} ends one of the caller's sessions", () => {
+describe("rules/contract §7: DELETE /api/v1/auth/sessions/{id} ends one of the caller's sessions", () => {
   it("ends another session of the caller: its next request is 401; the calling one stays", async () => {
     const tenant = await provisionTenant(t);
     const user = await addUser(t, tenant, "viewer");
@@ -139,7 +139,7 @@ describe("CONTRACT §7: DELETE /api/v1/auth/sessions/{id} ends one of the caller
     expect(await whoamiStatus(other.token)).toBe(401);
     expect(await whoamiStatus(user.token)).toBe(200);
     expect((await listed(user.token)).map((s) => s.id)).not.toContain(other.id);
-    // CONTRACT §7 audit: one session.ended record names the session and who ended it.
+    // rules/contract §7 audit: one session.ended record names the session and who ended it.
     const records = await inject({
       method: "GET",
       url: `/api/v1/admin/audit-events?type=session.ended&targetId=${other.id}`,

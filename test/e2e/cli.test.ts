@@ -129,7 +129,7 @@ describe("hanse login / whoami / discover", () => {
     await expect(readFile(configPath, "utf8")).rejects.toThrow();
   });
 
-  it("sessions list marks the current session and shows how each was opened; sessions end ends another (CONTRACT §7)", async () => {
+  it("sessions list marks the current session and shows how each was opened; sessions end ends another (rules/contract §7)", async () => {
     const other = await t.inject({
       method: "POST",
       url: "/api/v1/auth/sessions",

@@ -27,14 +27,14 @@ const shoot = async (page: Page, name: string) => {
 const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
 
 /**
- * Issue 33 item 5 (console), CONTRACT §7 "Audit" and "Offboarding" in Chromium: the audit page's
+ * Issue 33 item 5 (console), rules/contract §7 "Audit" and "Offboarding" in Chromium: the audit page's
  * filters (type or type prefix, who, what, time range), newest first, each record linking to what
  * it names, the trail's verification at the top; revoking a service binding, deleting a webhook
  * subscription, suspending and resuming a tenant, each after a confirmation that names what stops
  * working. What a role may not do is not offered.
  */
 describe.skipIf(browserTestsSkipped())(
-  "CONTRACT §7 audit and offboarding in the console (Chromium)",
+  "rules/contract §7 audit and offboarding in the console (Chromium)",
   { timeout: 180_000 },
   () => {
     let t: TestApp;

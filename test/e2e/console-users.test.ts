@@ -29,13 +29,13 @@ const widerThanScreen = `(() => {
 const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
 
 /**
- * Issue 32 item 6, CONTRACT §7 in the console (Chromium): the Users page (invite with a one-time
+ * Issue 32 item 6, rules/contract §7 in the console (Chromium): the Users page (invite with a one-time
  * link, change a role, deactivate and reactivate, issue a password reset), the Account page (change
  * my password, my sessions), the Single sign-on page, and the invitation and password reset pages
  * that a one-time link opens without a session. What a role may not do is not offered.
  */
 describe.skipIf(browserTestsSkipped())(
-  "CONTRACT §7 users, account and single sign-on in the console (Chromium)",
+  "rules/contract §7 users, account and single sign-on in the console (Chromium)",
   { timeout: 180_000 },
   () => {
     let t: TestApp;

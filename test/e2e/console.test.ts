@@ -767,7 +767,7 @@ describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout
     expect(await alert.textContent()).toMatch(/not found/i);
   });
 
-  it("lists uploads newest first with partner and connection names, and finds one by order number or interchange reference (CONTRACT §8)", async () => {
+  it("lists uploads newest first with partner and connection names, and finds one by order number or interchange reference (rules/contract §8)", async () => {
     await page.goto(`${base}/console#/uploads`);
     const rows = page.locator("tbody tr");
     await page.getByRole("row").filter({ hasText: "ICGOOD1" }).waitFor();

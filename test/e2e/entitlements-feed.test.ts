@@ -54,7 +54,7 @@ async function setup() {
   return { appId, credential: binding.json<ServiceCredential>(), set };
 }
 
-/** What a sync service does (spec C rules 1-2): snapshot, then changes; on 410 start again. */
+/** What a sync service does (rules/interface C rules 1-2): snapshot, then changes; on 410 start again. */
 async function synchronise(
   credential: ServiceCredential,
   projection: Map<string, Entitlement>,
@@ -135,8 +135,8 @@ describe("the change feed's JSON (issue 38)", () => {
   });
 });
 
-describe("change feed retention (CONTRACT §5, spec C rule 2)", () => {
-  it("CONTRACT §5: 410 ERR_APP_ENTITLEMENT_CURSOR_EXPIRED exactly when a change after afterSequence was pruned", async () => {
+describe("change feed retention (rules/contract §5, rules/interface C rule 2)", () => {
+  it("rules/contract §5: 410 ERR_APP_ENTITLEMENT_CURSOR_EXPIRED exactly when a change after afterSequence was pruned", async () => {
     const { credential, set } = await setup();
     await set("a", "p1");
     await set("b", "p1");
@@ -159,7 +159,7 @@ describe("change feed retention (CONTRACT §5, spec C rule 2)", () => {
     expect(fresh.asOfSequence).toBe(5);
   });
 
-  it("spec C rule 2: on 410 the client discards its projection, takes a new snapshot and follows the changes", async () => {
+  it("rules/interface C rule 2: on 410 the client discards its projection, takes a new snapshot and follows the changes", async () => {
     const { credential, set } = await setup();
     await set("x", "p1");
     await set("y", "p1");
@@ -224,8 +224,8 @@ describe("sequence numbers that are no sequence (issue 38 defect 1)", () => {
   });
 });
 
-describe("credentials over time (CONTRACT §5)", () => {
-  it("CONTRACT §5: a rotated-out secret is valid for HANSE_CREDENTIAL_OVERLAP_SECONDS, then refused", async () => {
+describe("credentials over time (rules/contract §5)", () => {
+  it("rules/contract §5: a rotated-out secret is valid for HANSE_CREDENTIAL_OVERLAP_SECONDS, then refused", async () => {
     const { credential } = await setup();
     const bindingId = (
       await t.inject({
@@ -252,7 +252,7 @@ describe("credentials over time (CONTRACT §5)", () => {
     expect((await get(fresh, target)).statusCode).toBe(200);
   });
 
-  it("CONTRACT §5: a nonce store that cannot answer fails the request with 503, never lets it through", async () => {
+  it("rules/contract §5: a nonce store that cannot answer fails the request with 503, never lets it through", async () => {
     const { credential } = await setup();
     const target = `${base}/service/introspect/anyone`;
     await sql`ALTER TABLE service_nonces RENAME TO service_nonces_away`.execute(t.container.database.db);
@@ -268,7 +268,7 @@ describe("credentials over time (CONTRACT §5)", () => {
   });
 });
 
-describe.runIf(onPostgres)("sequences in commit order (issue 21 item 2, CONTRACT §5)", () => {
+describe.runIf(onPostgres)("sequences in commit order (issue 21 item 2, rules/contract §5)", () => {
   it("8 concurrent writers × 1,000 changes: a following reader sees every sequence once, in order, none late", async () => {
     const { credential, appId } = await setup();
     const headers = bearer(tenant.token);

@@ -127,7 +127,7 @@ afterAll(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-describe("EntitlementMirror (issue 22 item 3, spec C rules 1-2)", () => {
+describe("EntitlementMirror (issue 22 item 3, rules/interface C rules 1-2)", () => {
   it("issue 22: the mirror converges to the server's state under concurrent writes", async () => {
     const { set, client, mirror, of } = await setup();
     const actors = Array.from({ length: 12 }, (_, i) => `actor-${i}`);
@@ -171,7 +171,7 @@ describe("EntitlementMirror (issue 22 item 3, spec C rules 1-2)", () => {
     expect([...of("defect"), ...of("resnapshot"), ...of("error")]).toEqual([]);
   });
 
-  it("spec C rule 2, issue 22: after a 410 the projection is discarded at once and rebuilt from a new snapshot, with jittered exponential backoff", async () => {
+  it("rules/interface C rule 2, issue 22: after a 410 the projection is discarded at once and rebuilt from a new snapshot, with jittered exponential backoff", async () => {
     const { set, client, mirror, of } = await setup();
     await set("x");
     await set("y", { status: "suspended" });
@@ -463,7 +463,7 @@ describe("EntitlementMirror in a process of its own (issue 22)", () => {
   }, 90_000);
 });
 
-describe("webhook receiver helper (issue 22 item 3, spec C rule 5)", () => {
+describe("webhook receiver helper (issue 22 item 3, rules/interface C rule 5)", () => {
   /** A subscription of a new binding to the local HTTPS receiver at `path`. */
   async function subscribed(path: string) {
     const fixture = await setup();

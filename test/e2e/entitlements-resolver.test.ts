@@ -32,7 +32,7 @@ afterAll(async () => {
 
 const entitlements = () => t.container.modules.find((m) => m.name === "entitlements") as EntitlementsModule;
 
-describe("the native resolver (spec C rule 4, issue 21 item 7)", () => {
+describe("the native resolver (rules/interface C rule 4, issue 21 item 7)", () => {
   it("decides for code in the same process as introspection does, isolated by tenant", async () => {
     const module = entitlements();
     const resolve: EntitlementsModule["resolveEntitlement"] = (...args) => module.resolveEntitlement(...args);

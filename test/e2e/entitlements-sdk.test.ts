@@ -87,8 +87,8 @@ afterAll(async () => {
   await t.close();
 });
 
-describe("SDK service client: signing (CONTRACT §5)", () => {
-  it("CONTRACT §5: a request the SDK signs passes the server, also with UTF-8 and reserved characters in the path", async () => {
+describe("SDK service client: signing (rules/contract §5)", () => {
+  it("rules/contract §5: a request the SDK signs passes the server, also with UTF-8 and reserved characters in the path", async () => {
     const { set, client } = await setup();
     await set("user 1/ä+b", { plan: "team" });
     const sdk = client();
@@ -98,7 +98,7 @@ describe("SDK service client: signing (CONTRACT §5)", () => {
     expect(unknown).toMatchObject({ entitled: false, status: null });
   });
 
-  it("CONTRACT §5: every attempt has a fresh nonce and timestamp: retries after 503, 429 and a reset never hit NONCE_REUSED", async () => {
+  it("rules/contract §5: every attempt has a fresh nonce and timestamp: retries after 503, 429 and a reset never hit NONCE_REUSED", async () => {
     const { set, client } = await setup();
     await set("a");
     const modes = ["503", "reset", "429", "forward"] as const;
@@ -155,8 +155,8 @@ describe("SDK service client: signing (CONTRACT §5)", () => {
   });
 });
 
-describe("SDK service client: snapshot and changes (spec C rule 1)", () => {
-  it("spec C rule 1: snapshot pages after the first send cursor + the same asOfSequence and show that state while writers continue", async () => {
+describe("SDK service client: snapshot and changes (rules/interface C rule 1)", () => {
+  it("rules/interface C rule 1: snapshot pages after the first send cursor + the same asOfSequence and show that state while writers continue", async () => {
     const { set, client } = await setup();
     for (const actor of ["a", "b", "c", "d", "e"]) await set(actor);
     const pages: SnapshotPage[] = [];
@@ -219,8 +219,8 @@ describe("SDK service client: snapshot and changes (spec C rule 1)", () => {
   });
 });
 
-describe("SDK local projection (spec C rules 1–2)", () => {
-  it("spec C rule 2: on ERR_APP_ENTITLEMENT_CURSOR_EXPIRED the projection is discarded and rebuilt from a new snapshot", async () => {
+describe("SDK local projection (rules/interface C rules 1–2)", () => {
+  it("rules/interface C rule 2: on ERR_APP_ENTITLEMENT_CURSOR_EXPIRED the projection is discarded and rebuilt from a new snapshot", async () => {
     const { set, client } = await setup();
     await set("x");
     await set("y", { status: "suspended" });
@@ -273,7 +273,7 @@ describe("SDK local projection (spec C rules 1–2)", () => {
   });
 });
 
-describe("SDK grant verifier (spec C rule 3)", () => {
+describe("SDK grant verifier (rules/interface C rule 3)", () => {
   const jwksUri = () => `${baseUrl}${entitlementServicePaths.jwks}`;
   const issuer = () => t.config.HANSE_PUBLIC_URL;
 
@@ -300,7 +300,7 @@ describe("SDK grant verifier (spec C rule 3)", () => {
     return (error as GrantVerificationError).reason;
   };
 
-  it("spec C rule 3: accepts a valid grant; its claims match an independent node:crypto check of the EdDSA signature", async () => {
+  it("rules/interface C rule 3: accepts a valid grant; its claims match an independent node:crypto check of the EdDSA signature", async () => {
     const { set, client, binding, appId } = await setup();
     await set("alice", { capabilities: ["read", "write"] });
     const grant = await grantFor(client(), "alice");
@@ -341,7 +341,7 @@ describe("SDK grant verifier (spec C rule 3)", () => {
     expect(claims.iss).toBe(issuer());
   });
 
-  it("spec C rule 3: an expired grant, one not yet valid, another binding's, another audience, another issuer and a tampered one are refused", async () => {
+  it("rules/interface C rule 3: an expired grant, one not yet valid, another binding's, another audience, another issuer and a tampered one are refused", async () => {
     const shared = `shared-${counter}`;
     const a = await setup({ audience: shared });
     const b = await setup({ audience: shared });
@@ -383,7 +383,7 @@ describe("SDK grant verifier (spec C rule 3)", () => {
     expect(`${error.message} ${String(error.stack)}`).not.toContain(grant);
   });
 
-  it("spec C rule 3: an unknown kid is refused after one refetch; refetches wait for the cooldown", async () => {
+  it("rules/interface C rule 3: an unknown kid is refused after one refetch; refetches wait for the cooldown", async () => {
     const { binding } = await setup();
     const { privateKey } = generateKeyPairSync("ed25519");
     const foreign = await new SignJWT({

@@ -45,7 +45,7 @@ async function subscribeAt(host: string) {
   return subscribeWebhook(t, tenant.token, `guard-${counter++}`, url);
 }
 
-describe("issue 22: the address guard at delivery (CONTRACT §5, DNS rebinding)", () => {
+describe("issue 22: the address guard at delivery (rules/contract §5, DNS rebinding)", () => {
   it("a host name that resolves to loopback by the time of delivery is refused: the attempt says `address`, no request reaches the receiver", async () => {
     const hook = await subscribeAt("hooks.rebind.test");
     expect(lookups).toEqual(["hooks.rebind.test"]);

@@ -71,8 +71,8 @@ afterAll(async () => {
   await receiver.close();
 });
 
-describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
-  it("CONTRACT §5: one delivery per change and subscription, Standard Webhooks signed, the change's sequence and no rights", async () => {
+describe("entitlement webhooks (rules/contract §5, rules/interface Events)", () => {
+  it("rules/contract §5: one delivery per change and subscription, Standard Webhooks signed, the change's sequence and no rights", async () => {
     const hook = await subscribe("/one");
     const second = await admin("POST", "/api/v1/admin/webhook-subscriptions", {
       bindingId: (await admin("GET", `/api/v1/admin/webhook-subscriptions/${hook.subscription.id}`)).json<{
@@ -107,7 +107,7 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
     expect(hook.subscription.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
   });
 
-  it("CONTRACT §5: only a 2xx ends a delivery: 500 then 200 delivers again with the same webhook-id, the first retry within 10 s", async () => {
+  it("rules/contract §5: only a 2xx ends a delivery: 500 then 200 delivers again with the same webhook-id, the first retry within 10 s", async () => {
     const hook = await subscribe("/flaky");
     let calls = 0;
     receiver.answer = () => ({ status: calls++ === 0 ? 500 : 200 });
@@ -152,7 +152,7 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
     expect(recovered).toMatchObject({ enabled: true, failingSince: null });
   });
 
-  it("CONTRACT §5: a 410 disables the subscription until it is enabled again", async () => {
+  it("rules/contract §5: a 410 disables the subscription until it is enabled again", async () => {
     const hook = await subscribe("/gone");
     receiver.answer = () => ({ status: 410 });
     await hook.change("carol");
@@ -188,7 +188,7 @@ describe("entitlement webhooks (CONTRACT §5, spec Events)", () => {
     }
   });
 
-  it("CONTRACT §5: a redirect is not followed and counts as a failure — a 302 to a private address reaches nothing there, and the delivery is tried again", async () => {
+  it("rules/contract §5: a redirect is not followed and counts as a failure — a 302 to a private address reaches nothing there, and the delivery is tried again", async () => {
     const hook = await subscribe("/moved");
     // The redirect's target is this receiver on loopback, where a followed redirect would show.
     const target = receiver.url.replace("/hooks", "/redirected");

@@ -80,8 +80,8 @@ afterAll(async () => {
   await t.close();
 });
 
-describe("discovery and provisioning (CONTRACT §3)", () => {
-  it("CONTRACT §3: discovery reports entitlements.service and {issuer, jwksUri}", async () => {
+describe("discovery and provisioning (rules/contract §3)", () => {
+  it("rules/contract §3: discovery reports entitlements.service and {issuer, jwksUri}", async () => {
     const body = (await t.inject({ method: "GET", url: "/api/v1/meta/discovery" })).json<{
       capabilities: string[];
       entitlements: { issuer: string; jwksUri: string };
@@ -93,7 +93,7 @@ describe("discovery and provisioning (CONTRACT §3)", () => {
     });
   });
 
-  it("CONTRACT §3: provisioning does the tenant's entitlement state and signing material", async () => {
+  it("rules/contract §3: provisioning does the tenant's entitlement state and signing material", async () => {
     const status = await t.inject({
       method: "GET",
       url: `/api/v1/system/tenants/${tenant.id}/provisioning`,
@@ -149,8 +149,8 @@ describe("discovery and provisioning (CONTRACT §3)", () => {
   });
 });
 
-describe("apps and entitlements administration (CONTRACT §2a, §5)", () => {
-  it("CONTRACT §2a: an app id already used in the tenant is 409 ERR_CONFLICT; another tenant may use it", async () => {
+describe("apps and entitlements administration (rules/contract §2a, §5)", () => {
+  it("rules/contract §2a: an app id already used in the tenant is 409 ERR_CONFLICT; another tenant may use it", async () => {
     const id = await createApp();
     const again = await admin("POST", "/api/v1/admin/apps", { id, name: "x", capabilities: [] });
     expect(again.statusCode).toBe(409);
@@ -161,7 +161,7 @@ describe("apps and entitlements administration (CONTRACT §2a, §5)", () => {
     expect(read.json()).toMatchObject({ id, capabilities: ["read", "write", "export"] });
   });
 
-  it("CONTRACT §5: every change gets the next sequence of its (tenant, app), gap-free", async () => {
+  it("rules/contract §5: every change gets the next sequence of its (tenant, app), gap-free", async () => {
     const appId = await createApp();
     const first = await setEntitlement(appId, "user-1", active);
     expect(first.statusCode).toBe(200);
@@ -274,7 +274,7 @@ describe("apps and entitlements administration (CONTRACT §2a, §5)", () => {
   });
 });
 
-describe("admin routes refuse what they must (CONTRACT §2a)", () => {
+describe("admin routes refuse what they must (rules/contract §2a)", () => {
   it("every entitlement admin route: 401 without a session, 403 without admin:read / admin:write", async () => {
     const appId = await createApp();
     const routes = [
@@ -348,7 +348,7 @@ describe("admin routes refuse what they must (CONTRACT §2a)", () => {
   });
 });
 
-describe("signed service requests (CONTRACT §5)", () => {
+describe("signed service requests (rules/contract §5)", () => {
   const target = () => `${base}/service/introspect/someone`;
 
   it("a correctly signed request is answered", async () => {
@@ -356,7 +356,7 @@ describe("signed service requests (CONTRACT §5)", () => {
     expect(response.statusCode).toBe(200);
   });
 
-  it("CONTRACT §5: every missing or malformed header form is 401 ERR_SERVICE_AUTH_MISSING", async () => {
+  it("rules/contract §5: every missing or malformed header form is 401 ERR_SERVICE_AUTH_MISSING", async () => {
     const good = signedHeaders(binding, "GET", target());
     const variants: Record<string, string | undefined>[] = [
       { "x-platform-service-credential": undefined },
@@ -386,7 +386,7 @@ describe("signed service requests (CONTRACT §5)", () => {
     }
   });
 
-  it("CONTRACT §5: an unknown credential is ERR_SERVICE_AUTH_INVALID_CREDENTIAL", async () => {
+  it("rules/contract §5: an unknown credential is ERR_SERVICE_AUTH_INVALID_CREDENTIAL", async () => {
     const response = await signed(
       { credentialId: `hanse_sc_${"0".repeat(32)}`, secret: "x" },
       "GET",
@@ -396,7 +396,7 @@ describe("signed service requests (CONTRACT §5)", () => {
     expect(problemCode(response)).toBe("ERR_SERVICE_AUTH_INVALID_CREDENTIAL");
   });
 
-  it("CONTRACT §5: a timestamp more than 300 s off either way is ERR_SERVICE_AUTH_STALE_TIMESTAMP; within it passes", async () => {
+  it("rules/contract §5: a timestamp more than 300 s off either way is ERR_SERVICE_AUTH_STALE_TIMESTAMP; within it passes", async () => {
     // Seconds, truncated, read just before each request: the server reads its clock a moment later
     // (seconds on a loaded machine), which moves a future timestamp towards it and a past one away.
     // So the future side gets three seconds of margin and the passing ones stay three inside.
@@ -412,7 +412,7 @@ describe("signed service requests (CONTRACT §5)", () => {
     }
   });
 
-  it("CONTRACT §5: a signature over another method, path, query, body or timestamp is ERR_SERVICE_AUTH_INVALID_SIGNATURE", async () => {
+  it("rules/contract §5: a signature over another method, path, query, body or timestamp is ERR_SERVICE_AUTH_INVALID_SIGNATURE", async () => {
     const cases: { signedAs: Parameters<typeof signedHeaders>; sent: InjectOptions }[] = [
       { signedAs: [binding, "POST", target()], sent: { method: "GET", url: target() } },
       {
@@ -442,7 +442,7 @@ describe("signed service requests (CONTRACT §5)", () => {
     expect(problemCode(retimed)).toBe("ERR_SERVICE_AUTH_INVALID_SIGNATURE");
   });
 
-  it("CONTRACT §5: the signature covers the request target exactly as sent (+, %20, repeated parameters, UTF-8)", async () => {
+  it("rules/contract §5: the signature covers the request target exactly as sent (+, %20, repeated parameters, UTF-8)", async () => {
     const appId = await createApp();
     const own = await createBinding(appId);
     await setEntitlement(appId, "jürgen müller+1", active);
@@ -454,7 +454,7 @@ describe("signed service requests (CONTRACT §5)", () => {
     expect((await signed(own, "GET", repeated)).statusCode).not.toBe(401);
   });
 
-  it("CONTRACT §5: a replayed nonce is ERR_SERVICE_AUTH_NONCE_REUSED", async () => {
+  it("rules/contract §5: a replayed nonce is ERR_SERVICE_AUTH_NONCE_REUSED", async () => {
     const headers = signedHeaders(binding, "GET", target());
     expect((await t.inject({ method: "GET", url: target(), headers })).statusCode).toBe(200);
     const replay = await t.inject({ method: "GET", url: target(), headers });
@@ -462,7 +462,7 @@ describe("signed service requests (CONTRACT §5)", () => {
     expect(problemCode(replay)).toBe("ERR_SERVICE_AUTH_NONCE_REUSED");
   });
 
-  it("CONTRACT §5 with concurrent requests (their lookups and nonces share statements): a nonce sent 10 times at once passes once, every other request answers for its own binding", async () => {
+  it("rules/contract §5 with concurrent requests (their lookups and nonces share statements): a nonce sent 10 times at once passes once, every other request answers for its own binding", async () => {
     const otherApp = await createApp();
     const second = await createBinding(otherApp);
     const replayed = signedHeaders(binding, "GET", target());
@@ -485,7 +485,7 @@ describe("signed service requests (CONTRACT §5)", () => {
     });
   });
 
-  it("CONTRACT §5: a rotated-out secret stays valid for the overlap, then is refused", async () => {
+  it("rules/contract §5: a rotated-out secret stays valid for the overlap, then is refused", async () => {
     const appId = await createApp();
     const first = await createBinding(appId);
     const rotated = await admin("POST", `/api/v1/admin/service-bindings/${first.id}/rotate`);
@@ -521,8 +521,8 @@ describe("signed service requests (CONTRACT §5)", () => {
   });
 });
 
-describe("introspection (spec C, CONTRACT §5)", () => {
-  it("CONTRACT §5: decides active, validity window and the binding's required capabilities", async () => {
+describe("introspection (rules/interface C, rules/contract §5)", () => {
+  it("rules/contract §5: decides active, validity window and the binding's required capabilities", async () => {
     const appId = await createApp();
     const own = await createBinding(appId, ["write"]);
     await setEntitlement(appId, "ok", active);
@@ -579,8 +579,8 @@ describe("introspection (spec C, CONTRACT §5)", () => {
   });
 });
 
-describe("snapshot and change feed (spec C rules 1-2, CONTRACT §5)", () => {
-  it("spec C rule 1: every snapshot page shows the state as of asOfSequence while writers continue", async () => {
+describe("snapshot and change feed (rules/interface C rules 1-2, rules/contract §5)", () => {
+  it("rules/interface C rule 1: every snapshot page shows the state as of asOfSequence while writers continue", async () => {
     const appId = await createApp();
     const own = await createBinding(appId);
     for (const actor of ["a1", "a2", "a3", "a4", "a5"]) await setEntitlement(appId, actor, active);
@@ -649,7 +649,7 @@ describe("snapshot and change feed (spec C rules 1-2, CONTRACT §5)", () => {
     expect(paged.meta).toEqual({ hasMore: true, lastSequence: 3, latestSequence: 8 });
   });
 
-  it("CONTRACT §5: a change (JSON made by the database) carries eventId, type, actorId, occurredAt and the entitlement exactly as GET shows it", async () => {
+  it("rules/contract §5: a change (JSON made by the database) carries eventId, type, actorId, occurredAt and the entitlement exactly as GET shows it", async () => {
     const appId = await createApp();
     const own = await createBinding(appId);
     const validUntil = new Date(Date.now() + 86_400_000).toISOString();
@@ -725,7 +725,7 @@ describe("snapshot and change feed (spec C rules 1-2, CONTRACT §5)", () => {
   });
 });
 
-describe("grants and JWKS (spec C rule 3, CONTRACT §5)", () => {
+describe("grants and JWKS (rules/interface C rule 3, rules/contract §5)", () => {
   const jwks = async () => {
     const response = await t.inject({ method: "GET", url: `${base}/jwks` });
     expect(response.statusCode).toBe(200);
@@ -733,7 +733,7 @@ describe("grants and JWKS (spec C rule 3, CONTRACT §5)", () => {
     return response.json<JSONWebKeySet>();
   };
 
-  it("CONTRACT §5: a grant is an EdDSA JWS with the contract's header and claims, verified against the JWKS", async () => {
+  it("rules/contract §5: a grant is an EdDSA JWS with the contract's header and claims, verified against the JWKS", async () => {
     const appId = await createApp();
     const own = await createBinding(appId, ["read"]);
     await setEntitlement(appId, "granted", active);
@@ -777,7 +777,7 @@ describe("grants and JWKS (spec C rule 3, CONTRACT §5)", () => {
     expect(ok).toBe(true);
   });
 
-  it("CONTRACT §5: not entitled (suspended, revoked, expired, unknown, missing capability) is 403 and no grant", async () => {
+  it("rules/contract §5: not entitled (suspended, revoked, expired, unknown, missing capability) is 403 and no grant", async () => {
     const appId = await createApp();
     const own = await createBinding(appId, ["export"]);
     await setEntitlement(appId, "nocap", active);
@@ -797,7 +797,7 @@ describe("grants and JWKS (spec C rule 3, CONTRACT §5)", () => {
     }
   });
 
-  it("spec C rule 3: a grant for another binding's audience is not accepted by that binding's verifier", async () => {
+  it("rules/interface C rule 3: a grant for another binding's audience is not accepted by that binding's verifier", async () => {
     const appId = await createApp();
     const mine = await createBinding(appId, ["read"]);
     const theirs = await createBinding(appId, ["read"]);
@@ -851,7 +851,7 @@ describe("grants and JWKS (spec C rule 3, CONTRACT §5)", () => {
   });
 });
 
-describe("webhook subscriptions (CONTRACT §5)", () => {
+describe("webhook subscriptions (rules/contract §5)", () => {
   it("bad input: http:, userinfo, loopback, private, link-local, CGNAT, ULA, IPv4-mapped — 400 and nothing stored", async () => {
     const appId = await createApp();
     const own = await createBinding(appId);
@@ -879,7 +879,7 @@ describe("webhook subscriptions (CONTRACT §5)", () => {
   });
 });
 
-describe("logs (CONTRACT §1)", () => {
+describe("logs (rules/contract §1)", () => {
   it("issue 21 item 3: warns at start-up on PostgreSQL when HANSE_SECRET_KEY is not set (not on the embedded database)", () => {
     const warned = t.logs.some((line) => line.includes("HANSE_SECRET_KEY is not set"));
     expect(warned).toBe(onPostgres);

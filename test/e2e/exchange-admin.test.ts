@@ -44,7 +44,7 @@ const count = async (table: string) =>
     )
   ).rows[0]?.n ?? 0;
 
-describe("admin API (CONTRACT §2a)", () => {
+describe("admin API (rules/contract §2a)", () => {
   it("partners, connections with profile revisions, api keys: exact shapes", async () => {
     const partner = await t.inject({
       method: "POST",
@@ -316,7 +316,7 @@ describe("admin API (CONTRACT §2a)", () => {
   });
 });
 
-describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
+describe("Authentication (rules/interface A, rules/contract §4): 401 vs 404", () => {
   // The inbox twice: a body with Content-Length (a small upload, whose key its accept statement
   // checks) and a chunked one (authenticated before the body is read); both must answer alike.
   const routes = (connectionId: string) => [
@@ -503,7 +503,7 @@ describe("Authentication (spec A, CONTRACT §4): 401 vs 404", () => {
       payload: { tenantId: string; uploadId: string };
     }>`SELECT payload FROM jobs WHERE payload ->> 'uploadId' = ${uploadId}`.execute(db);
     expect(jobs.rows.map((j) => j.payload)).toEqual([{ tenantId: tenant.id, uploadId }]);
-    // The upload belongs to the partner; its audit record names the key that acted (CONTRACT §7).
+    // The upload belongs to the partner; its audit record names the key that acted (rules/contract §7).
     const audit = await sql<{
       principal_id: string;
       principal_kind: string;

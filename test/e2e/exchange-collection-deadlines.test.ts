@@ -19,7 +19,7 @@ import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js"
 import { createTestApp, startWorker, type TestApp } from "../support/test-app.js";
 
 /*
- * Issue 34 item 3 (CONTRACT §8): collection deadlines. A connection has
+ * Issue 34 item 3 (rules/contract §8): collection deadlines. A connection has
  * `collectionDeadlineSeconds` (null, or 60–2592000; default 86400). A delivery not acknowledged
  * that long after it became ready is overdue: its operator view carries `overdue` and
  * `overdueSince`, and `exchange.delivery.overdue` is raised once (the sweep sets `overdue_since`
@@ -114,7 +114,7 @@ const overdueAudits = async (deliveryId: string) =>
       WHERE type = 'exchange.delivery.overdue' AND target_id = ${deliveryId}`.execute(db())
   ).rows;
 
-describe("collectionDeadlineSeconds on connections (CONTRACT §8)", () => {
+describe("collectionDeadlineSeconds on connections (rules/contract §8)", () => {
   it("defaults to 86400; create and update take null (never overdue) or 60–2592000", async () => {
     const p = await setupPartner(t, tenant.token);
     expect((await getConnection(p.connectionId)).collectionDeadlineSeconds).toBe(86400);
@@ -190,7 +190,7 @@ describe("collectionDeadlineSeconds on connections (CONTRACT §8)", () => {
   });
 });
 
-describe("overdue deliveries (CONTRACT §8)", () => {
+describe("overdue deliveries (rules/contract §8)", () => {
   it("a delivery not acknowledged the deadline after it became ready is overdue, not before; overdueSince is when the deadline passed", async () => {
     const p = await partnerWith(600);
     const d = await newDelivery(p);

@@ -15,7 +15,7 @@ import { createTestDatabase, onPostgres, type TestDatabase } from "../support/te
 import { waitUntil } from "../support/wait-until.js";
 
 /*
- * Issue 34 item 1 (CONTRACT §8): two `hanse serve` processes (API and worker each) on one
+ * Issue 34 item 1 (rules/contract §8): two `hanse serve` processes (API and worker each) on one
  * PostgreSQL database receive the same interchange under two idempotency keys at once, several
  * times: exactly one upload of each pair is processed, the other is rejected naming it. Both
  * jobs run at once (two workers); the check under the connection's row lock decides.

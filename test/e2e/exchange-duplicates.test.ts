@@ -8,7 +8,7 @@ import { bearer as as } from "../support/test-app.js";
 import { defaultDuplicateWindow } from "../../src/platform/db/migrations/2026-11-28T1000-duplicate-interchanges.js";
 
 /*
- * Issue 34 item 1 (CONTRACT §8): an upload repeating the UNB sender identification, recipient
+ * Issue 34 item 1 (rules/contract §8): an upload repeating the UNB sender identification, recipient
  * identification and control reference of an upload of the same connection processed within the
  * profile's `duplicateWindowDays` is rejected with a CONTRL UCI 4 / 26, no ORDRSP or APERAK, and
  * names the earlier upload (`duplicateOf`). The race of two processes is in
@@ -47,7 +47,7 @@ async function operatorView(uploadId: string) {
 
 const withProfile = (profile: Record<string, unknown>) => ({ profile: { ...defaultProfile, ...profile } });
 
-describe("duplicate interchanges (CONTRACT §8)", () => {
+describe("duplicate interchanges (rules/contract §8)", () => {
   it("an upload repeating UNB sender, recipient and control reference of a processed upload under a new key is rejected: CONTRL UCI 4 with code 26, no ORDRSP or APERAK, duplicateOf names the earlier upload", async () => {
     const p = await setupPartner(app.t, app.tenant.token);
     const first = await processUpload(p, validOrders("DUP1"));

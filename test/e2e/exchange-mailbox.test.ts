@@ -381,7 +381,7 @@ describe("payload and acknowledge (real port)", () => {
     const wrong = await readPayload(t, p, c.entry.deliveryAttemptId, "A".repeat(43));
     expect(wrong.statusCode).toBe(404);
     expect(code(wrong)).toBe("ERR_B2B_EXCHANGE_NOT_FOUND");
-    // However long: a wrong token is a wrong token (CONTRACT §4), on payload and acknowledge.
+    // However long: a wrong token is a wrong token (rules/contract §4), on payload and acknowledge.
     const long = "A".repeat(600);
     const longRead = await readPayload(t, p, c.entry.deliveryAttemptId, long);
     expect(longRead.statusCode).toBe(404);

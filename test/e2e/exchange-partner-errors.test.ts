@@ -18,11 +18,12 @@ import {
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 
 /*
- * Issue 34 item 6: the partner API keeps the spec's status codes and error codes (spec A, Errors;
- * CONTRACT §4) while each problem's `detail` says what to fix, where that leaks nothing: which
- * header is missing, the form of the key, the accepted content types, what is wrong with the
- * idempotency key or the body. An unknown, a revoked and a wrong-secret key read alike, and no
- * detail repeats a key, a secret, a claim token or an idempotency key.
+ * Issue 34 item 6: the partner API keeps the interface's status codes and error codes
+ * (rules/interface Errors, partner exchange; rules/contract §4) while each problem's `detail` says
+ * what to fix, where that leaks nothing: which header is missing, the form of the key, the accepted
+ * content types, what is wrong with the idempotency key or the body. An unknown, a revoked and a
+ * wrong-secret key read alike, and no detail repeats a key, a secret, a claim token or an
+ * idempotency key.
  */
 
 // Skipped in the remote mode (test/support/remote-app.ts), each printing why:
@@ -112,7 +113,7 @@ const withoutIds = (body: string) => {
   return JSON.stringify(rest);
 };
 
-describe("CONTRACT §4 Auth: 401 ERR_B2B_EXCHANGE_UNAUTHENTICATED, with a detail that says what to fix", () => {
+describe("rules/contract §4 Auth: 401 ERR_B2B_EXCHANGE_UNAUTHENTICATED, with a detail that says what to fix", () => {
   it("no Authorization header: the detail names the header and the key's form, on every partner route", async () => {
     for (const route of routes(p.connectionId)) {
       const r = await send(route, {});
@@ -246,7 +247,7 @@ describe("CONTRACT §4 Auth: 401 ERR_B2B_EXCHANGE_UNAUTHENTICATED, with a detail
   });
 });
 
-describe("spec A payload and acknowledge: a missing X-B2B-Claim-Token is 404 ERR_B2B_EXCHANGE_NOT_FOUND naming the header", () => {
+describe("rules/interface A payload and acknowledge: a missing X-B2B-Claim-Token is 404 ERR_B2B_EXCHANGE_NOT_FOUND naming the header", () => {
   it("without the header: the detail names X-B2B-Claim-Token; a wrong token keeps the claim-and-lease detail", async () => {
     const setup = await setupPartner(t, tenant.token);
     expect((await upload(t, setup, validOrders("CT1"), "claim-token-1")).statusCode).toBe(202);
@@ -305,7 +306,7 @@ describe("spec A payload and acknowledge: a missing X-B2B-Claim-Token is 404 ERR
   });
 });
 
-describe("spec A POST /inbox: 400 ERR_B2B_EXCHANGE_INVALID_REQUEST whose detail and pointer name the fault", () => {
+describe("rules/interface A POST /inbox: 400 ERR_B2B_EXCHANGE_INVALID_REQUEST whose detail and pointer name the fault", () => {
   const interchange = validOrders("UP1");
   const cases: {
     name: string;

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { bearer, provisionTenant, type ProvisionedTenant } from "../support/fixt
 import { createTestApp, type TestApp } from "../support/test-app.js";
 import { inProcessOnly, ownDatabaseOnly, remote } from "../support/remote-app.js";
 import { uploadAndProcess, type OutboundMessage } from "../support/exchange-app.js";
+import { absent, corpusDir, hasCorpus } from "../support/shared-data.js";
 import {
   listMailbox,
   partlyBrokenOrders,
@@ -91,7 +92,7 @@ const profileWith = (responses: Record<string, string>, extra: Record<string, un
   profile: { responses: { contrl: "on-error", aperak: "on-error", ordrsp: "auto", ...responses }, ...extra },
 });
 
-describe("outbound envelope (CONTRACT §4)", () => {
+describe("outbound envelope (rules/contract §4)", () => {
   it("UNB sender = own identification, recipient = partner identification, fresh control references", async () => {
     const p = await setupPartner(t, tenant.token, profileWith({ contrl: "always" }));
     const a = await process(p, validOrders("ENV1"));
@@ -271,7 +272,7 @@ describe("order handling", () => {
     expect(quiet.outbound[0]?.text).toMatch(/BGM\+231\+[^+]+\+27'/);
   });
 
-  it("CONTRACT §4: a LIN item number of type SRV is a GTIN, also in D.96A with a plain UN header", async ({
+  it("rules/contract §4: a LIN item number of type SRV is a GTIN, also in D.96A with a plain UN header", async ({
     skip,
   }) => {
     skip(plantsProducts);
@@ -385,7 +386,6 @@ describe("processing job", () => {
   });
 });
 
-const CORPUS = join(import.meta.dirname, "../../../shared/corpus");
 /**
  * Expected outcome per corpus file under a D.96A profile with CONTRL `always`: "400" is the
  * synchronous "exactly one interchange" check (no UNB, no UNZ, several interchanges); otherwise
@@ -432,10 +432,10 @@ const EXPECTED: Record<string, string> = {
   "syntax-una-staedi-2.edi": "rejected CONTRL",
 };
 
-describe.runIf(existsSync(CORPUS))("corpus: every interchange ends in the expected status", () => {
+describe.runIf(hasCorpus)("corpus: every interchange ends in the expected status", () => {
   it("uploads every corpus file", async ({ skip }) => {
     skip(readsCorpusRows);
-    // Corpus files from one source share control references: the duplicate check (CONTRACT §8,
+    // Corpus files from one source share control references: the duplicate check (rules/contract §8,
     // exchange-duplicates.test.ts) is off here, each file's own outcome is what counts.
     const p = await setupPartner(
       t,
@@ -443,10 +443,10 @@ describe.runIf(existsSync(CORPUS))("corpus: every interchange ends in the expect
       profileWith({ contrl: "always" }, { duplicateWindowDays: 0 }),
     );
     const results: Record<string, string> = {};
-    for (const file of readdirSync(CORPUS)
+    for (const file of readdirSync(corpusDir)
       .filter((f) => f.endsWith(".edi"))
       .sort()) {
-      const bytes = readFileSync(join(CORPUS, file));
+      const bytes = readFileSync(join(corpusDir, file));
       const r = await upload(t, p, bytes, `corpus-${file}`);
       if (r.statusCode !== 202) {
         results[file] = `${r.statusCode}`;
@@ -473,4 +473,4 @@ describe.runIf(existsSync(CORPUS))("corpus: every interchange ends in the expect
     }
   });
 });
-if (!existsSync(CORPUS)) console.warn(`corpus tests skipped: ${CORPUS} is absent`);
+if (!hasCorpus) console.warn(`corpus tests ${absent(corpusDir)}`);

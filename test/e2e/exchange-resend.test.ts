@@ -156,7 +156,7 @@ describe("resend of a delivery (contract 24-2)", () => {
       deliveryAttemptId: resent.id,
       principalId: expect.any(String),
       byteCount: null,
-      // CONTRACT §7: the operator's kind, the new delivery as the target, the request's origin.
+      // rules/contract §7: the operator's kind, the new delivery as the target, the request's origin.
       principalKind: expect.stringMatching(/^(user|access_token)$/),
       targetType: "delivery",
       targetId: resent.id,

@@ -17,7 +17,7 @@ import { provisionTenant, systemToken, type ProvisionedTenant } from "../support
 import { createTestApp, type TestApp } from "../support/test-app.js";
 
 /*
- * CONTRACT §8, issue 34 item 2 ("names and finding things"): connections have names and the
+ * rules/contract §8, issue 34 item 2 ("names and finding things"): connections have names and the
  * operator views carry the partner's and the connection's; uploads are found by interchange
  * reference, document number (BGM 1004 of any message), partner, connection, status and time;
  * every admin list takes `order=asc|desc` with cursors bound to order and filter that stay
@@ -144,7 +144,7 @@ afterAll(async () => {
   await t.close();
 });
 
-describe("connection names (CONTRACT §8)", () => {
+describe("connection names (rules/contract §8)", () => {
   it("a connection is named after its partner unless given a name; the name is in its record and can be changed", async () => {
     const c = await call("GET", `/api/v1/admin/connections/${g1.connectionId}`);
     expect(c.body).toMatchObject({ id: g1.connectionId, partnerId: globexId, name: "Globex AG" });
@@ -222,7 +222,7 @@ describe("connection names (CONTRACT §8)", () => {
   });
 });
 
-describe("finding uploads (CONTRACT §8 filters)", () => {
+describe("finding uploads (rules/contract §8 filters)", () => {
   const found = async (query: Record<string, string>) => (await allPages(uploads, query)).map((u) => u.id);
   const named = (...names: string[]) => names.map((n) => ids[n]);
 
@@ -349,7 +349,7 @@ describe("finding uploads (CONTRACT §8 filters)", () => {
   });
 });
 
-describe("order=asc|desc on every admin list (CONTRACT §8)", () => {
+describe("order=asc|desc on every admin list (rules/contract §8)", () => {
   it("order=desc lists the same rows as asc, reversed, on each admin list, one per page", async () => {
     const system = await systemToken(t, ["tenants:list"]);
     const revision = await call(

@@ -21,7 +21,7 @@ if (!onPostgres) console.warn("exchange-unavailable.test.ts: skipped — needs D
 describe.skipIf(
   inProcessOnly("cuts the connection of its own app to its database with a proxy; hung remotely") ||
     !onPostgres,
-)("spec A errors row: 503 ERR_B2B_EXCHANGE_UNAVAILABLE", () => {
+)("rules/interface Errors row: 503 ERR_B2B_EXCHANGE_UNAVAILABLE", () => {
   let t: TestApp;
   let p: PartnerSetup;
   let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;

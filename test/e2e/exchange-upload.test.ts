@@ -79,7 +79,7 @@ afterAll(async () => {
   await t.close();
 });
 
-describe("POST /inbox — spec A row: 202 on first complete upload, 200 with replay true on replay", () => {
+describe("POST /inbox — rules/interface A row: 202 on first complete upload, 200 with replay true on replay", () => {
   it("202 first, 200 replay:true with Idempotent-Replayed and the same uploadId, 409 for other bytes", async ({
     skip,
   }) => {
@@ -411,7 +411,7 @@ describe("concurrent retries", () => {
       (await count("exchange_uploads")) + (await count("exchange_deliveries")),
     );
   });
-  it("CONTRACT §4: a retry arriving while the first upload with its key is still streaming waits for it", async ({
+  it("rules/contract §4: a retry arriving while the first upload with its key is still streaming waits for it", async ({
     skip,
   }) => {
     skip(countsStored);

@@ -146,7 +146,7 @@ function faulty(
   }) as unknown as RequestFn;
 }
 
-describe("reference partner worker (spec A rule 6)", () => {
+describe("reference partner worker (rules/interface A rule 6)", () => {
   it("lists, claims, verifies, stores and acknowledges every entry in order; logs only ids, codes and times", async () => {
     const p = await withEntries(3);
     const dir = outDir();

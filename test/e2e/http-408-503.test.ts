@@ -13,7 +13,7 @@ import { waitUntil } from "../support/wait-until.js";
 
 const marker = "Qk9bodymarker";
 
-/** CONTRACT §1: problem+json with a stable code, the correlation id in header and body. */
+/** rules/contract §1: problem+json with a stable code, the correlation id in header and body. */
 function expectProblem(response: ParsedResponse | undefined, status: number, code: string) {
   expect(response?.status).toBe(status);
   expect(response?.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
@@ -27,7 +27,7 @@ const listen = async (t: TestApp) => Number(new URL(await t.app.listen({ port: 0
 
 // Node's request and header time-outs (platform/http/http-server.ts: 300 s and 30 s, checked every
 // 30 s) made short for these tests; this file's modules are its own (vitest isolates files).
-describe("a request not received in time is 408 ERR_REQUEST_TIMEOUT, then the connection closes (CONTRACT §1)", () => {
+describe("a request not received in time is 408 ERR_REQUEST_TIMEOUT, then the connection closes (rules/contract §1)", () => {
   let t: TestApp;
   let port: number;
   const defaults = { ...serverLimits };
@@ -70,7 +70,7 @@ describe("a request not received in time is 408 ERR_REQUEST_TIMEOUT, then the co
   });
 });
 
-describe("during graceful shutdown a new request is 503 ERR_UNAVAILABLE with Retry-After (CONTRACT §1)", () => {
+describe("during graceful shutdown a new request is 503 ERR_UNAVAILABLE with Retry-After (rules/contract §1)", () => {
   let t: TestApp;
   let port: number;
   beforeAll(async () => {

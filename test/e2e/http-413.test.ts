@@ -82,7 +82,7 @@ function oversized(): { name: string; request: RawRequest }[] {
   ];
 }
 
-describe("issue 20 defect 4: a 413 reaches the client as a 413, not as a reset (CONTRACT §1)", () => {
+describe("issue 20 defect 4: a 413 reaches the client as a 413, not as a reset (rules/contract §1)", () => {
   it("clients that keep writing past the limit all read a complete 413 problem+json, several at once and under load", async () => {
     const failures: string[] = [];
     let answered = 0;

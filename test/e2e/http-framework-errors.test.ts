@@ -32,7 +32,7 @@ async function exchange(head: string): Promise<ParsedResponse> {
   return response;
 }
 
-/** CONTRACT §1: problem+json with a stable code and the correlation id in header and body. */
+/** rules/contract §1: problem+json with a stable code and the correlation id in header and body. */
 function expectProblem(response: ParsedResponse, status: number, code: string): void {
   expect(response.status).toBe(status);
   expect(response.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
@@ -47,7 +47,7 @@ function expectProblem(response: ParsedResponse, status: number, code: string): 
 
 const auth = `Authorization: ${adminHeaders.authorization}`;
 
-describe("issue 20 defect 5: errors raised by Fastify and Node are problem+json too (CONTRACT §1)", () => {
+describe("issue 20 defect 5: errors raised by Fastify and Node are problem+json too (rules/contract §1)", () => {
   it("a path with invalid percent-encoding is 400 ERR_VALIDATION with the caller's correlation id, not FST_ERR_BAD_URL", async () => {
     const response = await exchange(
       `GET /api/v1/admin/entities/%FF%FE${marker} HTTP/1.1\r\nHost: x\r\n${auth}\r\nX-Correlation-ID: c-bad-url\r\nConnection: close`,

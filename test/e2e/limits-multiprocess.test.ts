@@ -189,7 +189,7 @@ describe.skipIf(!onPostgres)("limits across API processes (PostgreSQL)", () => {
     await later.body.dump();
   });
 
-  it("a retry on the other process while the first upload with its key still streams waits for it, then replays it (CONTRACT §4)", async () => {
+  it("a retry on the other process while the first upload with its key still streams waits for it, then replays it (rules/contract §4)", async () => {
     const p = await newPartner();
     const bytes = Buffer.from(validOrders("MP-RETRY"));
     const first = slowBody(bytes);

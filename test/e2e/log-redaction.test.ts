@@ -82,7 +82,7 @@ describe("secrets never reach a log line", () => {
     ];
     expect(t.logs.length).toBeGreaterThan(10);
     expect(t.logs.some((line) => line.includes('"correlationId":"flow-1"'))).toBe(true);
-    // The key is named by an opaque reference instead (spec D rule 6, CONTRACT §1).
+    // The key is named by an opaque reference instead (rules/interface D rule 6, rules/contract §1).
     expect(t.logs.some((line) => /"idempotencyRef":"idem_[0-9a-f]{16}"/.test(line))).toBe(true);
     for (const line of t.logs) {
       for (const secret of secrets)

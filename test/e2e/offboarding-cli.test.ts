@@ -7,7 +7,7 @@ import { signedHeaders } from "../support/service-signer.js";
 import { bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
 
 /*
- * Issue 33 item 4 (CONTRACT §7, offboarding) through the `hanse` CLI: `bindings revoke`,
+ * Issue 33 item 4 (rules/contract §7, offboarding) through the `hanse` CLI: `bindings revoke`,
  * `webhooks delete`, `tenants suspend` and `tenants resume`, each with its effect checked over HTTP.
  */
 let t: TestApp;

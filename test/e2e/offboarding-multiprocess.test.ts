@@ -12,7 +12,7 @@ import { createTestDatabase, onPostgres, type TestDatabase } from "../support/te
 import { waitUntil } from "../support/wait-until.js";
 
 /*
- * Issue 33 item 4 (CONTRACT §7, offboarding) across processes: two real server processes (API and
+ * Issue 33 item 4 (rules/contract §7, offboarding) across processes: two real server processes (API and
  * worker each) on one PostgreSQL database. A revocation, a deletion or a suspension answered by
  * one process holds in the other at once: nothing of it is kept in a process.
  */
@@ -125,7 +125,7 @@ describe.skipIf(!onPostgres)("offboarding across processes (PostgreSQL)", () => 
     await receiver.close();
   });
 
-  it("CONTRACT §7: a binding revoked through one process is refused by the other at once, both credentials of a rotation's overlap", async () => {
+  it("rules/contract §7: a binding revoked through one process is refused by the other at once, both credentials of a rotation's overlap", async () => {
     const binding = await newBinding(a);
     const rotated = await call(
       b,
@@ -159,7 +159,7 @@ describe.skipIf(!onPostgres)("offboarding across processes (PostgreSQL)", () => 
     }
   });
 
-  it("CONTRACT §7: after a subscription is deleted through one process, no process's worker starts a delivery of it", async () => {
+  it("rules/contract §7: after a subscription is deleted through one process, no process's worker starts a delivery of it", async () => {
     const { binding, created, received } = await newSubscription(a);
     await change(b, binding.appId, "alice");
     await waitUntil(async () => received() === 1, { what: "the first delivery", timeoutMs: 30_000 });
@@ -181,7 +181,7 @@ describe.skipIf(!onPostgres)("offboarding across processes (PostgreSQL)", () => 
     ).toBe(404);
   });
 
-  it("CONTRACT §7: a tenant suspended through one process has every credential refused by the other at once; resumed through the other, they work again in both", async () => {
+  it("rules/contract §7: a tenant suspended through one process has every credential refused by the other at once; resumed through the other, they work again in both", async () => {
     const binding = await newBinding(a);
     const accessToken = (
       await call(a, tenant.token, "POST", "/api/v1/admin/access-tokens", {
@@ -215,7 +215,7 @@ describe.skipIf(!onPostgres)("offboarding across processes (PostgreSQL)", () => 
     expect(await answers(b)).toEqual([200, 200, 200, 200]);
   });
 
-  it("CONTRACT §7: a suspended tenant's webhooks wait in every process's worker and are delivered after the resumption", async () => {
+  it("rules/contract §7: a suspended tenant's webhooks wait in every process's worker and are delivered after the resumption", async () => {
     const { binding, path, received } = await newSubscription(b);
     // The first attempt fails: its retry is due about 5 s later (the first delay of the schedule).
     const answer = receiver.answer;

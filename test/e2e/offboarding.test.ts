@@ -22,7 +22,7 @@ import { waitUntil } from "../support/wait-until.js";
 import { subscribeWebhook } from "../support/webhook-subscriptions.js";
 
 /*
- * Issue 33 item 4, CONTRACT §7 "Offboarding": revoking a service binding, deleting a webhook
+ * Issue 33 item 4, rules/contract §7 "Offboarding": revoking a service binding, deleting a webhook
  * subscription, suspending and resuming a tenant, each over HTTP, with what stops and what comes
  * back. Across two processes: offboarding-multiprocess.test.ts.
  */
@@ -86,7 +86,7 @@ async function hookAt(tenant: ProvisionedTenant, path: string) {
   return { ...hook, received: () => receiver.received.filter((r) => r.url === path) };
 }
 
-describe("CONTRACT §7 offboarding: revoke a service binding", () => {
+describe("rules/contract §7 offboarding: revoke a service binding", () => {
   it("every credential of the binding, the previous one of a rotation's overlap included, is refused from the answer on with 401 ERR_SERVICE_AUTH_INVALID_CREDENTIAL; once recorded, nothing deleted", async () => {
     const tenant = await provisionTenant(t);
     const app = await createEntitlementApp(t, tenant.token, { appId: `revoke-${counter++}` });
@@ -197,7 +197,7 @@ describe("CONTRACT §7 offboarding: revoke a service binding", () => {
   });
 });
 
-describe("CONTRACT §7 offboarding: delete a webhook subscription", () => {
+describe("rules/contract §7 offboarding: delete a webhook subscription", () => {
   it("204, no delivery of it starts after the answer (a pending one included), 404 from then on; recorded once, its attempts kept", async () => {
     const tenant = await provisionTenant(t);
     const hook = await hookAt(tenant, "/deleted");
@@ -268,7 +268,7 @@ describe("CONTRACT §7 offboarding: delete a webhook subscription", () => {
   });
 });
 
-describe("CONTRACT §7 offboarding: suspend and resume a tenant", () => {
+describe("rules/contract §7 offboarding: suspend and resume a tenant", () => {
   it("a suspended tenant's session, access token, partner API key and service credential are refused as if unknown; its deliveries and webhooks wait; nothing is deleted; resuming brings everything back", async () => {
     const tenant = await provisionTenant(t);
     const accessToken = (

@@ -17,7 +17,7 @@ import {
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 
 /*
- * Issue 34 item 4, CONTRACT §8 "Operator notifications": a webhook subscription without
+ * Issue 34 item 4, rules/contract §8 "Operator notifications": a webhook subscription without
  * `bindingId` is a tenant's operator subscription to event types; its deliveries follow §5 (the
  * same machinery as a binding's) with the body {eventId, type, tenantId, occurredAt, subject}, and
  * each event is raised once, in the transaction of the state change, by performing the real act.
@@ -119,8 +119,8 @@ afterAll(async () => {
   await receiver.close();
 });
 
-describe("operator subscriptions (CONTRACT §8)", () => {
-  it("CONTRACT §8: a subscription without bindingId is the tenant's operator subscription to its eventTypes; its secret is shown once", async () => {
+describe("operator subscriptions (rules/contract §8)", () => {
+  it("rules/contract §8: a subscription without bindingId is the tenant's operator subscription to its eventTypes; its secret is shown once", async () => {
     const hook = await subscribe(allTypes);
     expect(hook).toMatchObject({ bindingId: null, eventTypes: allTypes, enabled: true });
     expect(hook.secret).toMatch(/^whsec_/);
@@ -149,7 +149,7 @@ describe("operator subscriptions (CONTRACT §8)", () => {
     ],
     ["an event type that is not a string", { eventTypes: [7] }, "/eventTypes/0"],
   ])(
-    "CONTRACT §8: %s is 400 ERR_VALIDATION at its pointer, nothing created",
+    "rules/contract §8: %s is 400 ERR_VALIDATION at its pointer, nothing created",
     async (_name, body, pointer) => {
       const before = (await call("GET", `${subscriptions}?limit=100`)).body.items as unknown[];
       const r = await call("POST", subscriptions, { url: receiver.url, ...body });
@@ -161,7 +161,7 @@ describe("operator subscriptions (CONTRACT §8)", () => {
     },
   );
 
-  it("CONTRACT §8: an operator subscription's URL passes the same SSRF checks (HTTPS only)", async () => {
+  it("rules/contract §8: an operator subscription's URL passes the same SSRF checks (HTTPS only)", async () => {
     const r = await call("POST", subscriptions, {
       url: "http://ops.example.com/hooks",
       eventTypes: ["exchange.upload.failed"],
@@ -171,8 +171,8 @@ describe("operator subscriptions (CONTRACT §8)", () => {
   });
 });
 
-describe("operator events, each raised once by the real act (CONTRACT §8)", () => {
-  it("CONTRACT §8: exchange.upload.rejected: a rejected interchange is received once, with uploadId and connectionId and no payload bytes; a subscription without the type gets nothing", async () => {
+describe("operator events, each raised once by the real act (rules/contract §8)", () => {
+  it("rules/contract §8: exchange.upload.rejected: a rejected interchange is received once, with uploadId and connectionId and no payload bytes; a subscription without the type gets nothing", async () => {
     const hook = await subscribe(["exchange.upload.rejected"]);
     const other = await subscribe(["exchange.upload.failed", "exchange.delivery.overdue"]);
     const p = await exchange.setupPartner(t, tenant.token);
@@ -192,7 +192,7 @@ describe("operator events, each raised once by the real act (CONTRACT §8)", () 
     expect(hook.received()).toHaveLength(1);
   });
 
-  it("CONTRACT §8: exchange.upload.failed: an upload whose processing budget is spent is received once", async () => {
+  it("rules/contract §8: exchange.upload.failed: an upload whose processing budget is spent is received once", async () => {
     const hook = await subscribe(["exchange.upload.failed"]);
     const p = await exchange.setupPartner(t, tenant.token);
     const r = await exchange.upload(t, p, exchange.validOrders(`FL${n}`), `notify-${n++}`);
@@ -207,7 +207,7 @@ describe("operator events, each raised once by the real act (CONTRACT §8)", () 
     });
   });
 
-  it("CONTRACT §8: exchange.delivery.failed: a delivery whose attempts are spent is received once, with deliveryAttemptId", async () => {
+  it("rules/contract §8: exchange.delivery.failed: a delivery whose attempts are spent is received once, with deliveryAttemptId", async () => {
     const hook = await subscribe(["exchange.delivery.failed"]);
     const p = await exchange.setupPartner(t, tenant.token);
     const uploadId = await processed(p, exchange.validOrders(`DF${n}`));
@@ -227,7 +227,7 @@ describe("operator events, each raised once by the real act (CONTRACT §8)", () 
     });
   });
 
-  it("CONTRACT §8: exchange.delivery.overdue: the sweep marking a delivery overdue raises it once, whatever the number of sweeps", async () => {
+  it("rules/contract §8: exchange.delivery.overdue: the sweep marking a delivery overdue raises it once, whatever the number of sweeps", async () => {
     const hook = await subscribe(["exchange.delivery.overdue"]);
     const p = await exchange.setupPartner(t, tenant.token);
     const patched = await call("PATCH", `/api/v1/admin/connections/${p.connectionId}`, {
@@ -248,7 +248,7 @@ describe("operator events, each raised once by the real act (CONTRACT §8)", () 
     });
   });
 
-  it("CONTRACT §8: workflows.request.failed: a transition request that ends failed is received once, with requestId", async () => {
+  it("rules/contract §8: workflows.request.failed: a transition request that ends failed is received once, with requestId", async () => {
     const hook = await subscribe(["workflows.request.failed"]);
     const r = await t.inject({
       method: "POST",
@@ -265,8 +265,8 @@ describe("operator events, each raised once by the real act (CONTRACT §8)", () 
   });
 });
 
-describe("operator deliveries on the webhook machinery (CONTRACT §5)", () => {
-  it("CONTRACT §5: only a 2xx ends a delivery: a 500 is retried with the same webhook-id and the same eventId; attempts are listed", async () => {
+describe("operator deliveries on the webhook machinery (rules/contract §5)", () => {
+  it("rules/contract §5: only a 2xx ends a delivery: a 500 is retried with the same webhook-id and the same eventId; attempts are listed", async () => {
     const hook = await subscribe(["workflows.request.failed"]);
     let calls = 0;
     receiver.answer = (request) => ({
@@ -302,7 +302,7 @@ describe("operator deliveries on the webhook machinery (CONTRACT §5)", () => {
     ]);
   });
 
-  it("CONTRACT §8: a disabled or deleted operator subscription receives nothing; rotate-secret signs with both secrets; recover is 409", async () => {
+  it("rules/contract §8: a disabled or deleted operator subscription receives nothing; rotate-secret signs with both secrets; recover is 409", async () => {
     const disabled = await subscribe(["workflows.request.failed"]);
     const deleted = await subscribe(["workflows.request.failed"]);
     const rotated = await subscribe(["workflows.request.failed"]);

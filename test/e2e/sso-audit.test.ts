@@ -7,7 +7,7 @@ import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { addUser, expectProblem, patchUser } from "../support/users.js";
 
 /**
- * CONTRACT §7 audit: a refused single sign-on is a `session.failed` record (method `sso`) in the
+ * rules/contract §7 audit: a refused single sign-on is a `session.failed` record (method `sso`) in the
  * tenant's trail once the callback knows the tenant (a genuine state), with `principalId` the user
  * when the e-mail address matched one, else null. It never holds the code, the state, a token or
  * the e-mail address. A callback whose state names no tenant has no trail to write to.
@@ -81,7 +81,7 @@ async function refusedRecord(url: string): Promise<FailedRecord | undefined> {
   return added[0];
 }
 
-describe("CONTRACT §7 audit: a refused single sign-on is session.failed", () => {
+describe("rules/contract §7 audit: a refused single sign-on is session.failed", () => {
   it("a deactivated user: principalId is the user, method sso, with the request's correlation id; no e-mail in it", async () => {
     const member = await addUser(t, tenant, "viewer");
     expect((await patchUser(t, tenant.token, member.id, { status: "deactivated" })).statusCode).toBe(200);

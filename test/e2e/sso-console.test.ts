@@ -12,12 +12,12 @@ import {
 import { addUser } from "../support/users.js";
 
 /**
- * Issue 32 step 7, CONTRACT §7 single sign-on in Chromium: the console's "Sign in with SSO" goes
+ * Issue 32 step 7, rules/contract §7 single sign-on in Chromium: the console's "Sign in with SSO" goes
  * to the identity provider (the test double of test/support/oidc-issuer.ts) and back, signed in.
  * HANSE_PUBLIC_URL is the app's real address, so that the redirect URI reaches it.
  */
 describe.skipIf(browserTestsSkipped())(
-  "CONTRACT §7 single sign-on in the console (Chromium)",
+  "rules/contract §7 single sign-on in the console (Chromium)",
   { timeout: 120_000 },
   () => {
     let s: SsoConsole<TestIssuer>;

@@ -13,13 +13,13 @@ import {
 import { addUser } from "../support/users.js";
 
 /**
- * Issue 32 step 5, CONTRACT §7 single sign-on in Chromium against a REAL OpenID provider
+ * Issue 32 step 5, rules/contract §7 single sign-on in Chromium against a REAL OpenID provider
  * (`oidc-provider`, test/support/oidc-provider.ts): the console's "Sign in with SSO", the
  * provider's own login and consent pages, and back in the console, signed in. HANSE_PUBLIC_URL is
  * the app's real address, so that the redirect URI reaches it.
  */
 describe.skipIf(browserTestsSkipped())(
-  "CONTRACT §7 single sign-on in the console against oidc-provider (Chromium)",
+  "rules/contract §7 single sign-on in the console against oidc-provider (Chromium)",
   { timeout: 120_000 },
   () => {
     let s: SsoConsole<RealOidcProvider>;

@@ -16,7 +16,7 @@ import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { addUser, expectProblem, patchUser } from "../support/users.js";
 
 /**
- * Issue 32 step 5, CONTRACT §7 "Single sign-on" against a REAL OpenID provider: `oidc-provider`
+ * Issue 32 step 5, rules/contract §7 "Single sign-on" against a REAL OpenID provider: `oidc-provider`
  * (the certified reference implementation) started in-process (test/support/oidc-provider.ts).
  * People sign in on the provider's own login and consent pages, filled in over HTTP. The
  * provider keeps real time; Hanse's clock is real time plus `skew` (the expired-token case moves
@@ -74,7 +74,7 @@ const expectRefused = (url: string, tenantId = tenant.id) => expectSsoRefused(t,
 const lastRefusal = () =>
   t.logs.filter((line) => line.includes("single sign-on refused")).at(-1) ?? "no refusal logged";
 
-describe("CONTRACT §7 single sign-on against a real OpenID provider (oidc-provider): the callback", () => {
+describe("rules/contract §7 single sign-on against a real OpenID provider (oidc-provider): the callback", () => {
   it("success: 303 to returnTo with the console's session cookie; GET /console/session 200 as the user", async () => {
     const member = await addUser(t, tenant, "admin");
     const login = idp.addAccount({ email: member.email, emailVerified: true });
@@ -232,7 +232,7 @@ describe("CONTRACT §7 single sign-on against a real OpenID provider (oidc-provi
   });
 });
 
-describe("CONTRACT §7 single sign-on with a provider that gives the e-mail at userinfo only (oidc-provider's default, Core §5.4)", () => {
+describe("rules/contract §7 single sign-on with a provider that gives the e-mail at userinfo only (oidc-provider's default, Core §5.4)", () => {
   let strict: RealOidcProvider;
   let other: ProvisionedTenant;
   beforeAll(async () => {
@@ -279,7 +279,7 @@ describe("CONTRACT §7 single sign-on with a provider that gives the e-mail at u
   });
 });
 
-describe("CONTRACT §1, §7: secrets of single sign-on with a real provider", () => {
+describe("rules/contract §1, §7: secrets of single sign-on with a real provider", () => {
   it("no log line holds the client secret or a token the provider gave", () => {
     expect(idp.idTokens.length).toBeGreaterThan(5);
     for (const secret of [idp.clientSecret, ...idp.idTokens, ...idp.accessTokens]) {

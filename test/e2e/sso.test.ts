@@ -17,7 +17,7 @@ import { adminHeaders, bearer, createTestApp, type TestApp } from "../support/te
 import { addUser, expectProblem, patchUser } from "../support/users.js";
 
 /**
- * Issue 32 step 7, CONTRACT §7 "Single sign-on": a tenant's OpenID Connect settings, the
+ * Issue 32 step 7, rules/contract §7 "Single sign-on": a tenant's OpenID Connect settings, the
  * redirect to the issuer and the callback, against a test double of the identity provider
  * (test/support/oidc-issuer.ts) on 127.0.0.1 (hence HANSE_SSO_ALLOW_INSECURE=1). The app's
  * clock and the issuer's are the test's.
@@ -69,7 +69,7 @@ const callback = (url: string) => t.inject({ method: "GET", url });
 const counts = (tenantId: string) => ssoCounts(t, tenantId);
 const expectRefused = (url: string, tenantId = tenant.id) => expectSsoRefused(t, url, tenantId);
 
-describe("CONTRACT §7 single sign-on: settings", () => {
+describe("rules/contract §7 single sign-on: settings", () => {
   it("PUT returns the settings without the secret, GET the same, DELETE removes them; the secret is sealed and never logged", async () => {
     const other = await provisionTenant(t);
     expectProblem(await get(other.token), 404, "ERR_NOT_FOUND");
@@ -105,7 +105,7 @@ describe("CONTRACT §7 single sign-on: settings", () => {
     );
     expectProblem(await start(other.slug), 404, "ERR_NOT_FOUND");
 
-    // CONTRACT §7 audit: sso.updated for the save (the fields, never the secret) and the removal.
+    // rules/contract §7 audit: sso.updated for the save (the fields, never the secret) and the removal.
     const records = await t.inject({
       method: "GET",
       url: "/api/v1/admin/audit-events?type=sso.updated",
@@ -207,7 +207,7 @@ describe("CONTRACT §7 single sign-on: settings", () => {
   });
 });
 
-describe("CONTRACT §7 single sign-on: the redirect to the issuer", () => {
+describe("rules/contract §7 single sign-on: the redirect to the issuer", () => {
   beforeAll(async () => {
     const saved = await put(tenant.token, settings());
     expect(saved.statusCode, saved.body).toBe(200);
@@ -256,7 +256,7 @@ describe("CONTRACT §7 single sign-on: the redirect to the issuer", () => {
   });
 });
 
-describe("CONTRACT §7 single sign-on: the callback", () => {
+describe("rules/contract §7 single sign-on: the callback", () => {
   let member: { id: string; email: string };
   beforeAll(async () => {
     const saved = await put(tenant.token, settings());
@@ -292,7 +292,7 @@ describe("CONTRACT §7 single sign-on: the callback", () => {
       .json<{ items: { id: string; current: boolean; method: string }[] }>()
       .items.find((s) => s.current);
     expect(current?.method).toBe("sso");
-    // CONTRACT §7 audit: the sign-in is a session.created record with method sso, naming the session.
+    // rules/contract §7 audit: the sign-in is a session.created record with method sso, naming the session.
     const created = await t.inject({
       method: "GET",
       url: `/api/v1/admin/audit-events?type=session.created&targetId=${current?.id ?? ""}`,
@@ -486,7 +486,7 @@ describe("CONTRACT §7 single sign-on: the callback", () => {
   });
 });
 
-describe("CONTRACT §1, §7: secrets of single sign-on", () => {
+describe("rules/contract §1, §7: secrets of single sign-on", () => {
   it("no log line holds the client secret or an ID token the issuer gave", () => {
     expect(idp.idTokens.length).toBeGreaterThan(5);
     for (const secret of [idp.clientSecret, ...idp.idTokens]) {

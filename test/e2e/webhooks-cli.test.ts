@@ -78,7 +78,7 @@ afterAll(async () => {
 });
 
 describe("hanse webhooks: subscription administration (issue 22 item 4)", () => {
-  it("CONTRACT §8: create --events makes an operator subscription; --binding and --events together or neither is a usage error; an unknown type is the server's 400", async () => {
+  it("rules/contract §8: create --events makes an operator subscription; --binding and --events together or neither is a usage error; an unknown type is the server's 400", async () => {
     const url = receiver.url.replace("/hooks", "/operator");
     const created = await hanse([
       "webhooks",

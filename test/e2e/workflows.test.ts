@@ -429,7 +429,9 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(rows.map((row) => Number(row.max_attempts))).toEqual([12]);
   });
 
-  it("spec D rule 1: the key is required, non-empty and at most 255 characters", async ({ skip }) => {
+  it("rules/interface D rule 1: the key is required, non-empty and at most 255 characters", async ({
+    skip,
+  }) => {
     skip(countsRows);
     const entity = await createEntity();
     const body = { entity: "product", entityId: entity.id, transition: "submit" };
@@ -448,7 +450,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(await requestRows()).toBe(before + 1);
   });
 
-  it("spec D rule 1: a key may hold any characters (a space, UTF-8 letters), counted as characters, not bytes", async ({
+  it("rules/interface D rule 1: a key may hold any characters (a space, UTF-8 letters), counted as characters, not bytes", async ({
     skip,
   }) => {
     skip(countsRows);
@@ -476,7 +478,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(await requestRows()).toBe(before + 2);
   });
 
-  it("a body that is not JSON is 400 ERR_VALIDATION at the Content-Type (CONTRACT §1 lists no 415), nothing created", async ({
+  it("a body that is not JSON is 400 ERR_VALIDATION at the Content-Type (rules/contract §1 lists no 415), nothing created", async ({
     skip,
   }) => {
     skip(countsRows);
@@ -496,7 +498,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(await requestRows()).toBe(before);
   });
 
-  it("spec D rule 2: an exact retry returns 202 with the same body, byte for byte; one request, one queue event", async ({
+  it("rules/interface D rule 2: an exact retry returns 202 with the same body, byte for byte; one request, one queue event", async ({
     skip,
   }) => {
     skip(countsRows);
@@ -531,7 +533,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
   });
 
   it.skipIf(!onPostgres)(
-    "spec D rule 2: 50 concurrent identical requests → 50 identical 202 bodies, one request row, one queue event (PostgreSQL)",
+    "rules/interface D rule 2: 50 concurrent identical requests → 50 identical 202 bodies, one request row, one queue event (PostgreSQL)",
     async () => {
       const entity = await createEntity();
       const key = newKey("race");
@@ -552,7 +554,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     },
   );
 
-  it("spec D rule 3: reusing a key for another entity, entityId, transition or payload is 409 ERR_IDEMPOTENCY_MISMATCH", async ({
+  it("rules/interface D rule 3: reusing a key for another entity, entityId, transition or payload is 409 ERR_IDEMPOTENCY_MISMATCH", async ({
     skip,
   }) => {
     skip(countsRows);
@@ -600,7 +602,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     );
   });
 
-  it("spec D rule 4: a missing key is 400 ERR_IDEMPOTENCY_KEY_REQUIRED (a problem document, no request)", async ({
+  it("rules/interface D rule 4: a missing key is 400 ERR_IDEMPOTENCY_KEY_REQUIRED (a problem document, no request)", async ({
     skip,
   }) => {
     skip(countsRows);
@@ -621,7 +623,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(await requestRows()).toBe(before);
   });
 
-  it("spec D rule 5: a body of 1 MiB + 1 byte is 413 and creates neither a request nor a queue event", async ({
+  it("rules/interface D rule 5: a body of 1 MiB + 1 byte is 413 and creates neither a request nor a queue event", async ({
     skip,
   }) => {
     skip(countsRows);
@@ -673,7 +675,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(atLimit.statusCode).toBe(202);
   });
 
-  it("spec D rule 5 over a real socket: the status line says 413 Request Entity Too Large and the connection closes", async ({
+  it("rules/interface D rule 5 over a real socket: the status line says 413 Request Entity Too Large and the connection closes", async ({
     skip,
   }) => {
     skip(ownSocket);
@@ -729,7 +731,7 @@ describe("POST /api/v1/workflows/transition-requests", () => {
     expect(await requestRows()).toBe(before);
   });
 
-  it("spec D rule 6: the idempotency key never reaches a log line; an opaque reference does", async ({
+  it("rules/interface D rule 6: the idempotency key never reaches a log line; an opaque reference does", async ({
     skip,
   }) => {
     skip(readsLogs);

@@ -74,7 +74,7 @@ interface Real {
   partner: PartnerSetup;
 }
 
-/** Leases that ran out end (CONTRACT §4): due again after the backoff, or failed once the budget is spent. */
+/** Leases that ran out end (rules/contract §4): due again after the backoff, or failed once the budget is spent. */
 function settle(m: Model): void {
   for (const d of m.deliveries) {
     if (d.status !== "claimed" || d.leaseEnd === null || d.leaseEnd > m.now) continue;

@@ -1,4 +1,4 @@
-/** What the tests read of the entitlement change feed and snapshot (CONTRACT spec C). */
+/** What the tests read of the entitlement change feed and snapshot (rules/interface C). */
 export interface FeedEntitlement {
   actorId: string;
   status: string;

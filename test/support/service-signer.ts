@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 
-/** Signs like CONTRACT §5 says, written out here independently of src/ (tests check the server with it). */
+/** Signs like rules/contract §5 says, written out here independently of src/ (tests check the server with it). */
 export function serviceSignature(options: {
   secret: string;
   method: string;

@@ -7,7 +7,7 @@ import { freePort } from "./server-process.js";
 import { bearer, createTestApp, type TestApp } from "./test-app.js";
 import { expectProblem } from "./users.js";
 
-/** What the single sign-on tests share (CONTRACT §7), whichever identity provider they run against. */
+/** What the single sign-on tests share (rules/contract §7), whichever identity provider they run against. */
 export const ssoSettingsUrl = "/api/v1/admin/sso";
 export const ssoCallbackPath = "/api/v1/auth/sso/callback";
 

@@ -4,7 +4,7 @@ import type { ProvisionedTenant } from "./fixtures.js";
 
 let counter = 0;
 
-/** A user of a tenant as these tests see it (CONTRACT §7). */
+/** A user of a tenant as these tests see it (rules/contract §7). */
 export interface UserBody {
   id: string;
   email: string;

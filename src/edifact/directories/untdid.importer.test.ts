@@ -1,5 +1,5 @@
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- tests read fixtures; the library itself does no I/O
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -7,8 +7,7 @@ import { getCompactDirectory } from "./directory.registry.js";
 import { loadDirectory } from "./directory.loader.js";
 import { importDirectory, parseMessageStructure } from "./untdid.importer.js";
 import { readZipDeep } from "./zip.reader.js";
-
-const SHARED = join(import.meta.dirname, "../../../../shared/directories");
+import { absent, directoriesDir, hasDirectories } from "../../../test/support/shared-data.js";
 
 /** A minimal zip writer for tests (stored or deflated entries). */
 function zip(entries: { name: string; data: Uint8Array; deflate?: boolean }[]): Uint8Array {
@@ -90,11 +89,11 @@ describe("segment table reader", () => {
   });
 });
 
-describe.skipIf(!existsSync(SHARED))(
-  `official releases (${SHARED}; skipped when ../shared is absent)`,
+describe.skipIf(!hasDirectories)(
+  `official releases (${hasDirectories ? directoriesDir : absent(directoriesDir)})`,
   () => {
     it("imports the modern D.18A layout (EDMD/EDSD/EDCD/EDED/UNCL) into ORDERS definitions", () => {
-      const compact = importDirectory(readFileSync(join(SHARED, "d18a.zip")));
+      const compact = importDirectory(readFileSync(join(directoriesDir, "d18a.zip")));
       const dir = loadDirectory(compact);
       expect(dir.id).toBe("D18A");
       const orders = dir.messages.get("ORDERS");
@@ -120,7 +119,7 @@ describe.skipIf(!existsSync(SHARED))(
     });
 
     it("reproduces the committed D96A definitions from the official D.96A release", () => {
-      const imported = importDirectory(readFileSync(join(SHARED, "d96a.zip")));
+      const imported = importDirectory(readFileSync(join(directoriesDir, "d96a.zip")));
       expect(imported).toEqual(getCompactDirectory("D96A"));
     });
   },

@@ -8,7 +8,7 @@ import {
 } from "../syntax/separators.js";
 
 /**
- * The envelope check of a streamed input (the exchange's synchronous upload check, CONTRACT
+ * The envelope check of a streamed input (the exchange's synchronous upload check, rules/contract
  * §4): the bytes are exactly one interchange — they start with `UNA` or `UNB` (after an
  * optional UTF-8 BOM) and hold one `UNB` … `UNZ`. Fed chunk by chunk while the input streams,
  * so no payload is held; everything else is left to parseInterchange/validateInterchange. Also

@@ -8,7 +8,7 @@ import type { Interchange } from "../envelope/interchange.types.js";
 /**
  * `receiptOnly`: a CONTRL that confirms receipt only (UCI action 8), reporting no validation
  * result — for partners who agreed on receipt notices. The partner exchange never sends one
- * (CONTRACT §4: it always reports the syntax check, action 7 or 4).
+ * (rules/contract §4: it always reports the syntax check, action 7 or 4).
  */
 export interface ContrlOptions {
   readonly receiptOnly?: boolean;

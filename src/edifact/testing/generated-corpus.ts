@@ -8,12 +8,12 @@ import type { SyntaxIdentifier } from "../syntax/charset.js";
 import type { Separators } from "../syntax/separators.js";
 
 /**
- * Issue 23 item 6: a corpus made by the engine's own builders, so that a clone without
- * ../shared/corpus still runs the corpus tests' paths. Valid and broken interchanges of syntax
- * versions 3 and 4 for both directories the engine ships (D.96A, D.25A) — ORDERS written through
- * the serializer, ORDRSP and APERAK through their builders — each broken one with the defect
- * classes (ISO 9735 error codes) the shared corpus expects. Made afresh on every call from a
- * seed: the same seed gives the same bytes.
+ * Issue 23 item 6: a corpus made by the engine's own builders, so that a clone without the
+ * customer's corpus (test/support/shared-data.ts) still runs the corpus tests' paths. Valid and
+ * broken interchanges of syntax versions 3 and 4 for both directories the engine ships (D.96A,
+ * D.25A) — ORDERS written through the serializer, ORDRSP and APERAK through their builders — each
+ * broken one with the defect classes (ISO 9735 error codes) the shared corpus expects. Made afresh
+ * on every call from a seed: the same seed gives the same bytes.
  */
 export interface GeneratedCase {
   /** A file-like name: message, directory, syntax version, what it exercises. */

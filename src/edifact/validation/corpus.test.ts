@@ -1,5 +1,5 @@
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- tests read fixtures; the library itself does no I/O
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,8 +10,7 @@ import {
 import { parseInterchange } from "../envelope/interchange.parser.js";
 import { generatedCorpus } from "../testing/generated-corpus.js";
 import { validateInterchange, type ValidationReport } from "./interchange.validator.js";
-
-const CORPUS = join(import.meta.dirname, "../../../../shared/corpus");
+import { absent, corpusDir, hasCorpus } from "../../../test/support/shared-data.js";
 
 /**
  * Expected ISO 9735 error codes per corpus file, validated against D.96A (the directory of
@@ -112,28 +111,28 @@ function expectOffsetsWithin(report: ValidationReport, bytes: Uint8Array): void 
   }
 }
 
-describe.skipIf(!existsSync(CORPUS))(`corpus (${CORPUS}; skipped when ../shared is absent)`, () => {
-  const files = existsSync(CORPUS) ? readdirSync(CORPUS).filter((f) => f.endsWith(".edi")) : [];
+describe.skipIf(!hasCorpus)(`corpus (${hasCorpus ? corpusDir : absent(corpusDir)})`, () => {
+  const files = hasCorpus ? readdirSync(corpusDir).filter((f) => f.endsWith(".edi")) : [];
 
   it("has an expectation for every corpus file", () => {
     expect(files.sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 
   it.each(files)("%s parses and validates to its expected codes", (file) => {
-    const bytes = readFileSync(join(CORPUS, file));
+    const bytes = readFileSync(join(corpusDir, file));
     const { codes, report } = validated(bytes, "D96A");
     expect(codes, EXPECTED[file]?.why).toEqual(EXPECTED[file]?.codes);
     expectOffsetsWithin(report, bytes);
   });
 
   it("validates the valid files against D.25A only for the release mismatch", () => {
-    const parsed = parseInterchange(readFileSync(join(CORPUS, "orders-d96a-edifabric-1.edi")));
+    const parsed = parseInterchange(readFileSync(join(corpusDir, "orders-d96a-edifabric-1.edi")));
     const report = validateInterchange(parsed, { directory: getDirectory("D25A") });
     expect(report.issues.map((i) => [i.code, i.tag, i.element, i.component])).toEqual([[14, "UNH", 2, 3]]);
   });
 });
 
-describe("issue 23: the generated corpus (the engine's own builders; runs without ../shared)", () => {
+describe("issue 23: the generated corpus (the engine's own builders; runs without the customer's corpus)", () => {
   const corpus = generatedCorpus();
 
   it("has every defect class the shared corpus expects, both syntax versions and both directories", () => {

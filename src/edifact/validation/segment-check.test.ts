@@ -1,5 +1,5 @@
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports -- tests read fixtures; the library itself does no I/O
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -11,8 +11,8 @@ import { validateInterchange, type ValidateOptions } from "./interchange.validat
 import { FastWalk, withoutFastWalk } from "./segment-check.js";
 import { quickContext } from "./segment.precheck.js";
 import { StructureWalker } from "./structure.validator.js";
+import { absent, corpusDir, hasCorpus } from "../../../test/support/shared-data.js";
 
-const CORPUS = join(import.meta.dirname, "../../../../shared/corpus");
 const D96A = getDirectory("D96A");
 
 /**
@@ -177,12 +177,12 @@ describe("the WebAssembly fast path of validation", () => {
     }
   });
 
-  const corpus = existsSync(CORPUS) ? readdirSync(CORPUS).filter((f) => f.endsWith(".edi")) : [];
+  const corpus = hasCorpus ? readdirSync(corpusDir).filter((f) => f.endsWith(".edi")) : [];
   it.skipIf(corpus.length === 0)(
-    `gives the same report as the TypeScript path on every corpus file${corpus.length === 0 ? ` (skipped: ${CORPUS} is absent)` : ""}`,
+    `gives the same report as the TypeScript path on every corpus file${corpus.length === 0 ? ` (${absent(corpusDir)})` : ""}`,
     () => {
       for (const file of corpus) {
-        const input = readFileSync(join(CORPUS, file));
+        const input = readFileSync(join(corpusDir, file));
         for (const codeLists of ["association", "strict"] as const) {
           const { fast, typescript } = reports(input, { directory: D96A, codeLists });
           expect(fast, file).toEqual(typescript);

@@ -22,13 +22,13 @@ const publicEntrypoints: EntrypointList = {
       actions: [
         { id: "create", method: "POST", href: "/api/v1/auth/sessions" },
         { id: "delete", method: "DELETE", href: "/api/v1/auth/sessions/current" },
-        // The calling user's own sessions (CONTRACT §7), with that user's session as the credential.
+        // The calling user's own sessions (rules/contract §7), with that user's session as the credential.
         { id: "list", method: "GET", href: "/api/v1/auth/sessions" },
         { id: "end", method: "DELETE", href: "/api/v1/auth/sessions/{id}" },
       ],
     },
     {
-      // The calling user's own password (CONTRACT §7), with that user's session as the credential.
+      // The calling user's own password (rules/contract §7), with that user's session as the credential.
       id: "auth.password",
       kind: "auth",
       href: "/api/v1/auth/password",

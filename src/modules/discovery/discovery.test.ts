@@ -34,7 +34,7 @@ describe("public discovery", () => {
     expect(Array.isArray(body.capabilities)).toBe(true);
   });
 
-  it("spec B rule 1: never mentions system resources", async () => {
+  it("rules/interface B rule 1: never mentions system resources", async () => {
     const response = await t.inject({ method: "GET", url: "/api/v1/meta/discovery" });
     expect(response.body).not.toMatch(/system\.tenants|\/api\/v1\/system/);
     const publicEntries = await t.inject({ method: "GET", url: "/api/v1/meta/entrypoints" });
@@ -67,8 +67,8 @@ describe("public discovery", () => {
   });
 });
 
-describe("authenticated entrypoints (spec B)", () => {
-  it("the system administrator sees system.tenants with list, read and create (and CONTRACT §7's suspend and resume) and the create contract", async () => {
+describe("authenticated entrypoints (rules/interface B)", () => {
+  it("the system administrator sees system.tenants with list, read and create (and rules/contract §7's suspend and resume) and the create contract", async () => {
     const entry = await tenantsEntry(adminHeaders);
     expect(entry).toMatchObject({ kind: "system-resource", href: "/api/v1/system/tenants" });
     expect(entry?.actions.map((a) => a.id)).toEqual(["list", "read", "create", "suspend", "resume"]);

@@ -12,7 +12,7 @@ import type { EntitlementAppsTable, EntitlementsTable, EntitlementTables } from 
 type Db = Kysely<EntitlementTables>;
 type Trx = Transaction<EntitlementTables>;
 
-/** The wire form of a stored entitlement (CONTRACT §5). */
+/** The wire form of a stored entitlement (rules/contract §5). */
 export const toEntitlement = (row: Selectable<EntitlementsTable>): Entitlement => ({
   appId: row.app_id,
   actorId: row.actor_id,

@@ -236,7 +236,7 @@ export const CreateSubscriptionBody = Type.Object(
         maxItems: operatorEventTypes.length,
         uniqueItems: true,
         description:
-          "Without `bindingId`: a tenant's operator subscription to these event types (CONTRACT §8); " +
+          "Without `bindingId`: a tenant's operator subscription to these event types (rules/contract §8); " +
           "required then, and not allowed with `bindingId`",
       }),
     ),
@@ -259,7 +259,7 @@ export const SubscriptionSchema = Type.Object(
     appId: Type.Union([Type.String(), Type.Null()], { description: "Null for an operator subscription" }),
     url: Type.String(),
     eventTypes: Type.Union([Type.Array(OperatorEventTypeSchema), Type.Null()], {
-      description: "An operator subscription's event types (CONTRACT §8); null for a binding's",
+      description: "An operator subscription's event types (rules/contract §8); null for a binding's",
     }),
     enabled: Type.Boolean(),
     disabledReason: Type.Union([Type.String(), Type.Null()], { description: "Why deliveries stopped" }),
@@ -389,7 +389,7 @@ export const RotationResult = Type.Object(
   { examples: [{ kid: "k-2026-12", activatesAt: "2026-11-27T10:00:00.000Z" }] },
 );
 
-// ---- the service interface (spec C) ------------------------------------------------------------
+// ---- the service interface (rules/interface C) ------------------------------------------------------------
 
 export const IntrospectParams = Type.Object({ actorId: ActorId });
 export const Introspection = Type.Object(

@@ -56,7 +56,7 @@ export interface EntitlementChangesTable {
   changed_by: string | null;
 }
 
-/** A committed entitlement change, as its webhook deliveries need it (spec C rule 5: no rights). */
+/** A committed entitlement change, as its webhook deliveries need it (rules/interface C rule 5: no rights). */
 export interface CommittedChange {
   tenantId: string;
   appId: string;
@@ -66,7 +66,7 @@ export interface CommittedChange {
   occurredAt: Date;
 }
 
-/** The event types of operator subscriptions (CONTRACT §8). */
+/** The event types of operator subscriptions (rules/contract §8). */
 export const operatorEventTypes = [
   "exchange.upload.rejected",
   "exchange.upload.failed",
@@ -76,7 +76,7 @@ export const operatorEventTypes = [
 ] as const;
 export type OperatorEventType = (typeof operatorEventTypes)[number];
 
-/** What an operator event is about: ids only, never payload bytes (CONTRACT §8). */
+/** What an operator event is about: ids only, never payload bytes (rules/contract §8). */
 export interface OperatorEventSubject {
   uploadId?: string;
   deliveryAttemptId?: string;
@@ -99,7 +99,7 @@ export interface ServiceBindingsTable {
   audience: string;
   required_capabilities: string[];
   created_at: Date;
-  /** Offboarded (CONTRACT §7): every credential of the binding is refused from then on. */
+  /** Offboarded (rules/contract §7): every credential of the binding is refused from then on. */
   revoked_at: Date | null;
 }
 
@@ -139,12 +139,12 @@ export interface EntitlementSigningKeysTable {
 export interface WebhookSubscriptionsTable {
   tenant_id: string;
   id: string;
-  /** Null for a tenant's operator subscription (CONTRACT §8). */
+  /** Null for a tenant's operator subscription (rules/contract §8). */
   binding_id: string | null;
   url: string;
   /** The app of the binding, copied: changes find their subscriptions by it (null: operator). */
   app_id: string | null;
-  /** An operator subscription's event types (CONTRACT §8); null for a binding's subscription. */
+  /** An operator subscription's event types (rules/contract §8); null for a binding's subscription. */
   event_types: string[] | null;
   /** The Standard Webhooks secret, sealed. */
   secret: string;
@@ -156,7 +156,7 @@ export interface WebhookSubscriptionsTable {
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
   created_at: Date;
-  /** Deleted by an administrator (CONTRACT §7): kept with its attempts, invisible, never delivered again. */
+  /** Deleted by an administrator (rules/contract §7): kept with its attempts, invisible, never delivered again. */
   deleted_at: Date | null;
 }
 

@@ -47,7 +47,7 @@ export { raiseOperatorEventsSql } from "./webhooks/index.js";
 export type { OperatorEvent, OperatorEventSubject, OperatorEventType } from "./entitlements.tables.js";
 
 /**
- * Raises an operator event (CONTRACT §8) in the caller's transaction, the one that makes the state
+ * Raises an operator event (rules/contract §8) in the caller's transaction, the one that makes the state
  * change it reports: the webhooks part, the only writer of its tables, queues one delivery per
  * operator subscription of the tenant that takes the event's type.
  */
@@ -62,12 +62,12 @@ export interface EntitlementsModule extends HanseModule {
   /** Webhook delivery counters (attempts, outcomes, commit-to-delivery lag) for metrics. */
   webhookCounters: WebhookCounters;
   serviceAuthenticator: ServiceAuthenticator;
-  /** Operator notifications (CONTRACT §8): what the exchange and workflows raise their events through. */
+  /** Operator notifications (rules/contract §8): what the exchange and workflows raise their events through. */
   raiseOperatorEvent: RaiseOperatorEvent;
-  /** What discovery reports (CONTRACT §3). */
+  /** What discovery reports (rules/contract §3). */
   discovery: { issuer: string; jwksUri: string };
   /**
-   * The native resolver (spec C rule 4's first mode): one actor's entitlement decision for code in
+   * The native resolver (rules/interface C rule 4's first mode): one actor's entitlement decision for code in
    * this process, isolated by tenant, decided as introspection decides.
    */
   resolveEntitlement(

@@ -26,7 +26,7 @@ export interface ExchangeDeps {
   /** The catalog: the states of the tenant's products by GTIN (order checks). */
   workflows: Pick<WorkflowsService, "productStates">;
   logger: Logger;
-  /** Operator notifications (CONTRACT §8), raised in the transaction of the state change. */
+  /** Operator notifications (rules/contract §8), raised in the transaction of the state change. */
   raiseOperatorEvent: RaiseOperatorEvent;
   mailbox: DeliveryPolicy;
   /** Upload and payload limit (16 MiB). */

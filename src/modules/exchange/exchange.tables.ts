@@ -21,14 +21,14 @@ export interface ConnectionsTable {
   tenant_id: string;
   id: string;
   partner_id: string;
-  /** 1–200 characters; the partner's name unless given (CONTRACT §8). */
+  /** 1–200 characters; the partner's name unless given (rules/contract §8). */
   name: string;
   api_version: string;
   status: ConnectionStatus;
   active_revision: number;
   /**
    * How long a delivery may wait for its acknowledgement before it is overdue (60–2592000 s;
-   * null: never). CONTRACT §8.
+   * null: never). rules/contract §8.
    */
   collection_deadline_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   outbound_counter: ColumnType<number, number | undefined, number>;

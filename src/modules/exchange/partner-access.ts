@@ -21,7 +21,7 @@ function keyMayName(principal: Principal, id: string): boolean {
 }
 
 /**
- * Whether a partner key may use a connection (CONTRACT §4): of its tenant and its partner, among
+ * Whether a partner key may use a connection (rules/contract §4): of its tenant and its partner, among
  * the key's connections when it is restricted, and active. The accept statement of a small upload
  * decides the same in SQL (`target` in inbox/inbox.repository.ts).
  */

@@ -13,7 +13,7 @@ import { rateLimitKey, type RateLimit, type RateLimits } from "../../platform/li
 
 export const partnerBase = "/api/v1/b2b-exchange/partner/connections/:connectionID";
 
-/** Generic codes become the exchange's own (spec A, Errors). */
+/** Generic codes become the exchange's own (rules/interface Errors, partner exchange). */
 const exchangeCodes: Partial<Record<ErrorCode, ErrorCode>> = {
   ERR_VALIDATION: "ERR_B2B_EXCHANGE_INVALID_REQUEST",
   ERR_IDEMPOTENCY_KEY_REQUIRED: "ERR_B2B_EXCHANGE_INVALID_REQUEST",

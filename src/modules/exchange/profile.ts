@@ -1,4 +1,4 @@
-/** A connection's profile (CONTRACT §4); revisions of it are immutable. */
+/** A connection's profile (rules/contract §4); revisions of it are immutable. */
 export interface Identification {
   id: string;
   qualifier?: string;
@@ -18,7 +18,7 @@ export interface Profile {
   orderValidation: "none" | "catalog";
   /**
    * An upload repeating the UNB sender, recipient and control reference of an upload of the
-   * connection processed this many days before is a duplicate (CONTRACT §8); 0 turns it off.
+   * connection processed this many days before is a duplicate (rules/contract §8); 0 turns it off.
    */
   duplicateWindowDays: number;
 }

@@ -79,7 +79,7 @@ export function createAuthenticator(deps: {
   /**
    * Every refusal looks the same (null): unknown id, wrong secret (compared in constant time on
    * the hashes), a bearer of another kind, revoked, expired, or a tenant whose provisioning failed
-   * or that is suspended (CONTRACT §7: refused as if unknown).
+   * or that is suspended (rules/contract §7: refused as if unknown).
    */
   const principalOf = (
     parsed: ParsedBearer,
@@ -92,7 +92,7 @@ export function createAuthenticator(deps: {
     if (row.revoked_at || (row.expires_at && row.expires_at <= now)) return null;
     if (repo.refusedTenantStatuses.includes(row.tenant_status)) return null;
     if (row.kind === "session") {
-      // A deactivated user's sessions end at once (CONTRACT §7).
+      // A deactivated user's sessions end at once (rules/contract §7).
       if (row.user_status !== "active") return null;
       // Idle expiry: judged on the recorded last use, which may be up to a minute behind, so a
       // session is refused at the latest `idle` after its last use, never later.

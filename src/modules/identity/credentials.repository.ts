@@ -30,7 +30,7 @@ export interface CredentialWithTenant {
 }
 
 /**
- * A session's scopes are its user's CURRENT role's (CONTRACT §7: a role change applies from the
+ * A session's scopes are its user's CURRENT role's (rules/contract §7: a role change applies from the
  * next request on), from the role table of users/roles.ts spelled as SQL once; other credentials
  * keep the scopes they were issued with.
  */
@@ -40,7 +40,7 @@ const roleScopesSql = `CASE t.type || ':' || u.role ${roleScopeRows()
 
 /**
  * Tenant statuses whose credentials are refused as if unknown: provisioning failed, or the tenant
- * is suspended (CONTRACT §7). Every credential check reads it: the bearer checks here (in the
+ * is suspended (rules/contract §7). Every credential check reads it: the bearer checks here (in the
  * process and in the statements of the hot paths) and the service credentials' (`tenantAdmitsCredentialsSql`).
  */
 export const refusedTenantStatuses: readonly TenantsTable["status"][] = ["failed", "suspended"];
@@ -259,7 +259,7 @@ export async function revokeCredential(
   return revoked !== undefined;
 }
 
-/** Ends every open session of a user (a deactivation: CONTRACT §7); the ids of those it ended. */
+/** Ends every open session of a user (a deactivation: rules/contract §7); the ids of those it ended. */
 export async function revokeUserSessions(
   db: Db,
   tenantId: string,

@@ -7,7 +7,7 @@ export interface TenantsTable {
   name: string;
   slug: string;
   type: TenantType;
-  /** `suspended`: offboarded for now (CONTRACT §7): every credential of it refused, its jobs wait. */
+  /** `suspended`: offboarded for now (rules/contract §7): every credential of it refused, its jobs wait. */
   status: "provisioning" | "active" | "failed" | "suspended";
   created_at: Date;
   updated_at: Date;
@@ -19,7 +19,7 @@ export interface UsersTable {
   email: string;
   name: string;
   password_hash: string;
-  /** Written for older releases; a user's scopes come from `role` (CONTRACT §7). */
+  /** Written for older releases; a user's scopes come from `role` (rules/contract §7). */
   scopes: Scope[];
   role: "owner" | "admin" | "viewer";
   status: "invited" | "active" | "deactivated";
@@ -41,7 +41,7 @@ export interface UserInvitationsTable {
   used_at: Date | null;
 }
 
-/** A password reset issued by an administrator (CONTRACT §7); token stored as a hash, used once. */
+/** A password reset issued by an administrator (rules/contract §7); token stored as a hash, used once. */
 export interface PasswordResetsTable {
   id: string;
   tenant_id: string;
@@ -55,7 +55,7 @@ export interface PasswordResetsTable {
 
 export type CredentialKind = "session" | "access_token" | "api_key";
 
-/** How a session was opened (CONTRACT §7); other credentials keep the default. */
+/** How a session was opened (rules/contract §7); other credentials keep the default. */
 export type SessionMethod = "password" | "sso" | "invitation" | "password-reset";
 
 export interface CredentialsTable {
@@ -77,7 +77,7 @@ export interface CredentialsTable {
   last_used_at: ColumnType<Date | null, Date | null | undefined, Date>;
 }
 
-/** A tenant's OpenID Connect settings (CONTRACT §7); the client secret sealed. */
+/** A tenant's OpenID Connect settings (rules/contract §7); the client secret sealed. */
 export interface SsoSettingsTable {
   tenant_id: string;
   issuer: string;

@@ -31,7 +31,7 @@ const tokenCount = async () => {
 const whoami = (headers: Record<string, string>) =>
   t.inject({ method: "GET", url: "/api/v1/profile/whoami", headers });
 
-describe("bootstrap (CONTRACT §0)", () => {
+describe("bootstrap (rules/contract §0)", () => {
   it("HANSE_BOOTSTRAP_TOKEN is the system administrator's access token with every system scope", async () => {
     const response = await whoami(adminHeaders);
     expect(response.statusCode).toBe(200);
@@ -59,7 +59,7 @@ describe("bootstrap (CONTRACT §0)", () => {
     );
   });
 
-  it("CONTRACT §1: the bootstrap administrator's id is a UUID version 7 like every other id", async () => {
+  it("rules/contract §1: the bootstrap administrator's id is a UUID version 7 like every other id", async () => {
     const body = (await whoami(adminHeaders)).json<{ principal: { id: string } }>();
     expect(body.principal.id).toMatch(
       /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
@@ -209,7 +209,7 @@ describe("access tokens (admin API)", () => {
     });
   });
 
-  it("CONTRACT §2: a token can only carry scopes its creator holds, else 403; an unknown scope name is 400", async () => {
+  it("rules/contract §2: a token can only carry scopes its creator holds, else 403; an unknown scope name is 400", async () => {
     const before = await tokenCount();
     const limited = await systemToken(t, ["admin:write"]);
     const afterSetup = await tokenCount();

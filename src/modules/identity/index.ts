@@ -73,13 +73,13 @@ export function createIdentityModule(
       {
         name: "users",
         description:
-          "A tenant's users (CONTRACT §7): invitations, roles (owner, admin, viewer) and deactivation; " +
+          "A tenant's users (rules/contract §7): invitations, roles (owner, admin, viewer) and deactivation; " +
           "users:read to read, users:write to change.",
       },
       {
         name: "sso",
         description:
-          "Single sign-on with OpenID Connect (CONTRACT §7): a tenant's issuer and client (users:read to " +
+          "Single sign-on with OpenID Connect (rules/contract §7): a tenant's issuer and client (users:read to " +
           "read, users:write to change), and the browser's sign-in through it.",
       },
       {
@@ -122,7 +122,7 @@ export function createIdentityModule(
         schemas: { create: CreateUserBody, update: UpdateUserBody, item: UserItem },
       },
       {
-        // The tenant's one single sign-on setting (CONTRACT §7): a resource, not a collection.
+        // The tenant's one single sign-on setting (rules/contract §7): a resource, not a collection.
         id: "admin.sso",
         kind: "system-resource",
         href: ssoSettingsPath,

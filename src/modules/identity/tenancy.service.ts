@@ -12,7 +12,7 @@ import type { IdentityTables, TenantsTable } from "./identity.tables.js";
 
 export const systemTenantSlug = "system";
 
-/** Scopes of the bootstrap administrator (CONTRACT §2). */
+/** Scopes of the bootstrap administrator (rules/contract §2). */
 export const bootstrapAdminScopes: Scope[] = [...systemScopes, ...tenantAdminScopes];
 
 /** Tenants and their users: the system tenant at first start, customer tenants for the tenants module. */
@@ -55,7 +55,7 @@ export function createTenancy(deps: IdentityDeps, database: Database<IdentityTab
     },
 
     /**
-     * First start (CONTRACT §0): the system tenant and its administrator, with the given token or
+     * First start (rules/contract §0): the system tenant and its administrator, with the given token or
      * a random one. Returns the generated token only when one was generated now.
      */
     async bootstrap(input: {

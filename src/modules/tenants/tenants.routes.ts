@@ -16,7 +16,7 @@ import {
 import { provisioningRetryAfterSeconds, type TenantsService } from "./tenants.service.js";
 
 const base = "/api/v1/system/tenants";
-/** CONTRACT §3: `Idempotency-Key` is 1–255 visible ASCII characters. */
+/** rules/contract §3: `Idempotency-Key` is 1–255 visible ASCII characters. */
 const tenantKeyRule = { header: "Idempotency-Key", characters: "visible-ascii" } as const;
 
 export const tenantsRoutes =
@@ -117,7 +117,7 @@ export const tenantsRoutes =
                 : "Resume a suspended tenant (system tenant, tenants:write)",
             description:
               act === "suspend"
-                ? "CONTRACT §7, offboarding: from the answer on, the tenant's sessions, access tokens, partner API " +
+                ? "rules/contract §7, offboarding: from the answer on, the tenant's sessions, access tokens, partner API " +
                   "keys and service credentials are refused as if unknown (401 with the code of their area), its " +
                   "exchange deliveries and webhooks wait, nothing is deleted. Suspending a suspended tenant " +
                   "answers it unchanged; the system tenant, or a tenant that is not active, is 409 ERR_CONFLICT."

@@ -239,7 +239,7 @@ export function createTenantsService(deps: TenantsDeps) {
     },
 
     /**
-     * CONTRACT §7: suspends an active customer tenant. From the commit on its credentials are
+     * rules/contract §7: suspends an active customer tenant. From the commit on its credentials are
      * refused as if unknown (identity reads the status with every credential) and no worker claims
      * its jobs (they wait, queued); nothing is deleted. Suspending a suspended tenant answers it as
      * it is (no second record); the system tenant, or one that is not active, is 409.
@@ -248,7 +248,7 @@ export function createTenantsService(deps: TenantsDeps) {
       return changeStatus(principal, id, "suspended");
     },
 
-    /** CONTRACT §7: a suspended tenant becomes active again, with the same credentials and its waiting jobs. */
+    /** rules/contract §7: a suspended tenant becomes active again, with the same credentials and its waiting jobs. */
     async resumeTenant(principal: Principal, id: string) {
       return changeStatus(principal, id, "active");
     },

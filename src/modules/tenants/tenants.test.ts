@@ -142,7 +142,7 @@ describe("POST /api/v1/system/tenants", () => {
     const long = await createTenant("k".repeat(256), { name: "Long key", slug: uniqueSlug() });
     expect(long.statusCode).toBe(400);
     expect(long.json<{ code: string }>().code).toBe("ERR_VALIDATION");
-    // CONTRACT §3: visible ASCII only (a workflow key may hold any character; this one may not).
+    // rules/contract §3: visible ASCII only (a workflow key may hold any character; this one may not).
     const spaced = await createTenant("create acme", { name: "Spaced key", slug: uniqueSlug() });
     expect(spaced.statusCode).toBe(400);
     expect(spaced.json()).toMatchObject({
@@ -174,7 +174,7 @@ describe("POST /api/v1/system/tenants", () => {
       // An unknown field is named by the object that holds it: an error never repeats the request.
       [{ name: "x", slug: uniqueSlug(), unknown: true }, ""],
       [{ name: "x", slug: uniqueSlug(), admin: { email: "a@b.c", password: "short" } }, "/admin/password"],
-      // CONTRACT §7: the new-password policy (15 to 1024 characters, not a common password).
+      // rules/contract §7: the new-password policy (15 to 1024 characters, not a common password).
       [
         { name: "x", slug: uniqueSlug(), admin: { email: "a@b.c", password: "fourteen chars" } },
         "/admin/password",
@@ -221,7 +221,7 @@ describe("POST /api/v1/system/tenants", () => {
     });
   });
 
-  it("spec B rule 3: a session with only tenants:create can start provisioning but need not read its status", async () => {
+  it("rules/interface B rule 3: a session with only tenants:create can start provisioning but need not read its status", async () => {
     const token = await systemToken(t, ["tenants:create"]);
     const response = await createTenant(
       "create-only",

@@ -19,7 +19,7 @@ import type { AdapterGate, AdapterVerdict, LifecycleAdapter } from "./transition
 import * as repo from "./workflows.repository.js";
 import type { WorkflowLifecycleAdaptersTable, WorkflowTables } from "./workflows.tables.js";
 
-/** CONTRACT §6: an adapter request body is at most 64 KiB. */
+/** rules/contract §6: an adapter request body is at most 64 KiB. */
 export const adapterBodyLimit = 64 * 1024;
 export const lifecycleAdaptersHref = "/api/v1/admin/lifecycle-adapters";
 

@@ -23,7 +23,7 @@ import {
 } from "./transition-requests.service.js";
 import type { WorkflowsService } from "./workflows.service.js";
 
-/** CONTRACT §6: the transition request body is read no further than 1 MiB. */
+/** rules/contract §6: the transition request body is read no further than 1 MiB. */
 export const transitionBodyLimit = 1024 * 1024;
 /** Spec D limits: non-empty, at most 255 characters, of any kind. */
 const keyRule: IdempotencyKeyRule = { header: "X-Idempotency-Key", characters: "any" };
@@ -97,7 +97,7 @@ export const transitionRequestsRoutes =
         const credential = request.deferredCredential;
         if (!credential) throw new AppError("ERR_UNAUTHENTICATED");
         const outcome = await service.requestTransition({ tenantId, credential }, key, request.body);
-        // The key may carry business data: logs get an opaque reference only (spec D rule 6).
+        // The key may carry business data: logs get an opaque reference only (rules/interface D rule 6).
         request.log.info(
           { idempotencyRef: outcome.reference, replay: outcome.replay },
           "workflow transition request accepted",

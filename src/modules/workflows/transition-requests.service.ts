@@ -75,7 +75,7 @@ export function requireTenant(principal: Principal, tenantId: string): void {
 /** Requests one accept statement takes at most. */
 const acceptBatchItems = 64;
 
-/** Transition requests (CONTRACT §6): their one accept statement and their status. */
+/** Transition requests (rules/contract §6): their one accept statement and their status. */
 export function createTransitionRequestsService(deps: Omit<ModuleDeps, "config">) {
   const database = deps.database.as<WorkflowTables>();
   const db = database.db;

@@ -62,7 +62,7 @@ export interface TransitionProcessorDeps {
   clock: Clock;
   logger: Logger;
   adapters?: AdapterGate;
-  /** Operator notifications (CONTRACT §8): `workflows.request.failed`, in the failing transaction. */
+  /** Operator notifications (rules/contract §8): `workflows.request.failed`, in the failing transaction. */
   raiseOperatorEvent?: RaiseOperatorEvent;
   /** A request reached its terminal status (metrics): the status and when it was accepted. */
   onFinished?(status: "succeeded" | "failed", acceptedAt: Date): void;

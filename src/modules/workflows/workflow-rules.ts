@@ -67,7 +67,7 @@ export function definitionProblems(definition: WorkflowDefinition): { pointer: s
 }
 
 /**
- * The `product` workflow every tenant gets at provisioning (CONTRACT §6). `reject` sends an entity
+ * The `product` workflow every tenant gets at provisioning (rules/contract §6). `reject` sends an entity
  * back to `draft` both from `in_review` and from `approved` (approval can be withdrawn until the
  * product is published); published products are only retired.
  */
@@ -86,7 +86,7 @@ export const productWorkflow: WorkflowDefinition = {
 
 export const defaultDefinitions: readonly WorkflowDefinition[] = [productWorkflow];
 
-/** Request states of CONTRACT §6; succeeded and failed are terminal. */
+/** Request states of rules/contract §6; succeeded and failed are terminal. */
 export type TransitionRequestStatus = "pending" | "processing" | "succeeded" | "failed";
 
 /** Every request state, in lifecycle order. */

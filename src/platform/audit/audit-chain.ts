@@ -9,7 +9,7 @@ import { auditRecordView, type AuditRecordView } from "./audit-view.js";
 type Executor = Kysely<any>;
 
 /**
- * Tamper evidence (CONTRACT §7, issue 33 item 2). Records are written unsealed by whoever audits,
+ * Tamper evidence (rules/contract §7, issue 33 item 2). Records are written unsealed by whoever audits,
  * in the change's own transaction, and touch nothing shared: the hot paths never queue on a chain
  * head. A recurring job (`platform.audit-seal`) then links each tenant's new records, in the order
  * `(occurred_at, id)` among those it finds, into a hash chain:

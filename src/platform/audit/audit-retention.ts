@@ -11,7 +11,7 @@ type Executor = Kysely<any>;
 const pruneBatch = 5000;
 
 /**
- * Retention of the audit trail (CONTRACT §7, issue 33 item 3; `HANSE_AUDIT_RETENTION_DAYS`, unset:
+ * Retention of the audit trail (rules/contract §7, issue 33 item 3; `HANSE_AUDIT_RETENTION_DAYS`, unset:
  * keep forever). Only sealed records go, and only from the chain's start: the longest run of the
  * oldest sealed records that all occurred before `now − keepMs` (a record sealed late with an older
  * time waits for the records before it). The head then starts the chain after them, with the hash

@@ -8,7 +8,7 @@ const auditData = (data: unknown): AuditData =>
 
 /**
  * An audit record as operators read it (`GET …/audit-events`, the NDJSON export): the record of
- * CONTRACT §7. Its canonical JSON is what the seal hashes (audit-chain.ts), so a field added here
+ * rules/contract §7. Its canonical JSON is what the seal hashes (audit-chain.ts), so a field added here
  * changes every hash: such a change needs a new chain version (docs/operators.md, "Audit").
  */
 export function auditRecordView(row: Selectable<AuditEventsTable>) {

@@ -42,11 +42,11 @@ export interface AuditChainHeadsTable {
   first_previous: string;
 }
 
-/** What kind of credential acted (CONTRACT §7); null for the system itself and refused sign-ins. */
+/** What kind of credential acted (rules/contract §7); null for the system itself and refused sign-ins. */
 export type AuditPrincipalKind = "user" | "access_token" | "partner_api_key" | "service_credential";
 
 /**
- * Who acted and from where: the part of every record that comes from the request (CONTRACT §7).
+ * Who acted and from where: the part of every record that comes from the request (rules/contract §7).
  * Services receive it with the principal (`actorOf`) or, on public routes, build it from the
  * request's origin (`anonymousActor`), and hand it to `recordAudit` with the change.
  */
@@ -216,7 +216,7 @@ export function insertAuditEventsSql(from: string, event: AuditEventSql): string
   FROM ${from}`;
 }
 
-/** What a list of audit records is narrowed to (CONTRACT §7), already checked and normalised. */
+/** What a list of audit records is narrowed to (rules/contract §7), already checked and normalised. */
 export interface AuditFilter {
   /** One type, or every type starting with it when it ends in `.`. */
   type?: string | undefined;

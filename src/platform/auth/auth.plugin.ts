@@ -93,7 +93,7 @@ function admitSession(principal: Principal | null, auth: SessionRequirement): Pr
 }
 
 /**
- * A partner route's refusals of its credential (CONTRACT §4: 401, and 404 for a missing scope).
+ * A partner route's refusals of its credential (rules/contract §4: 401, and 404 for a missing scope).
  * Each detail says what to fix from what the request itself shows: no Authorization header, a
  * bearer that does not have the key's form, or a key of that form that is not accepted. Unknown,
  * revoked and expired keys, a wrong secret and a suspended tenant read alike, byte for byte; the
@@ -124,7 +124,7 @@ export const partnerRefusals = {
     ),
 };
 
-/** Refuses a partner route's principal: 401, then 404 for a missing scope (CONTRACT §4). */
+/** Refuses a partner route's principal: 401, then 404 for a missing scope (rules/contract §4). */
 function admitPartner(
   authenticator: Authenticator,
   token: string,

@@ -3,7 +3,7 @@ import type { PartnerScope, Scope, TenantType } from "@hanse/client/protocol";
 export type PrincipalKind = "user" | "access_token" | "api_key";
 
 /**
- * Where a request came from, for its audit records (CONTRACT §7): its correlation id and the
+ * Where a request came from, for its audit records (rules/contract §7): its correlation id and the
  * client's address (the TCP peer, or the `X-Forwarded-For` client when the peer is one of the
  * proxies of HANSE_TRUST_PROXY). A plain value, so services record it without knowing Fastify.
  */
@@ -21,7 +21,7 @@ export interface Principal {
   credentialId: string;
   tenant: { id: string; slug: string; type: TenantType };
   scopes: ReadonlySet<Scope>;
-  /** User sessions only: the user's current role (CONTRACT §7). */
+  /** User sessions only: the user's current role (rules/contract §7). */
   role?: "owner" | "admin" | "viewer";
   /** Partner API keys only. */
   partnerId?: string;
@@ -115,7 +115,7 @@ export type AuthRequirement =
       deferred?: boolean;
     }
   | {
-      /** A signed entitlement service request (CONTRACT §5); its body is taken as raw bytes. */
+      /** A signed entitlement service request (rules/contract §5); its body is taken as raw bytes. */
       kind: "service";
     }
   | {
@@ -134,7 +134,7 @@ export const hasAnyScope = (principal: Principal, scopes: readonly Scope[]): boo
 export const hasAllScopes = (principal: Principal, scopes: readonly Scope[]): boolean =>
   scopes.every((scope) => principal.scopes.has(scope));
 
-/** A separately deployed service, identified by a signed request (CONTRACT §5). */
+/** A separately deployed service, identified by a signed request (rules/contract §5). */
 export interface ServicePrincipal {
   /** The credential id as issued (`hanse_sc_…`). */
   credentialId: string;

@@ -22,5 +22,5 @@ export function createManualClock(start = new Date("2026-01-01T00:00:00.000Z")):
   };
 }
 
-/** RFC 3339 UTC with milliseconds (CONTRACT §1). */
+/** RFC 3339 UTC with milliseconds (rules/contract §1). */
 export const toTimestamp = (date: Date): string => date.toISOString();

@@ -6,7 +6,7 @@ export interface CreationPosition {
   id: string;
 }
 
-/** The order of an admin list (CONTRACT §8: `order=asc|desc`, default `asc`). */
+/** The order of an admin list (rules/contract §8: `order=asc|desc`, default `asc`). */
 export type ListOrder = "asc" | "desc";
 
 /**

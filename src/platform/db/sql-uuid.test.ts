@@ -12,7 +12,7 @@ describe("sqlUuidv7 (ids of rows an INSERT … SELECT makes)", () => {
     await test.drop();
   });
 
-  it("CONTRACT: a version 7 UUID carrying the given millisecond, random below it", async () => {
+  it("rules/contract §1: a version 7 UUID carrying the given millisecond, random below it", async () => {
     const at = new Date("2026-11-27T10:11:12.345Z");
     const { rows } = await sql<{ id: string }>`
       SELECT ${sqlUuidv7(at)}::text AS id FROM generate_series(1, 200)`.execute(test.database.db);

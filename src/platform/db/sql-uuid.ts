@@ -7,7 +7,7 @@ const uuidv7Tail = `) * 1000)::bigint) FROM 3)
 
 /**
  * A UUID version 7 made by the database, for the rows of an INSERT … SELECT, whose number the
- * caller does not know beforehand (CONTRACT: identifiers are UUIDv7). The layout of `uuidv7` in
+ * caller does not know beforehand (rules/contract §1: identifiers are UUIDv7). The layout of `uuidv7` in
  * platform/crypto/ids.ts: the 48-bit millisecond time of `at` over the random bytes of
  * gen_random_uuid(), whose version bits 0100 become 0111 (bits 52 and 53 set); the variant bits
  * are already RFC 9562's.

@@ -5,11 +5,12 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 /*
- * DESIGN.md, issue 23: every table has one writer, its owner. Only the owner's folder inserts,
- * updates, deletes, copies into or truncates its table; another part whose statement must write
- * it in the same round trip uses the SQL fragment the owner exports (`insertJobsSql`,
- * `insertSmallBlobSql`, `insertAuditEventsSql`, `claimCompletedRecordsSql`, identity's credential
- * check). A new table goes into this list with its owner (docs/architecture.md, "Table owners").
+ * docs/architecture.md ("Table owners"), issue 23: every table has one writer, its owner. Only the
+ * owner's folder inserts, updates, deletes, copies into or truncates its table; another part whose
+ * statement must write it in the same round trip uses the SQL fragment the owner exports
+ * (`insertJobsSql`, `insertSmallBlobSql`, `insertAuditEventsSql`, `claimCompletedRecordsSql`,
+ * identity's credential check). A new table goes into this list with its owner
+ * (docs/architecture.md, "Table owners").
  */
 const tableOwners: Readonly<Record<string, string>> = {
   instance_settings: "src/platform/db",
@@ -213,7 +214,7 @@ function sourceFiles(dir: string): string[] {
 
 // ---- the rule ----------------------------------------------------------------------------------
 
-describe("issue 23: every table has one writer (DESIGN.md)", () => {
+describe("issue 23: every table has one writer (docs/architecture.md)", () => {
   it("no source file outside a table's owner writes it", () => {
     const files = sourceFiles("src");
     expect(files.length).toBeGreaterThan(100);

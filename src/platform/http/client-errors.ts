@@ -15,7 +15,7 @@ interface ClientErrorAnswer {
 
 /**
  * Node's HTTP parser refuses a request before Fastify sees it (Node error codes, not messages).
- * Each refusal is answered with the problem of CONTRACT §1 and a stable code.
+ * Each refusal is answered with the problem of rules/contract §1 and a stable code.
  */
 function answerFor(nodeCode: string | undefined): ClientErrorAnswer {
   switch (nodeCode) {

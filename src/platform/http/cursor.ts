@@ -3,7 +3,7 @@ import { AppError } from "../errors/app-error.js";
 import { digestsEqual, hmacSha256 } from "../crypto/secrets.js";
 
 /**
- * Opaque, tamper-evident cursors bound to the caller's scope (CONTRACT §1): the position is
+ * Opaque, tamper-evident cursors bound to the caller's scope (rules/contract §1): the position is
  * MACed together with a binding (tenant, connection, list), so a cursor from another scope is 400.
  */
 export interface CursorCodec {
@@ -40,7 +40,7 @@ export function createCursorCodec(key: Buffer, previousKeys: readonly Buffer[] =
   };
 }
 
-/** A page of a list (CONTRACT §1); `nextCursor` is set exactly when `hasMore` is. */
+/** A page of a list (rules/contract §1); `nextCursor` is set exactly when `hasMore` is. */
 export interface ListPage<T> {
   items: T[];
   meta: { hasMore: boolean; nextCursor: string | null };
@@ -79,7 +79,7 @@ export function pageOf<T>(
 export interface PageRequest {
   limit: number;
   cursor?: string | undefined;
-  /** `asc` (the default) or `desc` (CONTRACT §8); the cursor is bound to it. */
+  /** `asc` (the default) or `desc` (rules/contract §8); the cursor is bound to it. */
   order?: ListOrder | undefined;
 }
 

@@ -16,7 +16,7 @@ afterAll(async () => {
   await t.close();
 });
 
-describe("X-Correlation-ID (CONTRACT §1)", () => {
+describe("X-Correlation-ID (rules/contract §1)", () => {
   it("echoes a well-formed correlation id on success and on errors", async () => {
     for (const url of ["/healthz", "/api/v1/profile/whoami", "/no/such/route"]) {
       const response = await t.inject({
@@ -61,7 +61,7 @@ describe("X-Correlation-ID (CONTRACT §1)", () => {
   });
 });
 
-describe("problem details (CONTRACT §1)", () => {
+describe("problem details (rules/contract §1)", () => {
   it("an unknown route is 404 problem+json with the full shape", async () => {
     const response = await t.inject({ method: "GET", url: "/api/v1/nothing-here" });
     expect(response.statusCode).toBe(404);
@@ -82,7 +82,7 @@ describe("problem details (CONTRACT §1)", () => {
     expect(response.headers["www-authenticate"]).toBe('Bearer realm="hanse"');
   });
 
-  it("a body of another content type is 400 ERR_VALIDATION at the header (CONTRACT §1 has no 415), and a malformed JSON body is 400 with a pointer", async () => {
+  it("a body of another content type is 400 ERR_VALIDATION at the header (rules/contract §1 has no 415), and a malformed JSON body is 400 with a pointer", async () => {
     const text = await t.inject({
       method: "POST",
       url: "/api/v1/auth/sessions",
@@ -186,7 +186,7 @@ describe("headers that take one value (issue 38 defect 2)", () => {
   });
 });
 
-describe("body limits (CONTRACT §1: a 413 reaches the client as a 413)", () => {
+describe("body limits (rules/contract §1: a 413 reaches the client as a 413)", () => {
   it("a real client sending 2 MiB to a 1 MiB route receives 413 ERR_PAYLOAD_TOO_LARGE, not a reset", async () => {
     const before = (
       await t.inject({ method: "GET", url: "/api/v1/admin/access-tokens?limit=100", headers: adminHeaders })

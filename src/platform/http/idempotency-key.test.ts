@@ -25,7 +25,7 @@ describe("requireIdempotencyKey", () => {
     }
   });
 
-  it("spec D limits: a workflow key counts characters after UTF-8 decoding, surrogate pairs as one", () => {
+  it("rules/interface Limits: a workflow key counts characters after UTF-8 decoding, surrogate pairs as one", () => {
     for (const letter of ["k", "ä", "€", "🚚"]) {
       expect(requireIdempotencyKey(onTheWire(letter.repeat(255)), workflow)).toBe(
         onTheWire(letter.repeat(255)),
@@ -37,7 +37,7 @@ describe("requireIdempotencyKey", () => {
     expect(requireIdempotencyKey("order 4711 / customer jane", workflow)).toBe("order 4711 / customer jane");
   });
 
-  it("CONTRACT §3: a tenant key is 1–255 visible ASCII characters", () => {
+  it("rules/contract §3: a tenant key is 1–255 visible ASCII characters", () => {
     expect(requireIdempotencyKey("k".repeat(255), tenant)).toBe("k".repeat(255));
     for (const value of ["k".repeat(256), "with space", onTheWire("ä")]) {
       expect(codeOf(() => requireIdempotencyKey(value, tenant))).toBe("ERR_VALIDATION");

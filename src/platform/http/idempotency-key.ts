@@ -6,8 +6,8 @@ export interface IdempotencyKeyRule {
   /** The header's name as documented, for the message and the pointer. */
   readonly header: string;
   /**
-   * `visible-ascii`: 1–255 of `!`…`~` (tenant creation, CONTRACT §3). `any`: 1–255 characters of
-   * any kind (workflow transitions, spec D limits), counted after UTF-8 decoding.
+   * `visible-ascii`: 1–255 of `!`…`~` (tenant creation, rules/contract §3). `any`: 1–255 characters of
+   * any kind (workflow transitions, rules/interface Limits), counted after UTF-8 decoding.
    */
   readonly characters: "visible-ascii" | "any";
 }

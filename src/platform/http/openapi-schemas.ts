@@ -119,7 +119,7 @@ export const PagingQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** `order` of an admin list (CONTRACT §8): creation order, oldest first unless `desc`. */
+/** `order` of an admin list (rules/contract §8): creation order, oldest first unless `desc`. */
 export const OrderQuery = {
   order: Type.Optional({
     ...stringEnum(["asc", "desc"] as const),

@@ -38,7 +38,7 @@ export type ErrorCodeMapper = (code: ErrorCode) => ErrorCode;
 
 /**
  * The rest of this request's body will not be read: answer with `Connection: close`, and close
- * by lingering, so that a client still writing reads the answer instead of a reset (CONTRACT §1).
+ * by lingering, so that a client still writing reads the answer instead of a reset (rules/contract §1).
  */
 export function closeAfterAnswer(reply: FastifyReply): void {
   reply.header("connection", "close");
@@ -142,7 +142,7 @@ export function toAppError(error: unknown): AppError | undefined {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new AppError("ERR_PAYLOAD_TOO_LARGE");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      // CONTRACT §1 lists no 415: a body of another type is a request the client must correct.
+      // rules/contract §1 lists no 415: a body of another type is a request the client must correct.
       return new AppError("ERR_VALIDATION", "The Content-Type is not accepted by this endpoint.", {
         errors: [{ pointer: "/headers/content-type", message: "not a media type this endpoint accepts" }],
       });

@@ -22,7 +22,7 @@ export interface JobsTable {
   trace_context: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
-/** A tenant whose jobs wait (a suspended tenant, CONTRACT §7): the claim skips them until the row goes. */
+/** A tenant whose jobs wait (a suspended tenant, rules/contract §7): the claim skips them until the row goes. */
 export interface JobTenantPausesTable {
   tenant_id: string;
   paused_at: Date;

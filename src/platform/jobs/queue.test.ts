@@ -95,7 +95,7 @@ describe("job queue", () => {
     expect(runs).toEqual(["committed"]);
   });
 
-  it("CONTRACT §7 (a suspended tenant's work waits): a paused tenant's jobs stay queued, other jobs run; resuming runs them", async () => {
+  it("rules/contract §7 (a suspended tenant's work waits): a paused tenant's jobs stay queued, other jobs run; resuming runs them", async () => {
     const paused = uuidv7();
     const other = uuidv7();
     await t.database.transaction(async (trx) => {

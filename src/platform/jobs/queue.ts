@@ -119,7 +119,7 @@ export interface JobQueue {
   newJobRow<P>(job: JobSpec<P>, payload: P, options?: Omit<EnqueueOptions, "coalesceKey">): NewJobRow;
   /**
    * In the caller's transaction: no worker claims the tenant's jobs from its commit on (a suspended
-   * tenant's deliveries and webhooks wait, CONTRACT §7); they stay queued, nothing is dropped.
+   * tenant's deliveries and webhooks wait, rules/contract §7); they stay queued, nothing is dropped.
    */
   pauseTenant(trx: Executor, tenantId: string): Promise<void>;
   /** Undoes `pauseTenant` in the caller's transaction and wakes the workers: the jobs run again. */

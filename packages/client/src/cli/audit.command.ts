@@ -41,7 +41,7 @@ const renderVerification = (v: AuditVerification) => {
   return lines.join("\n");
 };
 
-/** `hanse audit list|get|verify|export`: the tenant's audit trail (CONTRACT §7, admin.auditEvents). */
+/** `hanse audit list|get|verify|export`: the tenant's audit trail (rules/contract §7, admin.auditEvents). */
 export function registerAuditCommands(program: Command, rt: Runtime): void {
   const audit = rt
     .command(program, "audit")

@@ -77,7 +77,7 @@ export const topLevelCommands: readonly TopLevelCommand[] = [
   },
   {
     name: "entitlements",
-    description: "App entitlements: administration and the service interface (spec C)",
+    description: "App entitlements: administration and the service interface (rules/interface C)",
     load: entitlements,
   },
   {
@@ -92,7 +92,7 @@ export const topLevelCommands: readonly TopLevelCommand[] = [
   },
   {
     name: "workflow",
-    description: "Workflow transition requests (spec D)",
+    description: "Workflow transition requests (rules/interface D)",
     load: () => import("./workflow.command.js").then((m) => m.registerWorkflowCommands),
   },
   { name: "partners", description: "Trading partners (admin.partners)", load: partners },

@@ -74,7 +74,7 @@ export function registerEntitlementsCommands(program: Command, rt: Runtime): voi
   const io = rt.io;
   const entitlements = rt
     .command(program, "entitlements")
-    .description("App entitlements: administration and the service interface (spec C)");
+    .description("App entitlements: administration and the service interface (rules/interface C)");
 
   // ---- administration (session or access token) ------------------------------------------------
 
@@ -473,7 +473,7 @@ export function registerEntitlementsCommands(program: Command, rt: Runtime): voi
   withCredential(rt.command(entitlements, "changes"))
     .description(
       "Print the binding's app's feed as JSON lines: a snapshot when there is no position, then the " +
-        "changes; a new snapshot after 410 (spec C rules 1–2)",
+        "changes; a new snapshot after 410 (rules/interface C rules 1–2)",
     )
     .option(
       "--after <n>",

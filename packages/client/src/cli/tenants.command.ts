@@ -131,7 +131,7 @@ export function registerTenantsCommands(program: Command, rt: Runtime): void {
       rt.action(async (options: CreateOptions) => {
         const input = await createInput(rt, options);
         const client = await rt.client();
-        // Capabilities first (spec B rule 5): stop before changing data if the flow cannot finish.
+        // Capabilities first (rules/interface B rule 5): stop before changing data if the flow cannot finish.
         const entry = await client.findEntry(systemTenantsEntryId);
         const create = selectAction(entry, "create");
         if (options.wait) await assertCanReadStatus(client, create.statusRequiredAnyScopes);

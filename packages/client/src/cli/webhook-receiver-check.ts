@@ -15,7 +15,7 @@ import {
 import { renderColumns } from "./table.js";
 
 /**
- * `hanse webhooks test-receiver`: sends a receiver what Hanse sends (Standard Webhooks, CONTRACT
+ * `hanse webhooks test-receiver`: sends a receiver what Hanse sends (Standard Webhooks, rules/contract
  * §5) and what an attacker or a retry would, and judges each answer by its status alone. Runs in
  * the CLI process against the integrator's own endpoint; no Hanse server is involved.
  */

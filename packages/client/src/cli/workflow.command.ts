@@ -75,7 +75,9 @@ function finish(rt: Runtime, status: TransitionRequestStatus, json: boolean | un
  */
 export function registerWorkflowCommands(program: Command, io: CliIo): void {
   const rt = createRuntime(io);
-  const workflow = rt.command(program, "workflow").description("Workflow transition requests (spec D)");
+  const workflow = rt
+    .command(program, "workflow")
+    .description("Workflow transition requests (rules/interface D)");
 
   rt.command(workflow, "transition")
     .description("Request a workflow transition (202); --wait follows its status until it succeeds or fails")

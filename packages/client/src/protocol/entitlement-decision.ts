@@ -1,6 +1,6 @@
 export type EntitlementStatus = "active" | "suspended" | "revoked";
 
-/** An entitlement as services see it (CONTRACT §5), timestamps as RFC 3339 text. */
+/** An entitlement as services see it (rules/contract §5), timestamps as RFC 3339 text. */
 export interface Entitlement {
   appId: string;
   actorId: string;

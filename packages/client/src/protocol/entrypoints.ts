@@ -1,4 +1,4 @@
-/** Shapes of discovery documents (CONTRACT §3), shared by server, SDK and CLI. */
+/** Shapes of discovery documents (rules/contract §3), shared by server, SDK and CLI. */
 export interface EntrypointAction {
   id: string;
   method: string;
@@ -22,7 +22,7 @@ export interface EntrypointList {
   entrypoints: Entrypoint[];
 }
 
-/** Kinds a client knows how to use; anything else is unusable (spec B). */
+/** Kinds a client knows how to use; anything else is unusable (rules/interface B). */
 export const usableEntrypointKinds = ["crud", "system-resource", "auth"] as const;
 
 export interface Discovery {

@@ -1,5 +1,5 @@
 /**
- * The single table of stable error codes and their HTTP status (CONTRACT §1).
+ * The single table of stable error codes and their HTTP status (rules/contract §1).
  * Server, SDK and CLI all read it; a code never changes its status.
  */
 export const errorCodes = {
@@ -60,7 +60,7 @@ export const reasonPhrases: Record<number, string> = {
 
 export const problemType = (code: string): string => `urn:hanse:error:${code}`;
 
-/** The problem+json body of CONTRACT §1. */
+/** The problem+json body of rules/contract §1. */
 export interface Problem {
   type: string;
   title: string;

@@ -10,10 +10,10 @@ export const headers = {
   idempotentReplayed: "idempotent-replayed",
 } as const;
 
-/** CONTRACT §1: an incoming correlation id is echoed only when it matches this. */
+/** rules/contract §1: an incoming correlation id is echoed only when it matches this. */
 export const correlationIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** CONTRACT §3: an Idempotency-Key is 1–255 visible ASCII characters. */
+/** rules/contract §3: an Idempotency-Key is 1–255 visible ASCII characters. */
 export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
 /**

@@ -1,4 +1,4 @@
-/** Scopes of CONTRACT §2. */
+/** Scopes of rules/contract §2. */
 export const systemScopes = [
   "tenants:list",
   "tenants:read",

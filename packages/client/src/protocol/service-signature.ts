@@ -1,5 +1,5 @@
 /**
- * Signed entitlement service requests (CONTRACT §5), shared by the server and the SDK.
+ * Signed entitlement service requests (rules/contract §5), shared by the server and the SDK.
  * canonical = METHOD "\n" REQUEST_TARGET "\n" TIMESTAMP "\n" NONCE "\n" hex(SHA-256(body)),
  * signature = base64url(HMAC-SHA256(UTF-8 of the secret as issued, canonical)).
  * REQUEST_TARGET is the path with its query exactly as sent (never re-encoded or sorted).

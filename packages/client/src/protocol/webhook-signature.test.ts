@@ -12,7 +12,7 @@ function headersFor(id: string, timestamp: number, signature: string) {
   return { "webhook-id": id, "webhook-timestamp": String(timestamp), "webhook-signature": signature };
 }
 
-describe("Standard Webhooks signatures (CONTRACT §5)", () => {
+describe("Standard Webhooks signatures (rules/contract §5)", () => {
   it("our signature verifies with the standardwebhooks library, and its signature with ours", () => {
     const ours = signWebhook(secret, "msg_1", now, body);
     const theirs = new Webhook(secret).sign("msg_1", new Date(now * 1000), body);

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /**
- * Standard Webhooks (CONTRACT §5), shared by the server's delivery, the SDK's receiver helper and
+ * Standard Webhooks (rules/contract §5), shared by the server's delivery, the SDK's receiver helper and
  * `hanse webhooks test-receiver`: `webhook-signature` holds space-separated `v1,<base64>` entries,
  * each a base64 HMAC-SHA256 over `id.timestamp.body` keyed with the base64-decoded part of a
  * `whsec_` secret (several during a secret rotation).

@@ -1,8 +1,8 @@
 /**
- * The tenant's administration collections of the exchange, the workflows and identity (CONTRACT
+ * The tenant's administration collections of the exchange, the workflows and identity (rules/contract
  * §2a): partners, connections and their profile revisions, partner API keys, the audit trail, the
  * operator views of uploads and deliveries, entities and access tokens. Every call goes through
- * the session's published `admin.*` entries (spec B: no path is guessed).
+ * the session's published `admin.*` entries (rules/interface B: no path is guessed).
  */
 import type { Entrypoint } from "../protocol/index.js";
 import type { ListItem, RequestBody, ResponseBody } from "./api.js";
@@ -40,13 +40,13 @@ export type Connection = ResponseBody<"getConnection">;
 
 export type ApiKey = ResponseBody<"getApiKey">;
 
-/** The audit trail's verification (CONTRACT §7): `problem` names the first record that fails. */
+/** The audit trail's verification (rules/contract §7): `problem` names the first record that fails. */
 export type AuditVerification = ResponseBody<"verifyAuditTrail">;
 
 /** A key as created: `token` (`<apiKeyId>:<secret>`) is shown only here. */
 export type CreatedApiKey = ResponseBody<"createApiKey", 201>;
 
-/** One audit record (CONTRACT §7): who acted, from where, on what, and the request's correlation id. */
+/** One audit record (rules/contract §7): who acted, from where, on what, and the request's correlation id. */
 export type AuditEvent = ResponseBody<"getAuditEvent">;
 
 /**

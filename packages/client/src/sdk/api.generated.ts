@@ -541,7 +541,7 @@ export interface paths {
     put?: never;
     /**
      * Suspend a tenant (system tenant, tenants:write)
-     * @description CONTRACT §7, offboarding: from the answer on, the tenant's sessions, access tokens, partner API keys and service credentials are refused as if unknown (401 with the code of their area), its exchange deliveries and webhooks wait, nothing is deleted. Suspending a suspended tenant answers it unchanged; the system tenant, or a tenant that is not active, is 409 ERR_CONFLICT.
+     * @description rules/contract §7, offboarding: from the answer on, the tenant's sessions, access tokens, partner API keys and service credentials are refused as if unknown (401 with the code of their area), its exchange deliveries and webhooks wait, nothing is deleted. Suspending a suspended tenant answers it unchanged; the system tenant, or a tenant that is not active, is 409 ERR_CONFLICT.
      */
     post: operations["suspendTenant"];
     delete?: never;
@@ -965,7 +965,7 @@ export interface paths {
     put?: never;
     /**
      * Revoke a service binding (admin:write)
-     * @description CONTRACT §7, offboarding: from the answer on every credential of the binding, the previous one of a rotation's overlap included, is refused (401 ERR_SERVICE_AUTH_INVALID_CREDENTIAL) in every process, and its webhook subscriptions stop. Grants already issued stay valid until they expire. Revoking a revoked binding answers it unchanged.
+     * @description rules/contract §7, offboarding: from the answer on every credential of the binding, the previous one of a rotation's overlap included, is refused (401 ERR_SERVICE_AUTH_INVALID_CREDENTIAL) in every process, and its webhook subscriptions stop. Grants already issued stay valid until they expire. Revoking a revoked binding answers it unchanged.
      */
     post: operations["revokeServiceBinding"];
     delete?: never;
@@ -1149,7 +1149,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe an HTTPS URL to a binding's entitlement changes or to operator events (admin:write)
-     * @description With `bindingId`: the binding's app's entitlement changes (CONTRACT §5). Without it: the tenant's operator subscription to `eventTypes` (CONTRACT §8: `exchange.upload.rejected`, `exchange.upload.failed`, `exchange.delivery.overdue`, `exchange.delivery.failed`, `workflows.request.failed`), delivered as `{eventId, type, tenantId, occurredAt, subject: {uploadId?, deliveryAttemptId?, connectionId?, requestId?}}`, ids only, never payload bytes. An unknown, empty or repeated event type, `eventTypes` missing without `bindingId` or given with it is 400 ERR_VALIDATION at `/eventTypes[/<i>]`, nothing created. HTTPS only, no credentials in the URL, and the host must resolve to public addresses (checked again at every delivery). The Standard Webhooks `secret` is shown only in this response.
+     * @description With `bindingId`: the binding's app's entitlement changes (rules/contract §5). Without it: the tenant's operator subscription to `eventTypes` (rules/contract §8: `exchange.upload.rejected`, `exchange.upload.failed`, `exchange.delivery.overdue`, `exchange.delivery.failed`, `workflows.request.failed`), delivered as `{eventId, type, tenantId, occurredAt, subject: {uploadId?, deliveryAttemptId?, connectionId?, requestId?}}`, ids only, never payload bytes. An unknown, empty or repeated event type, `eventTypes` missing without `bindingId` or given with it is 400 ERR_VALIDATION at `/eventTypes[/<i>]`, nothing created. HTTPS only, no credentials in the URL, and the host must resolve to public addresses (checked again at every delivery). The Standard Webhooks `secret` is shown only in this response.
      */
     post: operations["createWebhookSubscription"];
     delete?: never;
@@ -1174,7 +1174,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a webhook subscription (admin:write)
-     * @description CONTRACT §7, offboarding: no delivery of the subscription starts after the answer (its pending deliveries are cancelled; one already being sent may finish). It is 404 from then on.
+     * @description rules/contract §7, offboarding: no delivery of the subscription starts after the answer (its pending deliveries are cancelled; one already being sent may finish). It is 404 from then on.
      */
     delete: operations["deleteWebhookSubscription"];
     options?: never;
@@ -1555,7 +1555,7 @@ export interface paths {
     };
     /**
      * List audit events (admin:read)
-     * @description Every administrative act, sign-in and mailbox read of the tenant (CONTRACT §7), oldest first (`order=desc`: newest first). Narrowed by `type` (one, or a prefix ending in `.` such as `user.`), `principalId` (who acted), `targetId` (what was changed) and `occurredFrom` (inclusive) … `occurredBefore` (exclusive); a cursor is valid only with the filters and order of the page that gave it (else 400). Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.
+     * @description Every administrative act, sign-in and mailbox read of the tenant (rules/contract §7), oldest first (`order=desc`: newest first). Narrowed by `type` (one, or a prefix ending in `.` such as `user.`), `principalId` (who acted), `targetId` (what was changed) and `occurredFrom` (inclusive) … `occurredBefore` (exclusive); a cursor is valid only with the filters and order of the page that gave it (else 400). Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.
      */
     get: operations["listAuditEvents"];
     put?: never;
@@ -2390,7 +2390,7 @@ export interface operations {
               id: string;
               kind: "user" | "access_token";
               name: string;
-              /** @description A user's current role (CONTRACT §7); null for an access token */
+              /** @description A user's current role (rules/contract §7); null for an access token */
               role: "owner" | "admin" | "viewer" | null;
             };
             tenant: {
@@ -4863,7 +4863,7 @@ export interface operations {
               /** @description Null for an operator subscription */
               appId: string | null;
               url: string;
-              /** @description An operator subscription's event types (CONTRACT §8); null for a binding's */
+              /** @description An operator subscription's event types (rules/contract §8); null for a binding's */
               eventTypes:
                 | (
                     | "exchange.upload.rejected"
@@ -4909,7 +4909,7 @@ export interface operations {
           /** Format: uuid */
           bindingId?: string;
           url: string;
-          /** @description Without `bindingId`: a tenant's operator subscription to these event types (CONTRACT §8); required then, and not allowed with `bindingId` */
+          /** @description Without `bindingId`: a tenant's operator subscription to these event types (rules/contract §8); required then, and not allowed with `bindingId` */
           eventTypes?: (
             | "exchange.upload.rejected"
             | "exchange.upload.failed"
@@ -4937,7 +4937,7 @@ export interface operations {
             /** @description Null for an operator subscription */
             appId: string | null;
             url: string;
-            /** @description An operator subscription's event types (CONTRACT §8); null for a binding's */
+            /** @description An operator subscription's event types (rules/contract §8); null for a binding's */
             eventTypes:
               | (
                   | "exchange.upload.rejected"
@@ -4994,7 +4994,7 @@ export interface operations {
             /** @description Null for an operator subscription */
             appId: string | null;
             url: string;
-            /** @description An operator subscription's event types (CONTRACT §8); null for a binding's */
+            /** @description An operator subscription's event types (rules/contract §8); null for a binding's */
             eventTypes:
               | (
                   | "exchange.upload.rejected"
@@ -5122,7 +5122,7 @@ export interface operations {
             /** @description Null for an operator subscription */
             appId: string | null;
             url: string;
-            /** @description An operator subscription's event types (CONTRACT §8); null for a binding's */
+            /** @description An operator subscription's event types (rules/contract §8); null for a binding's */
             eventTypes:
               | (
                   | "exchange.upload.rejected"
@@ -5177,7 +5177,7 @@ export interface operations {
             /** @description Null for an operator subscription */
             appId: string | null;
             url: string;
-            /** @description An operator subscription's event types (CONTRACT §8); null for a binding's */
+            /** @description An operator subscription's event types (rules/contract §8); null for a binding's */
             eventTypes:
               | (
                   | "exchange.upload.rejected"

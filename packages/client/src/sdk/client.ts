@@ -26,7 +26,7 @@ export interface ClientOptions {
   fetchTimeoutMs?: number | undefined;
 }
 
-/** The well-known paths of spec B; everything else is reached through published entrypoints. */
+/** The well-known paths of rules/interface B; everything else is reached through published entrypoints. */
 const paths = {
   discovery: "/api/v1/meta/discovery",
   publicEntrypoints: "/api/v1/meta/entrypoints",

@@ -1,5 +1,5 @@
 /**
- * The reference sync client (issue 22 item 3; spec C rules 1, 2 and 5): a local projection of one
+ * The reference sync client (issue 22 item 3; rules/interface C rules 1, 2 and 5): a local projection of one
  * app's entitlements for a service binding, kept with the snapshot and the change feed, persisted
  * through a MirrorStorage, and answering with the server's own decision function. Webhooks only
  * wake it (`wake()`); rights come from the feed alone. Imports only protocol/ and the SDK.

@@ -4,7 +4,7 @@ import type { Transport } from "./http.js";
 import { createPublishedCall, type PageQuery } from "./published-call.js";
 import type { Page } from "./types.js";
 
-/** The published admin entries of the entitlement area (CONTRACT §2a). */
+/** The published admin entries of the entitlement area (rules/contract §2a). */
 export const entitlementAdminEntries = {
   apps: "admin.apps",
   entitlements: "admin.entitlements",
@@ -42,11 +42,11 @@ export interface EntitlementsAdminApi {
     requiredCapabilities: string[];
   }): Promise<CreatedServiceBinding>;
   rotateBinding(bindingId: string): Promise<RotatedCredential>;
-  /** Offboarding (CONTRACT §7): every credential of the binding refused from now on; idempotent. */
+  /** Offboarding (rules/contract §7): every credential of the binding refused from now on; idempotent. */
   revokeBinding(bindingId: string): Promise<ServiceBinding>;
 }
 
-/** Admin calls through the session's published entries only (spec B: no path is guessed). */
+/** Admin calls through the session's published entries only (rules/interface B: no path is guessed). */
 export function createEntitlementsAdminApi(
   transport: Transport,
   findEntry: (id: string) => Promise<Entrypoint>,

@@ -1,9 +1,9 @@
 /**
- * The service side of the entitlement area (spec C, CONTRACT §5): a client that signs every
+ * The service side of the entitlement area (rules/interface C, rules/contract §5): a client that signs every
  * request attempt, iterators over the snapshot and the change feed, a feed reader that follows
  * rules 1–2 (snapshot, then changes; a new snapshot after ERR_APP_ENTITLEMENT_CURSOR_EXPIRED) and
  * a local projection that decides with the one decision function of protocol/. Imports only
- * protocol/ (DESIGN.md layering).
+ * protocol/ (docs/architecture.md, "Layers").
  */
 import type { ResponseBody } from "./api.js";
 import { createHash, createHmac, randomBytes } from "node:crypto";
@@ -28,7 +28,7 @@ import type { Jwks } from "./grant-verifier.js";
 
 export type { Entitlement, EntitlementDecision, EntitlementStatus } from "../protocol/index.js";
 
-/** The well-known paths of spec C's service interface. */
+/** The well-known paths of rules/interface C's service interface. */
 export const entitlementServicePaths = {
   introspect: "/api/v1/public/v1/app-entitlements/service/introspect/",
   snapshot: "/api/v1/public/v1/app-entitlements/service/snapshot",
@@ -84,7 +84,7 @@ export interface ServiceClient {
   introspect(actorId: string): Promise<Introspection>;
   /**
    * The app's entitlements page by page, every page as of the first page's `asOfSequence`
-   * (spec C rule 1). A 410 surfaces as CursorExpiredError.
+   * (rules/interface C rule 1). A 410 surfaces as CursorExpiredError.
    */
   snapshot(options?: { limit?: number | undefined }): AsyncGenerator<SnapshotPage, void, undefined>;
   /** Changes after `afterSequence` in ascending order, page by page until `meta.hasMore` is false. */
@@ -106,7 +106,7 @@ const defaultChangesLimit = 100;
 /** Change pages requested at once while catching up (see `changes`). */
 const prefetch = 3;
 
-/** The four headers of CONTRACT §5 for one attempt: a fresh CSPRNG nonce and the current time. */
+/** The four headers of rules/contract §5 for one attempt: a fresh CSPRNG nonce and the current time. */
 function signer(credentialId: string, secret: string, now: () => Date) {
   const key = Buffer.from(secret, "utf8");
   return (request: { method: string; target: string; body: string }): Record<string, string> => {
@@ -297,7 +297,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
 /**
  * Changes must continue the feed exactly: each sequence is the previous one + 1, the first
- * `after + 1` (the feed is gap-free, CONTRACT §5); otherwise a FeedSequenceError.
+ * `after + 1` (the feed is gap-free, rules/contract §5); otherwise a FeedSequenceError.
  */
 export function checkSequences(changes: readonly { sequence: number }[], after: number): void {
   let previous = after;
@@ -476,7 +476,7 @@ export interface EntitlementProjection {
   follow(options?: { pollIntervalMs?: number; signal?: AbortSignal }): Promise<number | undefined>;
 }
 
-/** A local projection of one app's entitlements for a standalone sync service (spec C rule 4). */
+/** A local projection of one app's entitlements for a standalone sync service (rules/interface C rule 4). */
 export function createEntitlementProjection(options: EntitlementProjectionOptions): EntitlementProjection {
   const state = new Map<string, Entitlement>();
   let ready = false;

@@ -6,7 +6,7 @@ import {
 } from "../protocol/index.js";
 import { EntrypointMissingError } from "./errors.js";
 
-/** Kinds this client understands (spec B: unknown kinds are unusable). */
+/** Kinds this client understands (rules/interface B: unknown kinds are unusable). */
 export const isUsableKind = (kind: string): boolean =>
   (usableEntrypointKinds as readonly string[]).includes(kind);
 

@@ -1,6 +1,6 @@
 import type { Problem } from "../protocol/index.js";
 
-/** A problem+json answer of the API (CONTRACT §1). Carries no credential. */
+/** A problem+json answer of the API (rules/contract §1). Carries no credential. */
 export class HanseApiError extends Error {
   override readonly name: string = "HanseApiError";
   readonly status: number;
@@ -41,7 +41,7 @@ export class HanseApiError extends Error {
 export type EntrypointMissingReason = "entry" | "action" | "unusable-kind" | "status-href";
 
 /**
- * The session was not given this entry or action (spec B rules 2 and 5). This is a definitive
+ * The session was not given this entry or action (rules/interface B rules 2 and 5). This is a definitive
  * denial: the client stops instead of guessing a path.
  */
 export class EntrypointMissingError extends Error {
@@ -105,7 +105,7 @@ export class HanseProtocolError extends Error {
 }
 
 /**
- * The change feed broke its order (CONTRACT §5: sequences are gap-free and in commit order): a
+ * The change feed broke its order (rules/contract §5: sequences are gap-free and in commit order): a
  * change whose sequence is not the previous one + 1. `gap` when it is higher (changes are
  * missing), `repeat` when it is the same or lower (a change seen again, or the feed went back).
  */
@@ -127,7 +127,7 @@ export class FeedSequenceError extends HanseProtocolError {
   }
 }
 
-/** After create, `Location` did not refer to the new tenant (spec B rule 4). */
+/** After create, `Location` did not refer to the new tenant (rules/interface B rule 4). */
 export class LocationMismatchError extends HanseProtocolError {
   readonly expected: string;
   readonly actual: string | undefined;
@@ -149,7 +149,7 @@ export class WaitTimeoutError extends Error {
 }
 
 /**
- * `410 ERR_APP_ENTITLEMENT_CURSOR_EXPIRED` (spec C rule 2): the feed no longer holds a change
+ * `410 ERR_APP_ENTITLEMENT_CURSOR_EXPIRED` (rules/interface C rule 2): the feed no longer holds a change
  * after the requested sequence, or a snapshot's `asOfSequence` can no longer be served. Discard
  * the local projection and start again with a new snapshot.
  */

@@ -1,8 +1,9 @@
 /**
- * Offline verification of entitlement grants (spec C rule 3, CONTRACT §5) on `jose`: signature
- * (EdDSA only), `kid`, `typ`, `iss`, `aud`, the `binding` claim, `exp` and `nbf`, against a JWKS
- * that is cached and refetched on an unknown `kid` at most once per cooldown. An expired grant,
- * or one for another binding, is never accepted. Imports only protocol/ (and jose, undici).
+ * Offline verification of entitlement grants (rules/interface C rule 3, rules/contract §5) on
+ * `jose`: signature (EdDSA only), `kid`, `typ`, `iss`, `aud`, the `binding` claim, `exp` and `nbf`,
+ * against a JWKS that is cached and refetched on an unknown `kid` at most once per cooldown. An
+ * expired grant, or one for another binding, is never accepted. Imports only protocol/ (and jose,
+ * undici).
  */
 import type { errors as JoseErrors, JWK, JWTPayload } from "jose";
 import { loadJose, loadUndici } from "./lazy-modules.js";
@@ -22,7 +23,7 @@ export interface Jwks {
 }
 
 export const grantType = "entitlement-grant+jwt";
-/** CONTRACT §5: `exp` is at most 900 s after `iat`. */
+/** rules/contract §5: `exp` is at most 900 s after `iat`. */
 const maxGrantLifetimeSeconds = 900;
 
 export type GrantRefusal =

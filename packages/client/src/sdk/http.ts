@@ -23,7 +23,7 @@ export interface SendInput {
   binary?: boolean;
   /**
    * Extra headers computed from the request exactly as it goes out (method, path with its query as
-   * sent, body bytes): signed service requests (CONTRACT §5). Called once per `send`.
+   * sent, body bytes): signed service requests (rules/contract §5). Called once per `send`.
    */
   sign?: (request: { method: string; target: string; body: string }) => Record<string, string>;
 }

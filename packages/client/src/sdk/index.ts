@@ -1,4 +1,4 @@
-/** The typed Hanse client. Imports only `protocol/` (DESIGN.md layering). */
+/** The typed Hanse client. Imports only `protocol/` (docs/architecture.md, "Layers"). */
 export { createClient, type ClientOptions, type HanseClient } from "./client.js";
 export {
   CursorExpiredError,
@@ -168,7 +168,7 @@ export {
   type SyncOptions,
   type SyncSummary,
 } from "./partner-sync.js";
-// Workflow transition requests (spec D): request, follow to the outcome.
+// Workflow transition requests (rules/interface D): request, follow to the outcome.
 export {
   createWorkflowsApi,
   createWorkflowsClient,

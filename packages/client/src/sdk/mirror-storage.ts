@@ -1,7 +1,7 @@
 /**
  * Where an EntitlementMirror keeps its position and projection between runs (issue 22 item 3):
  * a small interface, an in-memory implementation and a JSON file written atomically. Imports only
- * protocol/ and the SDK's own helpers (DESIGN.md layering).
+ * protocol/ and the SDK's own helpers (docs/architecture.md, "Layers").
  */
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -15,7 +15,7 @@ export interface MirrorState {
   server: string;
   /** The app of the binding, once known (the option `appId` or the first entitlement seen). */
   appId: string | null;
-  /** The `asOfSequence` of the snapshot the projection was built from (spec C rule 1). */
+  /** The `asOfSequence` of the snapshot the projection was built from (rules/interface C rule 1). */
   asOfSequence: number;
   /** The last change applied: the feed is read again after it. */
   sequence: number;

@@ -1,5 +1,5 @@
 /**
- * The reference mailbox worker of spec A rule 6 on top of the partner client: list, claim one
+ * The reference mailbox worker of rules/interface A rule 6 on top of the partner client: list, claim one
  * entry, stream its payload to a temporary file while counting and hashing, check EOF, size,
  * SHA-256 and the trailer, fsync and rename into place, then acknowledge with the same token
  * (retried after an uncertain network failure), and only then claim the next entry. Nothing is
@@ -28,7 +28,7 @@ export function integrityProblem(read: PayloadRead): string | undefined {
   return undefined;
 }
 
-/** What the worker reports: only status, stable code, correlation, ids and time (spec A). */
+/** What the worker reports: only status, stable code, correlation, ids and time (rules/interface A). */
 export interface SyncEvent {
   time: string;
   event: "stored" | "already-stored" | "acknowledged" | "skipped" | "failed" | "idle";
@@ -110,7 +110,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     });
   });
 
-/** Runs the worker loop of spec A rule 6 against one connection. */
+/** Runs the worker loop of rules/interface A rule 6 against one connection. */
 export async function syncMailbox(options: SyncOptions): Promise<SyncSummary> {
   const { client, outDir } = options;
   const summary: SyncSummary = { acknowledged: 0, failed: 0 };

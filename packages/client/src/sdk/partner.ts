@@ -41,7 +41,7 @@ export class PartnerApiError extends Error {
     readonly status: number,
     readonly code: string,
     readonly correlationId: string,
-    /** The problem's `detail`: text the server made safe to show (CONTRACT §1). */
+    /** The problem's `detail`: text the server made safe to show (rules/contract §1). */
     readonly detail?: string,
   ) {
     super(`HTTP ${status} ${code} (correlation ${correlationId})`);

@@ -7,7 +7,7 @@ export type PageQuery = { limit?: number | undefined; cursor?: string | undefine
 /** A page request with the filters a list route takes (`type`, `kind`, …); undefined ones are left out. */
 export type ListQuery = PageQuery & { readonly [filter: string]: string | number | undefined };
 
-/** Calls one action of a published entry (spec B: the path comes from the server, never guessed). */
+/** Calls one action of a published entry (rules/interface B: the path comes from the server, never guessed). */
 export type PublishedCall = <T>(
   entryId: string,
   actionId: string,

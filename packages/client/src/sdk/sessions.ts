@@ -7,7 +7,7 @@ import type { Page } from "./types.js";
 /** The published entry of sign-in, sign-out and the user's own sessions (public entrypoints). */
 export const authSessionsEntryId = "auth.sessions";
 
-/** One of the signed-in user's open sessions (CONTRACT §7); never its token. */
+/** One of the signed-in user's open sessions (rules/contract §7); never its token. */
 export type UserSession = ListItem<"listSessions">;
 
 /** The signed-in user's sessions, through the published `auth.sessions` actions `list` and `end`. */

@@ -49,7 +49,7 @@ export interface TenantsApi {
   /** Every tenant, following `meta.nextCursor` page by page. */
   listAll(options?: { limit?: number }): AsyncGenerator<Tenant, void, undefined>;
   get(tenantId: string): Promise<Tenant>;
-  /** Offboarding (CONTRACT §7): every credential of the tenant refused, its jobs waiting; idempotent. */
+  /** Offboarding (rules/contract §7): every credential of the tenant refused, its jobs waiting; idempotent. */
   suspend(tenantId: string): Promise<Tenant>;
   /** Brings a suspended tenant back with the same credentials; idempotent. */
   resume(tenantId: string): Promise<Tenant>;

@@ -1,6 +1,6 @@
 import type { RequestBody, ResponseBody } from "./api.js";
 
-/** Shapes of the system tenant resource (CONTRACT §2 and §3), from the generated API types. */
+/** Shapes of the system tenant resource (rules/contract §2 and §3), from the generated API types. */
 export type Tenant = ResponseBody<"getTenant">;
 
 export interface Page<T> {

@@ -1,7 +1,7 @@
 /**
- * Operators (CONTRACT §7): the tenant's users (`admin.users`), its single sign-on setting
+ * Operators (rules/contract §7): the tenant's users (`admin.users`), its single sign-on setting
  * (`admin.sso`) and the signed-in user's own password (public `auth.password`). Every call goes
- * through a published entry (spec B: no path is guessed).
+ * through a published entry (rules/interface B: no path is guessed).
  */
 import type { Entrypoint } from "../protocol/index.js";
 import type { RequestBody, ResponseBody } from "./api.js";

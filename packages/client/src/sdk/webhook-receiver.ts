@@ -1,5 +1,5 @@
 /**
- * The receiving end of entitlement webhooks (issue 22 item 3; CONTRACT §5, spec "Events →
+ * The receiving end of entitlement webhooks (issue 22 item 3; rules/contract §5, spec "Events →
  * Entitlement webhooks" and C rule 5): verifies the Standard Webhooks signature over the raw body
  * with protocol/'s verifyWebhook, deduplicates by `webhook-id`, and only wakes the mirror, which
  * then reads the change feed. Nothing in a delivery is ever taken as a right.
@@ -134,7 +134,8 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     if (sequence !== undefined && applied !== undefined && sequence <= applied) {
       return { outcome: "already-applied", id: verified.id };
     }
-    // A wake-up, never a right (spec C rule 5): the mirror reads the feed; its failures are its events.
+    // A wake-up, never a right (rules/interface C rule 5): the mirror reads the feed; its failures
+    // are its events.
     options.mirror.wake().catch(() => undefined);
     return { outcome: "accepted", id: verified.id };
   };

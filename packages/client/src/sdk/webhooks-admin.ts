@@ -4,10 +4,10 @@ import type { Transport } from "./http.js";
 import { createPublishedCall, type PageQuery } from "./published-call.js";
 import type { Page } from "./types.js";
 
-/** The published admin entry of webhook subscriptions (CONTRACT §5). */
+/** The published admin entry of webhook subscriptions (rules/contract §5). */
 export const webhookSubscriptionsEntryId = "admin.webhookSubscriptions";
 
-/** The event types of an operator subscription (CONTRACT §8). */
+/** The event types of an operator subscription (rules/contract §8). */
 export type OperatorEventType = NonNullable<WebhookSubscription["eventTypes"]>[number];
 
 export type WebhookSubscription = ResponseBody<"getWebhookSubscription">;
@@ -35,7 +35,7 @@ export interface WebhooksAdminApi {
   /** Pending deliveries are dropped. */
   disable(id: string): Promise<WebhookSubscription>;
   rotateSecret(id: string): Promise<RotatedWebhookSecret>;
-  /** Offboarding (CONTRACT §7): no delivery of it starts after the answer; 404 from then on. */
+  /** Offboarding (rules/contract §7): no delivery of it starts after the answer; 404 from then on. */
   deleteSubscription(id: string): Promise<void>;
 }
 

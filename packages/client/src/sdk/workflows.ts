@@ -27,7 +27,7 @@ export function workflowKeyOnTheWire(key: string): string {
   return Buffer.from(key, "utf8").toString("latin1");
 }
 
-/** The published entry of spec D (CONTRACT §6). */
+/** The published entry of rules/interface D (rules/contract §6). */
 export const workflowTransitionsEntryId = "workflows.transitionRequests";
 
 export type TransitionRequestInput = RequestBody<"requestTransition">;

@@ -62,7 +62,7 @@ function principalCell(event) {
     : h("span", {}, `${kind} `, id);
 }
 
-/** The trail's verification (CONTRACT §7): verified with its extent, or the first record that is not. */
+/** The trail's verification (rules/contract §7): verified with its extent, or the first record that is not. */
 function verificationPanel() {
   if (!can("admin.auditEvents", "verify")) return null;
   const panel = h("section", { class: "panel", "aria-label": "Verification" }, h("p", {}, "Verifying…"));

@@ -5,7 +5,7 @@ import { can } from "../permissions.js";
 import { attempt, field, fieldsList, link, pagedTable, select, staticTable, statusSlot } from "../ui.js";
 import { exchangeFilters, filterQuery, hashParams } from "./exchange-filters.js";
 
-/** The search box and the order of the uploads page (CONTRACT §8), as extra filter controls. */
+/** The search box and the order of the uploads page (rules/contract §8), as extra filter controls. */
 const searchControls = () => [
   {
     name: "q",

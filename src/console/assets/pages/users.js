@@ -7,7 +7,7 @@ import { attempt, field, formPanel, reloadableTable, select, showLinkOnce, statu
 /** The roles, as the API declares them, least first. */
 export const roles = () => [...enumeration("userRoles")].reverse();
 
-/** What each role may do, as the role select explains it (CONTRACT §7). */
+/** What each role may do, as the role select explains it (rules/contract §7). */
 const roleExplained = {
   viewer: "reads everything, changes nothing",
   admin: "runs the tenant, but no user management",

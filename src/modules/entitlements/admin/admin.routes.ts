@@ -216,7 +216,7 @@ export const entitlementAdminRoutes =
           operationId: "revokeServiceBinding",
           summary: "Revoke a service binding (admin:write)",
           description:
-            "CONTRACT §7, offboarding: from the answer on every credential of the binding, the previous one " +
+            "rules/contract §7, offboarding: from the answer on every credential of the binding, the previous one " +
             "of a rotation's overlap included, is refused (401 ERR_SERVICE_AUTH_INVALID_CREDENTIAL) in every " +
             "process, and its webhook subscriptions stop. Grants already issued stay valid until they expire. " +
             "Revoking a revoked binding answers it unchanged.",

@@ -25,7 +25,7 @@ const toApp = (row: { id: string; name: string; capabilities: string[]; created_
 
 export const maxActorIdCharacters = 128;
 
-/** CONTRACT §5: an actor id is at most 128 characters; a longer one is a request to correct. */
+/** rules/contract §5: an actor id is at most 128 characters; a longer one is a request to correct. */
 export function checkActorId(actorId: string): void {
   if (characterCount(actorId) > maxActorIdCharacters) {
     throw new AppError("ERR_VALIDATION", "An actor id is at most 128 characters.", {
@@ -36,7 +36,7 @@ export function checkActorId(actorId: string): void {
 
 const noSuchApp = () => new AppError("ERR_NOT_FOUND", "No such app.");
 
-/** Apps and their entitlements: the administration side (CONTRACT §2a, §5). */
+/** Apps and their entitlements: the administration side (rules/contract §2a, §5). */
 export function createEntitlementsService(deps: Deps) {
   const database = deps.database.as<EntitlementTables>();
   const db = database.db;

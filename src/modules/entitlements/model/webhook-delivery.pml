@@ -1,5 +1,5 @@
 /*
- * Webhook delivery of entitlement changes (CONTRACT §5, §7), modelled for an exhaustive check with
+ * Webhook delivery of entitlement changes (rules/contract §5, §7), modelled for an exhaustive check with
  * Spin. README.md beside this file maps every step to the function and SQL statement
  * implementing it.
  *

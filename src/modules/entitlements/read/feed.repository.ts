@@ -6,7 +6,7 @@ import type { EntitlementTables } from "../entitlements.tables.js";
 
 /*
  * The read side's statements of the entitlement tables: a snapshot page as of a sequence and a
- * feed page (CONTRACT §5). Reads only; the administration writes the tables through
+ * feed page (rules/contract §5). Reads only; the administration writes the tables through
  * ../entitlements.repository.ts.
  */
 

@@ -1,3 +1,3 @@
-/** The service's read side (CONTRACT §5): introspection, snapshot, change feed, grants it asks for, JWKS. */
+/** The service's read side (rules/contract §5): introspection, snapshot, change feed, grants it asks for, JWKS. */
 export { createServiceApi } from "./service-api.service.js";
 export { jwksPath, serviceRoutes } from "./service.routes.js";

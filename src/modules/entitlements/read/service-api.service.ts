@@ -23,7 +23,7 @@ const cursorExpired = () =>
     "Changes after this sequence are no longer kept; discard the local projection and start with a new snapshot.",
   );
 
-/** What a signed service reads (spec C): introspection, snapshot, change feed, grants, JWKS. */
+/** What a signed service reads (rules/interface C): introspection, snapshot, change feed, grants, JWKS. */
 export function createServiceApi(deps: Deps) {
   const database = deps.database.as<EntitlementTables>();
   const db = database.db;

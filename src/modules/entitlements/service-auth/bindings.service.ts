@@ -44,7 +44,7 @@ const toBinding = (row: ServiceBindingsTable, credentialUuid: string) => ({
 
 const noSuchBinding = () => new AppError("ERR_NOT_FOUND", "No such service binding.");
 
-/** Service bindings, their credentials and webhook subscriptions (CONTRACT §2a, §5). */
+/** Service bindings, their credentials and webhook subscriptions (rules/contract §2a, §5). */
 export function createBindingsService(deps: Deps) {
   const database = deps.database.as<EntitlementTables>();
   const db = database.db;
@@ -111,7 +111,7 @@ export function createBindingsService(deps: Deps) {
     },
 
     /**
-     * Issues a new credential; the binding's earlier ones stay valid for the overlap (CONTRACT §5:
+     * Issues a new credential; the binding's earlier ones stay valid for the overlap (rules/contract §5:
      * HANSE_CREDENTIAL_OVERLAP_SECONDS), so services can roll the new secret out without downtime.
      */
     async rotateCredential(principal: Principal, bindingId: string) {
@@ -140,7 +140,7 @@ export function createBindingsService(deps: Deps) {
     },
 
     /**
-     * CONTRACT §7, offboarding: every credential of the binding, the previous one of a rotation's
+     * rules/contract §7, offboarding: every credential of the binding, the previous one of a rotation's
      * overlap included, is refused from the commit on (the lookup of each signed request reads the
      * binding's `revoked_at`; nothing caches it), and its webhook subscriptions stop (disabled, their
      * pending deliveries cancelled). Grants already issued stay valid until they expire. Revoking a

@@ -24,7 +24,7 @@ const single = (value: string | string[] | undefined): string | undefined =>
   typeof value === "string" ? value : undefined;
 
 /**
- * Verifies signed service requests exactly as CONTRACT §5 orders it: header formats (MISSING),
+ * Verifies signed service requests exactly as rules/contract §5 orders it: header formats (MISSING),
  * the credential by its id (INVALID_CREDENTIAL), the timestamp's skew (STALE_TIMESTAMP), the
  * HMAC over the canonical string built from the request target as sent, compared in constant
  * time (INVALID_SIGNATURE), and last the nonce, recorded insert-if-absent before anything else
@@ -62,7 +62,7 @@ export function createServiceAuthenticator(deps: {
       const parsed = parse(request.headers);
       const now = deps.clock.now();
       const credential = await findCredential(parsed.uuid);
-      // Revoked bindings and suspended tenants are refused as unknown credentials (CONTRACT §7).
+      // Revoked bindings and suspended tenants are refused as unknown credentials (rules/contract §7).
       if (!credential?.admitted || (credential.expires_at !== null && credential.expires_at <= now)) {
         throw new AppError(
           "ERR_SERVICE_AUTH_INVALID_CREDENTIAL",

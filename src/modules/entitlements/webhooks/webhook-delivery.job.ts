@@ -36,8 +36,8 @@ export interface WebhookCounters {
 }
 
 /**
- * What a delivery POSTs. An entitlement change: no rights (spec C rule 5), receivers read the
- * feed. An operator event (CONTRACT §8): its type and subject, ids only, never payload bytes.
+ * What a delivery POSTs. An entitlement change: no rights (rules/interface C rule 5), receivers read the
+ * feed. An operator event (rules/contract §8): its type and subject, ids only, never payload bytes.
  */
 export function deliveryBody(tenantId: string, delivery: repo.LeasedDelivery): Record<string, unknown> {
   const occurredAt = delivery.occurred_at.toISOString();

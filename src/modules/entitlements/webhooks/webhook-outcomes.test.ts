@@ -17,7 +17,7 @@ const sent = (deliveryId: string, status: number | null, extra: Partial<SentAtte
 const judge = (batch: SentAttempt[], failingSince: Date | null = null) =>
   judgeBatch(batch, { at, failingSince, disableAfterMs: 5 * 24 * hour, random: () => 0.5 });
 
-describe("a webhook batch's outcomes (CONTRACT §5)", () => {
+describe("a webhook batch's outcomes (rules/contract §5)", () => {
   it("only a 2xx delivers; a failure is tried again after the schedule's delay, a timeout too", () => {
     const verdict = judge([sent("a", 204), sent("b", 302), sent("c", null)]);
     expect(verdict.outcomes.map((o) => [o.deliveryId, o.state, o.errorClass, o.nextAttemptAt])).toEqual([

@@ -2,7 +2,7 @@ import type { DeliveryOutcome } from "./webhooks.repository.js";
 
 /**
  * Delay before attempt n + 1 after n failed attempts: the first retry within 10 s, then spread
- * over more than 24 h (CONTRACT §5: at least 24 h). Ten attempts in all.
+ * over more than 24 h (rules/contract §5: at least 24 h). Ten attempts in all.
  */
 export const webhookRetryDelaysMs = [
   5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000,
@@ -34,7 +34,7 @@ export interface BatchVerdict {
 const isDelivered = (sent: SentAttempt) => sent.status !== null && sent.status >= 200 && sent.status < 300;
 
 /**
- * The pure rules of CONTRACT §5 for a batch sent together: only a 2xx delivers; a 410 disables
+ * The pure rules of rules/contract §5 for a batch sent together: only a 2xx delivers; a 410 disables
  * the subscription, as does failing without pause (no delivery at all) for `disableAfterMs`;
  * the deliveries of a disabled subscription are cancelled; any other failure is tried again after
  * the next delay of the schedule (jittered ±10 %, at least a 429/503's Retry-After, at most a

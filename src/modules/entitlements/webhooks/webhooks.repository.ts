@@ -87,7 +87,7 @@ export async function insertDeliveries(
 }
 
 /**
- * One pending delivery of an operator event (CONTRACT §8) per enabled operator subscription of
+ * One pending delivery of an operator event (rules/contract §8) per enabled operator subscription of
  * the tenant whose event types hold its type, in the transaction of the state change it reports
  * (the outbox), one INSERT … SELECT. Every delivery carries the same event id (receivers dedupe
  * by it); each has its own id, its `webhook-id`. Returns the subscriptions that got one.
@@ -144,7 +144,7 @@ export async function leaseDeliveries(
         AND next_attempt_at <= ${now}::timestamptz
         AND (lease_until IS NULL OR lease_until <= ${now}::timestamptz)
         -- Read in this statement, not before it: a subscription disabled, deleted or whose binding
-        -- was revoked after the job read it starts no delivery (CONTRACT §7).
+        -- was revoked after the job read it starts no delivery (rules/contract §7).
         AND EXISTS (SELECT 1 FROM webhook_subscriptions AS s WHERE s.tenant_id = ${tenantId}::uuid
           AND s.id = ${subscriptionId}::uuid AND s.enabled AND s.deleted_at IS NULL)
       ORDER BY sequence, id
@@ -264,7 +264,7 @@ export async function cancelPendingDeliveries(
 }
 
 /**
- * Deletes a subscription (CONTRACT §7): it is kept, with its attempts, but disabled, unseen by
+ * Deletes a subscription (rules/contract §7): it is kept, with its attempts, but disabled, unseen by
  * `findSubscription` and the list, and its pending deliveries are cancelled: none starts after this.
  */
 export async function deleteSubscription(trx: Trx, tenantId: string, id: string, at: Date): Promise<void> {

@@ -44,8 +44,8 @@ export const webhooksRoutes =
         summary:
           "Subscribe an HTTPS URL to a binding's entitlement changes or to operator events (admin:write)",
         description:
-          "With `bindingId`: the binding's app's entitlement changes (CONTRACT §5). Without it: the tenant's " +
-          "operator subscription to `eventTypes` (CONTRACT §8: `exchange.upload.rejected`, " +
+          "With `bindingId`: the binding's app's entitlement changes (rules/contract §5). Without it: the tenant's " +
+          "operator subscription to `eventTypes` (rules/contract §8: `exchange.upload.rejected`, " +
           "`exchange.upload.failed`, `exchange.delivery.overdue`, `exchange.delivery.failed`, " +
           "`workflows.request.failed`), delivered as `{eventId, type, tenantId, occurredAt, subject: " +
           "{uploadId?, deliveryAttemptId?, connectionId?, requestId?}}`, ids only, never payload bytes. " +
@@ -120,7 +120,7 @@ export const webhooksRoutes =
           operationId: "deleteWebhookSubscription",
           summary: "Delete a webhook subscription (admin:write)",
           description:
-            "CONTRACT §7, offboarding: no delivery of the subscription starts after the answer (its pending " +
+            "rules/contract §7, offboarding: no delivery of the subscription starts after the answer (its pending " +
             "deliveries are cancelled; one already being sent may finish). It is 404 from then on.",
           params: IdParams,
           response: { 204: { type: "null", description: "Deleted" }, ...errors },

@@ -50,7 +50,7 @@ const toAttempt = (row: WebhookAttemptsTable) => ({
 
 const noSuchSubscription = () => new AppError("ERR_NOT_FOUND", "No such webhook subscription.");
 
-/** Webhook subscriptions (CONTRACT §5): registration, the outbox of deliveries, and their administration. */
+/** Webhook subscriptions (rules/contract §5): registration, the outbox of deliveries, and their administration. */
 export function createWebhooksService(deps: Deps) {
   const database = deps.database.as<EntitlementTables>();
   const db = database.db;
@@ -137,7 +137,7 @@ export function createWebhooksService(deps: Deps) {
     },
 
     /**
-     * In the transaction of the state change it reports (CONTRACT §8): one delivery of the operator
+     * In the transaction of the state change it reports (rules/contract §8): one delivery of the operator
      * event per enabled operator subscription of the tenant that takes its type, and their jobs.
      */
     async raiseOperatorEvent(trx: Trx, event: OperatorEvent): Promise<void> {
@@ -146,8 +146,8 @@ export function createWebhooksService(deps: Deps) {
     },
 
     /**
-     * A subscription of a binding (its app's entitlement changes, CONTRACT §5) or, without
-     * `bindingId`, a tenant's operator subscription to `eventTypes` (CONTRACT §8): an HTTPS URL
+     * A subscription of a binding (its app's entitlement changes, rules/contract §5) or, without
+     * `bindingId`, a tenant's operator subscription to `eventTypes` (rules/contract §8): an HTTPS URL
      * without credentials whose host resolves only to public addresses (checked again at every
      * delivery). Its secret is returned once.
      */
@@ -241,7 +241,7 @@ export function createWebhooksService(deps: Deps) {
     },
 
     /**
-     * CONTRACT §7: no delivery of the subscription starts after the answer (its pending ones are
+     * rules/contract §7: no delivery of the subscription starts after the answer (its pending ones are
      * cancelled, and a delivery job reads the subscription in the statement that leases them); one
      * already sent may finish. The subscription is kept with its attempts, unseen (404 from then on).
      */

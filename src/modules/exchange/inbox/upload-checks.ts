@@ -1,11 +1,11 @@
 import { AppError } from "../../../platform/errors/app-error.js";
 
 /*
- * The checks of an upload request that need no database: its headers (CONTRACT §4) and the
+ * The checks of an upload request that need no database: its headers (rules/contract §4) and the
  * reading of a small body whole.
  */
 
-/** CONTRACT §4 / spec limits: ≤ 200 characters of letters, digits, `.`, `_`, `:`, `-`. */
+/** rules/contract §4 / rules/interface Limits: ≤ 200 characters of letters, digits, `.`, `_`, `:`, `-`. */
 export const uploadKeyPattern = /^[A-Za-z0-9._:-]{1,200}$/;
 /**
  * An upload declaring at most this many bytes has its partner key checked by its accept statement
@@ -57,7 +57,7 @@ const keyRule = "1–200 characters of letters, digits, '.', '_', ':' and '-'";
 
 /**
  * What is wrong with an upload's Idempotency-Key, for its detail: missing, too long, or other
- * characters (the key itself is never repeated: it may hold business data, CONTRACT §1).
+ * characters (the key itself is never repeated: it may hold business data, rules/contract §1).
  */
 function keyFault(key: string | string[] | undefined): string {
   if (typeof key !== "string" || key === "") return `Idempotency-Key is required: ${keyRule}.`;
@@ -65,7 +65,7 @@ function keyFault(key: string | string[] | undefined): string {
   return `Idempotency-Key holds a character other than letters, digits, '.', '_', ':' and '-': ${keyRule}.`;
 }
 
-/** Content type and key (CONTRACT §4), and a declared length over the limit. */
+/** Content type and key (rules/contract §4), and a declared length over the limit. */
 export function checkHeaders(headers: UploadHeaders, maxPayloadBytes: number): string {
   if (!acceptedTypes.has(mediaType(headers.contentType))) {
     throw invalid(

@@ -19,7 +19,7 @@ const tooManyStreams = () =>
  */
 export function createUploadSlots(maxStreams: number, leases: Leases) {
   /**
-   * Uploads of this process in progress, by connection and key hash. CONTRACT §4: a retry that
+   * Uploads of this process in progress, by connection and key hash. rules/contract §4: a retry that
    * arrives while the first upload with its key is still streaming waits for it (and then replays
    * or conflicts) instead of racing it; on another process it waits on the key's lease.
    */

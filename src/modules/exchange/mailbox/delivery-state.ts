@@ -1,5 +1,5 @@
 /**
- * The delivery state machine of the mailbox (CONTRACT §4), without I/O: what a claim, an expired
+ * The delivery state machine of the mailbox (rules/contract §4), without I/O: what a claim, an expired
  * lease, a payload read, an acknowledgement or an operator's requeue does to a delivery — its
  * next status, attempt count, due time, lease and verified read — or why it is refused. The
  * repository writes the columns these functions return; nothing else decides them.
@@ -42,7 +42,7 @@ export interface DeliveryPolicy {
   retryBaseSeconds: number;
 }
 
-/** Backoff after an expired lease: base × 2^(attempts−1), capped at 15 minutes (CONTRACT §4). */
+/** Backoff after an expired lease: base × 2^(attempts−1), capped at 15 minutes (rules/contract §4). */
 export const leaseBackoffMs = (attempts: number, baseSeconds: number): number =>
   Math.min(baseSeconds * 1000 * 2 ** Math.max(0, attempts - 1), 15 * 60 * 1000);
 

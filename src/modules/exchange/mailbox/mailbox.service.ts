@@ -16,8 +16,9 @@ type Delivery = Selectable<DeliveriesTable>;
 
 export const notFound = () => new AppError("ERR_B2B_EXCHANGE_NOT_FOUND", "No such delivery, claim or lease.");
 /**
- * A payload read or acknowledge without a claim token: the spec's 404, but naming the header to
- * send (decided after the connection, before any delivery is looked up: it tells nothing more).
+ * A payload read or acknowledge without a claim token: the 404 of rules/interface Errors, but
+ * naming the header to send (decided after the connection, before any delivery is looked up: it
+ * tells nothing more).
  */
 export const missingClaimToken = () =>
   new AppError(

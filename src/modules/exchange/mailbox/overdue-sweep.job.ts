@@ -29,7 +29,7 @@ export async function sweepOverdueDeliveries(
 /**
  * Every minute (worker role): one recurring row in the jobs table, so one run at a time whatever
  * the number of workers; no job per delivery. Setting `overdue_since` once, with its audit record,
- * is the event `exchange.delivery.overdue` (CONTRACT §8).
+ * is the event `exchange.delivery.overdue` (rules/contract §8).
  */
 export function createOverdueSweepJob(deps: HousekeepingDeps): JobDefinition<Record<string, never>> {
   return defineHousekeepingJob(deps, {

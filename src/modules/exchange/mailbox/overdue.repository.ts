@@ -3,7 +3,7 @@ import { insertAuditEventsSql } from "../../../platform/audit/index.js";
 import { raiseOperatorEventsSql } from "../../entitlements/index.js";
 
 /*
- * Collection deadlines (CONTRACT §8): the one statement that marks overdue deliveries. The
+ * Collection deadlines (rules/contract §8): the one statement that marks overdue deliveries. The
  * mailbox owns exchange_deliveries, so the sweep's SQL lives here; the audit table's owner writes
  * its part (`insertAuditEventsSql`).
  */
@@ -21,7 +21,7 @@ import { raiseOperatorEventsSql } from "../../entitlements/index.js";
  *   skip it once its lock is released (the row is re-checked), so a delivery is marked once and
  *   audited once whichever process sweeps;
  * - `audit`: the record names the delivery, its connection and upload, never payload bytes;
- * - `notified`: the operator event `exchange.delivery.overdue` (CONTRACT §8), one delivery per
+ * - `notified`: the operator event `exchange.delivery.overdue` (rules/contract §8), one delivery per
  *   operator subscription that takes it, and their jobs: the webhooks part's fragment, raised
  *   once with the mark.
  */

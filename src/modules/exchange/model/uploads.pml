@@ -1,6 +1,6 @@
 /*
  * Upload idempotency (X-Idempotency-Key on a partner upload) and the duplicate-interchange check
- * of processing (CONTRACT §8), modelled for an exhaustive check with Spin. README.md beside this
+ * of processing (rules/contract §8), modelled for an exhaustive check with Spin. README.md beside this
  * file maps every step to the function and SQL statement implementing it.
  *
  * Bounds: one connection; 3 sends: two of the same upload under key 1 (a retry racing the first

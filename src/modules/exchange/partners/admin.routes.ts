@@ -275,7 +275,7 @@ export const adminRoutes =
         operationId: "listAuditEvents",
         summary: "List audit events (admin:read)",
         description:
-          "Every administrative act, sign-in and mailbox read of the tenant (CONTRACT §7), oldest first " +
+          "Every administrative act, sign-in and mailbox read of the tenant (rules/contract §7), oldest first " +
           "(`order=desc`: newest first). Narrowed by `type` (one, or a prefix ending in `.` such as `user.`), " +
           "`principalId` (who acted), `targetId` (what was changed) and `occurredFrom` (inclusive) … " +
           "`occurredBefore` (exclusive); a cursor is valid only with the filters and order of the page that " +

@@ -33,7 +33,7 @@ const exportExample = {
 };
 
 /**
- * The audit trail's verification and export (CONTRACT §7, issue 33 items 2 and 3). Registered
+ * The audit trail's verification and export (rules/contract §7, issue 33 items 2 and 3). Registered
  * before the collection's `…/{id}` would matter: Fastify prefers these static paths anyway.
  */
 export const auditTrailRoutes =

@@ -94,7 +94,7 @@ function boundTo(base: string, key: readonly string[]): string {
   return key.every((part) => part === "") ? base : `${base}:${JSON.stringify(key)}`;
 }
 
-/** The filters of `GET …/audit-events` as the query has them (CONTRACT §7). */
+/** The filters of `GET …/audit-events` as the query has them (rules/contract §7). */
 export interface AuditQuery {
   type?: string | undefined;
   principalId?: string | undefined;

@@ -210,7 +210,7 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
     });
 
   return {
-    /** CONTRACT §7: the tenant's audit records, filtered, oldest or newest first. */
+    /** rules/contract §7: the tenant's audit records, filtered, oldest or newest first. */
     async listAuditEvents(principal: Principal, input: PageRequest & AuditQuery) {
       const tenantId = principal.tenant.id;
       const { filter, binding } = auditFilter(tenantId, input);
@@ -221,11 +221,11 @@ export function createOperatorViews(deps: ExchangeDeps, mailbox: Pick<MailboxSer
         view: auditRecordView,
       });
     },
-    /** CONTRACT §7: the tenant's hash chain checked from its first record to its last seal. */
+    /** rules/contract §7: the tenant's hash chain checked from its first record to its last seal. */
     verifyAuditTrail(principal: Principal) {
       return verifyAuditTrail(db, principal.tenant.id, deps.clock.now());
     },
-    /** CONTRACT §7: the records of a time range in chain order, streamed (the range checked first). */
+    /** rules/contract §7: the records of a time range in chain order, streamed (the range checked first). */
     exportAuditEvents(principal: Principal, query: Pick<AuditQuery, "occurredFrom" | "occurredBefore">) {
       return exportAuditRecords(db, principal.tenant.id, auditRange(query));
     },

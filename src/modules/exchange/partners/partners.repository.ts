@@ -93,7 +93,7 @@ export function listPage<T extends Paged>(
   return creationPage(q, limit, after, order);
 }
 
-/** Who owns each of `connectionIds`, by name (CONTRACT §8: the operator views carry both names). */
+/** Who owns each of `connectionIds`, by name (rules/contract §8: the operator views carry both names). */
 export async function connectionOwners(db: Db, tenantId: string, connectionIds: readonly string[]) {
   const owners = new Map<string, { partnerId: string; partnerName: string; connectionName: string }>();
   const ids = [...new Set(connectionIds)];

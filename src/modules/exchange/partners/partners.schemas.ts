@@ -136,7 +136,7 @@ export const PartnerItem = Type.Object(
 );
 export const PartnerList = listOf(PartnerItem);
 
-/** A connection's name (CONTRACT §8): 1–200 characters, not only blanks. */
+/** A connection's name (rules/contract §8): 1–200 characters, not only blanks. */
 const ConnectionName = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -144,7 +144,7 @@ const ConnectionName = Type.String({
   description: "What people call the connection; defaults to the partner's name",
   examples: ["ACME Retail · EDI prod"],
 });
-/** A connection's collection deadline (CONTRACT §8): 60–2592000 seconds, or null for none. */
+/** A connection's collection deadline (rules/contract §8): 60–2592000 seconds, or null for none. */
 export const collectionDeadline = { min: 60, max: 2_592_000, default: 86_400 } as const;
 const CollectionDeadline = Type.Union(
   [Type.Integer({ minimum: collectionDeadline.min, maximum: collectionDeadline.max }), Type.Null()],
@@ -543,7 +543,7 @@ const findingExample = {
 const OutboundCounts = Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
   description: 'Outbound messages the upload produced, per message type: `{"CONTRL":1,"ORDRSP":2}`',
 });
-/** Who an upload or a delivery belongs to, by name (CONTRACT §8); the ids stay beside them. */
+/** Who an upload or a delivery belongs to, by name (rules/contract §8); the ids stay beside them. */
 const ownerNames = {
   partnerId: Uuid,
   partnerName: Type.String({ description: "The partner's name" }),

@@ -24,7 +24,7 @@ export const threadHeapMb = 1024;
 /** One upload's EDIFACT work (`ProcessingRun`), wherever it runs. */
 export interface RunningAnalysis {
   summary: AnalysisSummary;
-  /** `duplicate`: plan only the CONTRL rejecting a duplicate interchange (CONTRACT §8). */
+  /** `duplicate`: plan only the CONTRL rejecting a duplicate interchange (rules/contract §8). */
   plan(catalog: Catalog, duplicate?: boolean): Promise<OutboundPlan>;
   build(envelopes: readonly OutboundEnvelope[]): Promise<Uint8Array[]>;
   /** Frees what the run holds; call it whatever happened. */

@@ -60,7 +60,7 @@ export function lockUpload(trx: Trx, tenantId: string, id: string) {
 
 /**
  * Stores the document numbers (BGM 1004) of a processed or rejected upload for the operator's
- * search (CONTRACT §8); a re-run of the same upload adds nothing twice.
+ * search (rules/contract §8); a re-run of the same upload adds nothing twice.
  */
 export async function insertUploadDocuments(
   trx: Trx,
@@ -109,7 +109,7 @@ export async function setUploadStatus(
 }
 
 /**
- * The duplicate key of an interchange (CONTRACT §8): SHA-256 of its UNB sender identification,
+ * The duplicate key of an interchange (rules/contract §8): SHA-256 of its UNB sender identification,
  * recipient identification and control reference. Fixed size, so a hostile long reference
  * never makes a large index entry.
  */

@@ -29,7 +29,7 @@ import {
 import type { Profile } from "../profile.js";
 
 /**
- * Code values the exchange accepts beyond the UN directories: CONTRACT §4 names `SRV` (GS1 GTIN)
+ * Code values the exchange accepts beyond the UN directories: rules/contract §4 names `SRV` (GS1 GTIN)
  * as a `LIN` item number type, which UN code list 7143 holds only from later directories on
  * (D.96A has `EN` but not `SRV`), and requires APERAK with BGM 1001 `313`, which D.96A's list
  * lacks (added later). Everything else is validated as the directory publishes it.
@@ -131,7 +131,7 @@ export const MAX_DOCUMENT_NUMBER_LENGTH = 70;
 
 /**
  * The document numbers (BGM 1004) of every message of the interchange, whatever its type or
- * verdict, distinct, in message order (CONTRACT §8: the operator finds an upload by any of them).
+ * verdict, distinct, in message order (rules/contract §8: the operator finds an upload by any of them).
  */
 export function documentNumbers(ic: ParsedInterchange): string[] {
   const found = new Set<string>();
@@ -276,7 +276,7 @@ function judgeLines(order: OrderInfo, profile: Profile, catalog: Catalog) {
 const controlRefElement = 5;
 
 /**
- * The finding of an upload rejected as a duplicate (CONTRACT §8): syntax error 26 on UNB 0020,
+ * The finding of an upload rejected as a duplicate (rules/contract §8): syntax error 26 on UNB 0020,
  * naming the earlier upload.
  */
 export function duplicateFinding(duplicateOf: string, headerPosition: number | null): Finding {
@@ -292,7 +292,7 @@ export function duplicateFinding(duplicateOf: string, headerPosition: number | n
 }
 
 /**
- * The plan of a duplicate interchange (CONTRACT §8): only a CONTRL rejecting the interchange
+ * The plan of a duplicate interchange (rules/contract §8): only a CONTRL rejecting the interchange
  * (UCI action 4, 0085 = 26 on UNB 0020), when the profile sends CONTRL on errors (`always`,
  * `on-error`, or `on-request` with UNB 0031 = 1); never an APERAK or ORDRSP.
  */
@@ -321,7 +321,7 @@ export function planDuplicate(analysis: Analysis, profile: Profile): PlannedMess
 
 /**
  * The outbound messages of one upload, in mailbox order: at most one CONTRL, then one APERAK per
- * message with application errors, then one ORDRSP per accepted ORDERS message (CONTRACT §4).
+ * message with application errors, then one ORDRSP per accepted ORDERS message (rules/contract §4).
  */
 export function planOutbound(
   analysis: Analysis,
@@ -409,7 +409,7 @@ export interface AnalysisSummary {
   interchangeId: string | undefined;
   /**
    * UNB sender identification (0004), recipient identification (0010) and control reference
-   * (0020): what a duplicate repeats (CONTRACT §8); null without a readable UNB.
+   * (0020): what a duplicate repeats (rules/contract §8); null without a readable UNB.
    */
   interchangeKey: [sender: string, recipient: string, controlRef: string] | null;
   /** BGM 1004 of every message, distinct (`documentNumbers`). */

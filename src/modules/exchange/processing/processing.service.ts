@@ -31,7 +31,7 @@ class DuplicateFound extends Error {
 /** How often one job re-runs an upload for a duplicate found before the job itself retries. */
 const maxDuplicateRuns = 3;
 
-/** What the duplicate check of an upload needs (CONTRACT §8). */
+/** What the duplicate check of an upload needs (rules/contract §8). */
 interface DuplicateCheck {
   /** SHA-256 of UNB sender, recipient and control reference; null without a readable UNB. */
   key: Buffer | null;
@@ -227,7 +227,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
     }
   }
 
-  /** The duplicate key of the upload's interchange and the window it is checked in (CONTRACT §8). */
+  /** The duplicate key of the upload's interchange and the window it is checked in (rules/contract §8). */
   function duplicateCheck(
     summary: AnalysisSummary,
     windowDays: number,

@@ -44,7 +44,7 @@ export function createAccessTokens(deps: IdentityDeps, database: Database<Identi
       principal: Principal,
       input: { name: string; scopes: Scope[]; expiresAt?: string },
     ) {
-      // CONTRACT §2: only scopes the creator holds, else 403 (a scope its tenant cannot have, or a
+      // rules/contract §2: only scopes the creator holds, else 403 (a scope its tenant cannot have, or a
       // partner scope, is one the creator does not hold); unknown names fail the schema (400).
       if (input.scopes.some((s) => !principal.scopes.has(s))) {
         throw new AppError("ERR_FORBIDDEN", "An access token can only carry scopes its creator holds.");

@@ -41,7 +41,7 @@ export const WhoamiResponse = Type.Object(
       kind: Type.Union([Type.Literal("user"), Type.Literal("access_token")]),
       name: Type.String(),
       role: Type.Union([Type.Literal("owner"), Type.Literal("admin"), Type.Literal("viewer"), Type.Null()], {
-        description: "A user's current role (CONTRACT §7); null for an access token",
+        description: "A user's current role (rules/contract §7); null for an access token",
       }),
     }),
     tenant: Type.Object({
@@ -67,7 +67,7 @@ export const WhoamiResponse = Type.Object(
   },
 );
 
-/** One of the calling user's open sessions (CONTRACT §7); never its token. */
+/** One of the calling user's open sessions (rules/contract §7); never its token. */
 export const SessionItem = Type.Object(
   {
     id: Uuid,

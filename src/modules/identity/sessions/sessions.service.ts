@@ -87,7 +87,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
 
   return {
     /**
-     * CONTRACT §2a: any wrong part is the same 401, and an unknown user costs the same time.
+     * rules/contract §2a: any wrong part is the same 401, and an unknown user costs the same time.
      * Failed logins are throttled before the password hash is computed (sign-in-throttle.ts):
      * per account and client address, so that an attacker's address cannot lock the account
      * out, and per account with a ceiling that slows guessing without refusing the right password.
@@ -127,7 +127,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
     },
 
     /**
-     * CONTRACT §7: an invitation's token and the user's new password → a session; the user
+     * rules/contract §7: an invitation's token and the user's new password → a session; the user
      * becomes active and the invitation is used up. The password policy is checked first (400 at
      * /password); an unknown, used or expired invitation, or one of a user deactivated since, is
      * the same 401. The invitation is locked while it is used, so that it is used once.
@@ -163,7 +163,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
     },
 
     /**
-     * CONTRACT §7: a user changes its own password with its current one; its other sessions end,
+     * rules/contract §7: a user changes its own password with its current one; its other sessions end,
      * the calling one stays. Only a user session may (an access token is 403: it proves no
      * password). A wrong current password is 400 at /currentPassword and counts against the
      * account like a failed sign-in, from the same throttle (so a stolen session cannot guess the
@@ -205,7 +205,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
     },
 
     /**
-     * CONTRACT §7: a password reset's token and the user's new password; every session of the user
+     * rules/contract §7: a password reset's token and the user's new password; every session of the user
      * ends and the reset is used up. The policy is checked first (400 at /password, the token
      * stays usable); an unknown, used or expired reset, or one of a user no longer active, is 401.
      */
@@ -239,7 +239,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
     },
 
     /**
-     * CONTRACT §7: the calling user's open sessions (not ended, expired or idle), oldest first;
+     * rules/contract §7: the calling user's open sessions (not ended, expired or idle), oldest first;
      * `current` marks the one the request came with. Only a user session may (an access token is
      * 403: it has no sessions of its own).
      */
@@ -262,7 +262,7 @@ export function createSessions(deps: IdentityDeps, database: Database<IdentityTa
     },
 
     /**
-     * CONTRACT §7: ends one open session of the calling user; its token is refused from then on.
+     * rules/contract §7: ends one open session of the calling user; its token is refused from then on.
      * Another user's session, or one unknown or already ended, is 404 and nothing ends.
      */
     async endSession(principal: Principal, sessionId: string) {

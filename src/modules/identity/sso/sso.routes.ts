@@ -19,7 +19,7 @@ export type ConsoleSessionCookie = (request: FastifyRequest, session: OpenedSess
 
 export const ssoSettingsPath = "/api/v1/admin/sso";
 
-/** CONTRACT §7, single sign-on: the tenant's settings and the two legs of the sign-in. */
+/** rules/contract §7, single sign-on: the tenant's settings and the two legs of the sign-in. */
 export const ssoRoutes =
   (service: Sso, consoleCookie: ConsoleSessionCookie): FastifyPluginAsyncTypebox =>
   async (app) => {

@@ -42,7 +42,7 @@ export interface SsoDeps extends IdentityDeps {
   ssoSealingKey: () => Promise<SealingKeys>;
 }
 
-/** CONTRACT §7: a sign-in under way can be finished for 10 minutes. */
+/** rules/contract §7: a sign-in under way can be finished for 10 minutes. */
 export const ssoStateTtlSeconds = 600;
 export const ssoCallbackPath = "/api/v1/auth/sso/callback";
 const defaultReturnTo = "/console/";
@@ -67,7 +67,7 @@ const badIssuer = (message: string) =>
 /** Every failure of a callback is this one answer; the reason goes to the log only. */
 const refused = () => new AppError("ERR_UNAUTHENTICATED", "The single sign-on failed; sign in again.");
 
-/** A path on Hanse (CONTRACT §7), else 400 at /query/returnTo: never another origin. */
+/** A path on Hanse (rules/contract §7), else 400 at /query/returnTo: never another origin. */
 export function returnPath(raw: string | undefined, publicUrl: string): string {
   const value = raw ?? defaultReturnTo;
   const invalid = () =>
@@ -109,7 +109,7 @@ interface KnownRefusal {
   code: SsoRefusal;
 }
 
-/** Single sign-on with OpenID Connect (CONTRACT §7): the tenant's settings and the sign-in itself. */
+/** Single sign-on with OpenID Connect (rules/contract §7): the tenant's settings and the sign-in itself. */
 export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
   const { db } = database;
   const audit = identityAudit(deps);
@@ -241,7 +241,7 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
     },
 
     /**
-     * Finishes a sign-in (CONTRACT §7): the state is used up first (whatever follows), the code
+     * Finishes a sign-in (rules/contract §7): the state is used up first (whatever follows), the code
      * redeemed with the verifier and the client secret, the ID token validated (oidc-client.ts),
      * `email_verified` must be true, and the e-mail an active user's of the tenant, or of an
      * auto-created domain (the user is created with its role in the session's transaction).
@@ -252,7 +252,7 @@ export function createSso(deps: SsoDeps, database: Database<IdentityTables>) {
       why: (reason: string) => void,
       origin?: RequestOrigin,
     ): Promise<{ session: OpenedSession; returnTo: string }> {
-      // CONTRACT §7: a refused sign-in is `session.failed` in the tenant's trail once the tenant
+      // rules/contract §7: a refused sign-in is `session.failed` in the tenant's trail once the tenant
       // is known (from a genuine state), naming the user when the e-mail address matched one.
       // Written after any transaction of the sign-in rolled back; never the code, a token or the
       // e-mail address, only a short reason.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { commonPasswordCount, newPasswordProblem, passwordLength } from "./password-policy.js";
 
-describe("CONTRACT §7: a new password has at least 15 and at most 1024 characters, no composition rules", () => {
+describe("rules/contract §7: a new password has at least 15 and at most 1024 characters, no composition rules", () => {
   it("refuses 14 characters and accepts 15, whatever they are made of", () => {
     expect(newPasswordProblem("a".repeat(14))).toBe("must be at least 15 characters");
     expect(newPasswordProblem("a".repeat(15))).toBeUndefined();
@@ -19,7 +19,7 @@ describe("CONTRACT §7: a new password has at least 15 and at most 1024 characte
   });
 });
 
-describe("CONTRACT §7: a new password is not one of the most common passwords", () => {
+describe("rules/contract §7: a new password is not one of the most common passwords", () => {
   it("ships a list of at least 10,000 and refuses its long entries in any case, exactly", () => {
     expect(commonPasswordCount).toBeGreaterThanOrEqual(10_000);
     const refusal = "is one of the most common passwords; choose another";

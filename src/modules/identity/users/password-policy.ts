@@ -1,7 +1,7 @@
 import { dictionary } from "@zxcvbn-ts/language-common";
 
 /**
- * The policy for a new password (CONTRACT §7, NIST SP 800-63B): at least 15 and at most 1024
+ * The policy for a new password (rules/contract §7, NIST SP 800-63B): at least 15 and at most 1024
  * characters (Unicode code points, as JSON Schema counts them), not one of the most common
  * passwords, no composition rules. The list is zxcvbn-ts's common-password dictionary (the npm
  * package @zxcvbn-ts/language-common, MIT), taken into a set once, when this module loads.

@@ -23,7 +23,7 @@ const whoami = (token: string) =>
 
 /**
  * Changes the tenant's first administrator's role or status over HTTP (PATCH admin.users), as a
- * second owner, so that the tenant keeps an active owner (CONTRACT §7) whatever the first becomes.
+ * second owner, so that the tenant keeps an active owner (rules/contract §7) whatever the first becomes.
  */
 const coOwners = new Map<string, MemberUser>();
 const firstAdministrators = new Map<string, string>();
@@ -39,7 +39,7 @@ const setUser = async (tenant: ProvisionedTenant, column: "role" | "status", val
   expect(response.statusCode, response.body).toBe(200);
   expect(response.json<{ role: string; status: string }>()[column]).toBe(value);
 };
-describe("CONTRACT §7: roles", () => {
+describe("rules/contract §7: roles", () => {
   it("a tenant's first administrator is an owner with every tenant scope except the partner ones; whoami shows the role", async () => {
     const tenant = await provisionTenant(t);
     const response = await whoami(tenant.token);

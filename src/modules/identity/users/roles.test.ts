@@ -4,7 +4,7 @@ import { isRole, roleScopeRows, scopesOfRole } from "./roles.js";
 
 const sorted = (scopes: readonly string[]) => [...scopes].sort();
 
-describe("CONTRACT §7: the role → scope table", () => {
+describe("rules/contract §7: the role → scope table", () => {
   it("owner holds every tenant scope except the partner ones", () => {
     expect(sorted(scopesOfRole("owner", "customer"))).toEqual(
       sorted([

@@ -1,6 +1,6 @@
 import { systemScopes, tenantAdminScopes, type Scope, type TenantType } from "@hanse/client/protocol";
 
-/** A user's role in its tenant (CONTRACT §7). */
+/** A user's role in its tenant (rules/contract §7). */
 export const roles = ["owner", "admin", "viewer"] as const;
 export type Role = (typeof roles)[number];
 
@@ -11,7 +11,7 @@ const adminScopes = ownerScopes.filter((s) => s !== "users:write");
 const viewerScopes: readonly Scope[] = ["admin:read", "workflows:read", "users:read"];
 
 /**
- * The role → scope table of CONTRACT §7: `owner` holds every tenant scope except the partner
+ * The role → scope table of rules/contract §7: `owner` holds every tenant scope except the partner
  * ones, `admin` the same without `users:write`, `viewer` reads. In the system tenant `owner` and
  * `admin` also hold every system-only scope, `viewer` the reading ones. Pure: no I/O.
  */

@@ -78,7 +78,7 @@ const invite = async (tenant: ProvisionedTenant, email: string, role = "viewer")
   return response.json<InvitedUser>();
 };
 
-describe("CONTRACT §7: inviting a user (POST /api/v1/admin/users)", () => {
+describe("rules/contract §7: inviting a user (POST /api/v1/admin/users)", () => {
   it("answers 201 with the user (status invited) and invitation {token, expiresAt}; the token is shown only there and stored only as a hash", async () => {
     const tenant = await provisionTenant(t);
     const response = await inviteUser(t, tenant.token, {
@@ -169,7 +169,7 @@ describe("CONTRACT §7: inviting a user (POST /api/v1/admin/users)", () => {
   });
 });
 
-describe("CONTRACT §7: accepting an invitation (POST /api/v1/auth/invitations)", () => {
+describe("rules/contract §7: accepting an invitation (POST /api/v1/auth/invitations)", () => {
   it("answers 201 with a session {token, expiresAt, scopes}; the user becomes active and the invitation is used up", async () => {
     const tenant = await provisionTenant(t);
     const invited = await invite(tenant, "new@example.test", "viewer");
@@ -257,7 +257,7 @@ describe("CONTRACT §7: accepting an invitation (POST /api/v1/auth/invitations)"
   });
 });
 
-describe("CONTRACT §7: changing a user (PATCH /api/v1/admin/users/{id})", () => {
+describe("rules/contract §7: changing a user (PATCH /api/v1/admin/users/{id})", () => {
   it("answers 200 with the user; a role change applies from the user's next request on", async () => {
     const tenant = await provisionTenant(t);
     const viewer = await addUser(t, tenant, "viewer");
@@ -389,7 +389,7 @@ describe("CONTRACT §7: changing a user (PATCH /api/v1/admin/users/{id})", () =>
   });
 });
 
-describe("CONTRACT §7: who may read and change users", () => {
+describe("rules/contract §7: who may read and change users", () => {
   it("a viewer can list and read users but not invite or change them; an admin neither (403 ERR_FORBIDDEN); nothing is created", async () => {
     const tenant = await provisionTenant(t);
     const viewer = await addUser(t, tenant, "viewer");
@@ -530,7 +530,7 @@ describe("CONTRACT §7: who may read and change users", () => {
   });
 });
 
-describe("CONTRACT §1: invitation tokens and passwords never reach a log line or an error body", () => {
+describe("rules/contract §1: invitation tokens and passwords never reach a log line or an error body", () => {
   it("inviting, accepting (wrongly and rightly) and signing in leave neither in any log line or answer but the invitation's", async () => {
     const tenant = await provisionTenant(t);
     const invited = await inviteUser(t, tenant.token, { email: "quiet@example.test", role: "admin" });
@@ -562,7 +562,7 @@ describe("CONTRACT §1: invitation tokens and passwords never reach a log line o
   });
 });
 
-describe.runIf(onPostgres)("CONTRACT §7: the last active owner under concurrency (PostgreSQL)", () => {
+describe.runIf(onPostgres)("rules/contract §7: the last active owner under concurrency (PostgreSQL)", () => {
   it("two owners demoting or deactivating each other at once: exactly one succeeds, the other is 409", async () => {
     for (const change of [{ role: "admin" }, { status: "deactivated" }]) {
       for (let round = 0; round < 4; round++) {

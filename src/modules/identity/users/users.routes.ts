@@ -19,7 +19,7 @@ type Users = ReturnType<typeof createUsers>;
 export const usersPath = "/api/v1/admin/users";
 const scopes = { read: "users:read", write: "users:write" } as const;
 
-/** The admin.users collection (CONTRACT §7): users:read to read, users:write to invite and change. */
+/** The admin.users collection (rules/contract §7): users:read to read, users:write to invite and change. */
 export const usersRoutes =
   (service: Users): FastifyPluginAsyncTypebox =>
   async (app) => {

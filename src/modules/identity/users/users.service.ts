@@ -40,7 +40,7 @@ const notFound = () => new AppError("ERR_NOT_FOUND", "No such user.");
 const emailTaken = () =>
   new AppError("ERR_CONFLICT", "A user with this e-mail address exists in the tenant.");
 
-/** A tenant's users (CONTRACT §7): invited by an owner, managed over HTTP (admin.users). */
+/** A tenant's users (rules/contract §7): invited by an owner, managed over HTTP (admin.users). */
 export function createUsers(deps: IdentityDeps, database: Database<IdentityTables>) {
   const { db } = database;
   const audit = identityAudit(deps);
@@ -96,7 +96,7 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
         name: input.name,
         password_hash: input.passwordHash,
         scopes: input.scopes,
-        // A tenant's first administrator is its owner (CONTRACT §2).
+        // A tenant's first administrator is its owner (rules/contract §2).
         role: "owner",
         status: "active",
         created_at: now,
@@ -123,7 +123,7 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
     },
 
     /**
-     * CONTRACT §7: an invited user and its invitation, whose token is in this answer only (stored
+     * rules/contract §7: an invited user and its invitation, whose token is in this answer only (stored
      * as its SHA-256 hash, like every bearer secret). An e-mail address already used in the
      * tenant, in any case, is 409 (the unique index on `lower(email)` decides, also under races).
      */
@@ -186,7 +186,7 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
     },
 
     /**
-     * CONTRACT §7: a one-use password reset for an active user of the tenant, valid
+     * rules/contract §7: a one-use password reset for an active user of the tenant, valid
      * HANSE_PASSWORD_RESET_TTL_SECONDS; its token is in this answer only (stored as its hash). An
      * invited user has no password to reset (it accepts its invitation) and a deactivated one
      * cannot sign in: both 409. Earlier resets of the user stay usable until they expire.
@@ -227,7 +227,7 @@ export function createUsers(deps: IdentityDeps, database: Database<IdentityTable
     },
 
     /**
-     * CONTRACT §7: a user's name, role or status. Deactivating ends the user's sessions in the
+     * rules/contract §7: a user's name, role or status. Deactivating ends the user's sessions in the
      * same transaction (reactivating does not bring them back). A change that would leave the
      * tenant without an active owner is 409: the active owners are locked first (in id order),
      * so two owners demoting each other at once cannot both succeed.

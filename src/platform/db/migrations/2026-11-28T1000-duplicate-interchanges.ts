@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 34 item 1 (CONTRACT §8): duplicate interchanges. Processing stores an upload's
+// Issue 34 item 1 (rules/contract §8): duplicate interchanges. Processing stores an upload's
 // interchange key (SHA-256 of the UNB sender identification, recipient identification and
 // control reference) and, for a duplicate, the earlier upload it repeats. The duplicate check is
 // one range of the partial index over processed uploads (by connection, key and completion time);

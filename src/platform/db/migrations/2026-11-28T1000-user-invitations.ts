@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 32 step 3 (CONTRACT §7): users are invited and managed over HTTP. A user shows when it
+// Issue 32 step 3 (rules/contract §7): users are invited and managed over HTTP. A user shows when it
 // last signed in; `activated_at` says whether it ever accepted its invitation (only such a user
 // can be reactivated). An invitation's token is stored as its SHA-256 hash, looked up by the id
 // the token carries, and used up once (`used_at`).

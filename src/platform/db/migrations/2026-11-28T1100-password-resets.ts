@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 32 step 4 (CONTRACT §7): an administrator issues a password reset for a user of the
+// Issue 32 step 4 (rules/contract §7): an administrator issues a password reset for a user of the
 // tenant; its token is stored as its SHA-256 hash, looked up by the id the token carries, and
 // used up once (`used_at`), like an invitation's (a table of its own: docs/decisions.md).
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 33 item 1 (CONTRACT §7): every audit record says who acted (its kind), on what, from
+// Issue 33 item 1 (rules/contract §7): every audit record says who acted (its kind), on what, from
 // which address and in which request; `*.updated` records name the fields changed. Existing
 // records keep NULL. The list filters (type, principal, target, time range, both orders) are
 // served by indexes in the list's order `(occurred_at, id)`; the type index is rebuilt in it.

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 33 item 4 (CONTRACT §7, Offboarding): a tenant can be `suspended` (and resumed), a service
+// Issue 33 item 4 (rules/contract §7, Offboarding): a tenant can be `suspended` (and resumed), a service
 // binding revoked (`revoked_at`: every credential of it refused), a webhook subscription deleted
 // (`deleted_at`: kept with its attempts, no delivery of it starts). A suspended tenant's jobs wait:
 // the queue's claim skips the tenants listed in `job_tenant_pauses` until they are resumed.

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 32 step 5 (CONTRACT §7): a session names how it was opened (`method`: password, sso,
+// Issue 32 step 5 (rules/contract §7): a session names how it was opened (`method`: password, sso,
 // invitation, password-reset; sessions opened before this release were all password sign-ins) and
 // when it was last used (`last_used_at`, kept to the minute by the authenticator; idle expiry,
 // HANSE_SESSION_IDLE_SECONDS, is judged on it). Open sessions count as used at the upgrade, so that

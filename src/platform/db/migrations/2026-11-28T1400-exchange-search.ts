@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 34 item 2 (CONTRACT §8): names and finding things. A connection has a name (existing
+// Issue 34 item 2 (rules/contract §8): names and finding things. A connection has a name (existing
 // connections get their partner's). The operator finds uploads by interchange reference (UNB
 // 0020, read at upload) and by document number (BGM 1004 of any message, extracted at
 // processing into exchange_upload_documents, one row per upload and number; uploads processed

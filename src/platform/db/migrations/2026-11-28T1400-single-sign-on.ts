@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 32 step 7 (CONTRACT §7): a tenant's OpenID Connect settings (at most one issuer per
+// Issue 32 step 7 (rules/contract §7): a tenant's OpenID Connect settings (at most one issuer per
 // tenant; the client secret sealed like the other secrets, the issuer's endpoints as its
 // discovery document named them when the setting was saved) and the sign-ins under way: a
 // state is looked up by the id its value carries, compared by hash, used once and expires.

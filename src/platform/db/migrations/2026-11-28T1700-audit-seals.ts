@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 33 item 2 (CONTRACT §7, tamper evidence): a background sealer links each tenant's audit
+// Issue 33 item 2 (rules/contract §7, tamper evidence): a background sealer links each tenant's audit
 // records, in the order it finds them, into a hash chain: `seal_sequence` is the record's place
 // (1, 2, …), `seal_hash` = SHA-256 of the previous record's hash and the record's canonical JSON,
 // `seal_previous` that previous hash (so a record moved elsewhere is told from one changed). Writers

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 34 item 3 (CONTRACT §8): collection deadlines. A connection has a collection deadline in
+// Issue 34 item 3 (rules/contract §8): collection deadlines. A connection has a collection deadline in
 // seconds (NULL: none; existing connections get the default, 86400). A delivery that is still
 // ready or claimed that long after it was made becomes overdue: the exchange's sweep sets
 // `overdue_since` once. The sweep reads one range per connection of the partial index below:

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
-// Issue 34 item 4 (CONTRACT §8): operator notifications on the webhook delivery machinery. A
+// Issue 34 item 4 (rules/contract §8): operator notifications on the webhook delivery machinery. A
 // subscription without a binding is a tenant's operator subscription: it names the event types it
 // receives (`event_types`, NULL for a binding's subscription, whose app is then set). An operator
 // delivery carries its event's type and subject (ids only) instead of an entitlement change's app,

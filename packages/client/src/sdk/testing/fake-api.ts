@@ -70,7 +70,7 @@ export function sendJson(
   response.end(text);
 }
 
-/** The `system.tenants` entry as the server publishes it (CONTRACT §3). */
+/** The `system.tenants` entry as the server publishes it (rules/contract §3). */
 export const systemTenantsEntry = (actions: readonly string[] = ["list", "read", "create"]) => ({
   id: "system.tenants",
   kind: "system-resource",

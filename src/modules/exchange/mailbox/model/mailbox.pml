@@ -1,5 +1,5 @@
 /*
- * The partner mailbox (CONTRACT §4), modelled for an exhaustive check with Spin.
+ * The partner mailbox (rules/contract §4), modelled for an exhaustive check with Spin.
  * README.md beside this file maps every step to the function and SQL statement implementing it.
  *
  * Bounds: 3 deliveries plus 1 slot for an operator's re-send, 2 workers (partner clients) with a
