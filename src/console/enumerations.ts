@@ -15,6 +15,10 @@ export const consoleEnumerations = {
   deliveryMessageTypes: { operationId: "listDeliveries", query: "messageType" },
   transitionStatuses: { operationId: "getTransitionRequest", response: ["status"] },
   partnerScopes: { operationId: "createApiKey", request: ["scopes", "items"] },
+  contrlResponses: { operationId: "createProfileRevision", request: ["responses", "contrl"] },
+  aperakResponses: { operationId: "createProfileRevision", request: ["responses", "aperak"] },
+  ordrspResponses: { operationId: "createProfileRevision", request: ["responses", "ordrsp"] },
+  orderValidations: { operationId: "createProfileRevision", request: ["orderValidation"] },
 } as const satisfies Record<string, Where>;
 
 interface Schema {

@@ -29,6 +29,10 @@ describe("/console/enumerations.json", () => {
         "b2b_exchange_partner_mailbox:payload_read",
         "b2b_exchange_partner_mailbox:acknowledge",
       ],
+      contrlResponses: ["always", "on-request", "on-error"],
+      aperakResponses: ["always", "on-error", "never"],
+      ordrspResponses: ["auto", "never"],
+      orderValidations: ["none", "catalog"],
     });
   });
 
