@@ -19,6 +19,7 @@ export const consoleEnumerations = {
   aperakResponses: { operationId: "createProfileRevision", request: ["responses", "aperak"] },
   ordrspResponses: { operationId: "createProfileRevision", request: ["responses", "ordrsp"] },
   orderValidations: { operationId: "createProfileRevision", request: ["orderValidation"] },
+  operatorEventTypes: { operationId: "createWebhookSubscription", request: ["eventTypes", "items"] },
 } as const satisfies Record<string, Where>;
 
 interface Schema {

@@ -33,6 +33,13 @@ describe("/console/enumerations.json", () => {
       aperakResponses: ["always", "on-error", "never"],
       ordrspResponses: ["auto", "never"],
       orderValidations: ["none", "catalog"],
+      operatorEventTypes: [
+        "exchange.upload.rejected",
+        "exchange.upload.failed",
+        "exchange.delivery.overdue",
+        "exchange.delivery.failed",
+        "workflows.request.failed",
+      ],
     });
   });
 

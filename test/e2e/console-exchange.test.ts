@@ -110,7 +110,8 @@ describe.skipIf(browserTestsSkipped())(
       });
 
     beforeAll(async () => {
-      t = await createTestApp({ manualClock: true });
+      // A receiver on this machine may be subscribed (nothing is delivered to it here).
+      t = await createTestApp({ manualClock: true, env: { HANSE_WEBHOOK_ALLOW_PRIVATE: "1" } });
       clock = t.container.clock as unknown as typeof clock;
       base = (await t.app.listen({ port: 0, host: "127.0.0.1" })).replace("localhost", "127.0.0.1");
       customer = await provisionTenant(t);
@@ -357,6 +358,59 @@ describe.skipIf(browserTestsSkipped())(
       expect(await missing.textContent()).toMatch(/not found/i);
       // No lists of a partner that does not exist.
       expect(await page.getByRole("table").count()).toBe(0);
+      await fitsPhone();
+    });
+
+    it("subscribes a receiver to operator events, lists it with its event types, disables and enables it; a bad address or no event type is refused at its field", async () => {
+      const receiverUrl = "https://127.0.0.1:9/hooks/hanse";
+      await open("webhooks", "Webhook subscriptions");
+      const address = page.getByLabel("Receiver (HTTPS address)");
+      const add = page.getByRole("button", { name: "Add operator subscription" });
+      const form = page.locator("form").filter({ has: add });
+      const fieldError = (control: ReturnType<Page["getByLabel"]>) =>
+        form.locator(".field").filter({ has: control }).locator(".field-error");
+
+      // Plain HTTP: the server's reason at the address.
+      await address.fill("http://127.0.0.1:9/hooks/hanse");
+      await add.click();
+      await fieldError(address).waitFor();
+      expect(await form.getByRole("alert").textContent()).toMatch(/url/i);
+
+      // No event type ticked: refused, naming eventTypes.
+      await address.fill(receiverUrl);
+      for (const box of await form.getByRole("checkbox").all()) await box.uncheck();
+      await add.click();
+      await eventually(() => form.getByRole("alert").textContent()).toMatch(/eventTypes/);
+      expect((await adminApi<{ items: unknown[] }>("/api/v1/admin/webhook-subscriptions")).items).toEqual([]);
+
+      await form.getByLabel("exchange.delivery.overdue").check();
+      await form.getByLabel("exchange.upload.rejected").check();
+      await add.click();
+      const secret = page.locator("[data-secret]");
+      await secret.waitFor();
+      expect(await secret.textContent()).toMatch(/^whsec_/);
+      await page.getByRole("button", { name: "I have stored it — hide" }).click();
+      const row = page.getByRole("row").filter({ hasText: receiverUrl });
+      await eventually(() => row.textContent()).toContain(
+        "exchange.upload.rejected, exchange.delivery.overdue",
+      );
+      await shoot(page, "webhooks-operator");
+      await fitsPhone();
+
+      await row.getByRole("link").click();
+      await page.getByRole("heading", { name: "Webhook subscription", level: 1 }).waitFor();
+      const fields = page.locator("dl.fields");
+      await eventually(() => fields.textContent()).toContain("none (operator events)");
+      await page.getByRole("button", { name: "Disable" }).click();
+      await eventually(() => fields.textContent()).toContain("disabled");
+      const [subscription] = (
+        await adminApi<{ items: { enabled: boolean; eventTypes: string[] }[] }>(
+          "/api/v1/admin/webhook-subscriptions",
+        )
+      ).items;
+      expect(subscription).toMatchObject({ enabled: false });
+      await page.getByRole("button", { name: "Enable" }).click();
+      await eventually(() => fields.textContent()).toContain("enabled");
       await fitsPhone();
     });
 
