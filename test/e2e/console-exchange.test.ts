@@ -18,6 +18,7 @@ import {
   launchBrowser,
 } from "../support/browser.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
+import { addUser } from "../support/users.js";
 import { bearer, bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
 
 /** The main area's controls that have no name for a screen reader. */
@@ -101,6 +102,23 @@ describe.skipIf(browserTestsSkipped())(
       await page.setViewportSize(desktop);
     };
 
+    /** A page of `context` signed in as `who` (its requests and script errors recorded). */
+    const signedIn = async (context: BrowserContext, who: { email: string; password: string }) => {
+      context.on("request", (request) => requested.push(request.url()));
+      const opened = await context.newPage();
+      opened.on("pageerror", (error) => pageErrors.push(error.message));
+      await opened.goto(`${base}/console`);
+      await opened.getByLabel("Tenant").fill(customer.slug);
+      await opened.getByLabel("E-mail").fill(who.email);
+      await opened.getByLabel("Password").fill(who.password);
+      await opened.getByRole("button", { name: "Sign in", exact: true }).click();
+      await opened
+        .getByRole("navigation", { name: "Console sections" })
+        .getByRole("link", { name: "Uploads" })
+        .waitFor();
+      return opened;
+    };
+
     const answerDialog = (accept: boolean) =>
       new Promise<string>((resolve) => {
         page.once("dialog", (dialog) => {
@@ -129,18 +147,7 @@ describe.skipIf(browserTestsSkipped())(
       await sweepOverdueDeliveries(t.container.database.db, clock.now());
       browser = await launchBrowser();
       context = await browser.newContext({ viewport: desktop, acceptDownloads: true });
-      context.on("request", (request) => requested.push(request.url()));
-      page = await context.newPage();
-      page.on("pageerror", (error) => pageErrors.push(error.message));
-      await page.goto(`${base}/console`);
-      await page.getByLabel("Tenant").fill(customer.slug);
-      await page.getByLabel("E-mail").fill(customer.email);
-      await page.getByLabel("Password").fill(customer.password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      await page
-        .getByRole("navigation", { name: "Console sections" })
-        .getByRole("link", { name: "Uploads" })
-        .waitFor();
+      page = await signedIn(context, customer);
     }, 180_000);
 
     afterAll(async () => {
@@ -412,6 +419,36 @@ describe.skipIf(browserTestsSkipped())(
       await page.getByRole("button", { name: "Enable" }).click();
       await eventually(() => fields.textContent()).toContain("enabled");
       await fitsPhone();
+    });
+
+    it("offers a viewer the pages but none of the changes: no rename, profile editor, suspension or subscription form", async () => {
+      const viewer = await addUser(t, customer, "viewer");
+      const own = await browser.newContext({ viewport: desktop });
+      const small = await signedIn(own, viewer);
+
+      await small.goto(`${base}/console#/partners/${acme.partnerId}`);
+      await small.getByRole("table", { name: "Overdue deliveries" }).waitFor();
+      await eventually(() => small.locator("dl.fields").textContent()).toContain("ACME Retail");
+      expect(await small.getByRole("button", { name: "Rename partner" }).count()).toBe(0);
+
+      await small.goto(`${base}/console#/connections/${acme.connectionId}`);
+      await small.getByRole("table", { name: "Profile revisions" }).waitFor();
+      await eventually(() => small.locator("dl.fields").textContent()).toContain("Statusactive");
+      expect(
+        await small
+          .getByRole("button", { name: /Suspend connection|Preview changes|Activate revision/ })
+          .count(),
+      ).toBe(0);
+
+      await small.goto(`${base}/console#/uploads/${firstUpload}`);
+      await small.getByRole("link", { name: "Deliveries of this upload" }).waitFor();
+      // Reading the bytes is a read (admin:read): a viewer may download them.
+      expect(await small.getByRole("button", { name: "Download the bytes" }).count()).toBe(1);
+
+      await small.goto(`${base}/console#/webhooks`);
+      await small.getByRole("table", { name: "Webhook subscriptions" }).waitFor();
+      expect(await small.getByRole("button", { name: "Add operator subscription" }).count()).toBe(0);
+      await own.close();
     });
 
     it("raised no script error and put no credential into a URL", () => {
