@@ -17,6 +17,11 @@ export const consoleEnumerations = {
   deliveryStatuses: { operationId: "getDelivery", response: ["status"] },
   transitionStatuses: { operationId: "getTransitionRequest", response: ["status"] },
   partnerScopes: { operationId: "createApiKey", request: ["scopes", "items"] },
+  contrlResponses: { operationId: "createProfileRevision", request: ["responses", "contrl"] },
+  aperakResponses: { operationId: "createProfileRevision", request: ["responses", "aperak"] },
+  ordrspResponses: { operationId: "createProfileRevision", request: ["responses", "ordrsp"] },
+  orderValidations: { operationId: "createProfileRevision", request: ["orderValidation"] },
+  operatorEventTypes: { operationId: "createWebhookSubscription", request: ["eventTypes", "items"] },
 } as const satisfies Record<string, Where>;
 
 interface Schema {

@@ -1,10 +1,9 @@
 // remote mode: in-process only: a webhook receiver's settings of its own, seals and tampers with its own database's audit trail, and reads the server's log lines
-import { join } from "node:path";
 import { sql } from "kysely";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealAuditTrails } from "../../src/platform/audit/index.js";
-import { browserTestsSkipped, launchBrowser } from "../support/browser.js";
+import { browserTestsSkipped, shoot, eventually, launchBrowser } from "../support/browser.js";
 import {
   createEntitlementApp,
   provisionTenant,
@@ -16,15 +15,6 @@ import { signedHeaders, type ServiceCredential } from "../support/service-signer
 import { bearer, bootstrapToken, createTestApp, type TestApp } from "../support/test-app.js";
 import { addUser, userIdOf, whoamiStatus } from "../support/users.js";
 import { subscribeWebhook } from "../support/webhook-subscriptions.js";
-
-/** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
-const screenshots = process.env.CONSOLE_SCREENSHOTS;
-const shoot = async (page: Page, name: string) => {
-  if (screenshots) await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
-};
-
-/** A browser under a loaded machine: wait long for what must happen, never judge by time. */
-const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
 
 /**
  * Issue 33 item 5 (console), rules/contract §7 "Audit" and "Offboarding" in Chromium: the audit page's

@@ -31,6 +31,17 @@ describe("/console/enumerations.json", () => {
         "b2b_exchange_partner_mailbox:payload_read",
         "b2b_exchange_partner_mailbox:acknowledge",
       ],
+      contrlResponses: ["always", "on-request", "on-error"],
+      aperakResponses: ["always", "on-error", "never"],
+      ordrspResponses: ["auto", "never"],
+      orderValidations: ["none", "catalog"],
+      operatorEventTypes: [
+        "exchange.upload.rejected",
+        "exchange.upload.failed",
+        "exchange.delivery.overdue",
+        "exchange.delivery.failed",
+        "workflows.request.failed",
+      ],
     });
   });
 

@@ -1,32 +1,18 @@
 // remote mode: in-process only: HANSE_SSO_ALLOW_INSECURE and HANSE_PUBLIC_URL of its own (the test identity provider), and reads the server's log lines
-import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserTestsSkipped, launchBrowser } from "../support/browser.js";
+import {
+  browserTestsSkipped,
+  shoot,
+  eventually,
+  widerThanScreen,
+  launchBrowser,
+} from "../support/browser.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { startTestIssuer, type TestIssuer } from "../support/oidc-issuer.js";
 import { freePort } from "../support/server-process.js";
 import { bearer, createTestApp, type TestApp } from "../support/test-app.js";
 import { addUser, whoamiStatus, type MemberUser, type UserBody } from "../support/users.js";
-
-/** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
-const screenshots = process.env.CONSOLE_SCREENSHOTS;
-const shoot = async (page: Page, name: string) => {
-  if (screenshots) await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
-};
-
-/** Nothing when the page does not scroll sideways, else its elements that reach past the screen's edge. */
-const widerThanScreen = `(() => {
-  const width = document.documentElement.clientWidth;
-  if (document.documentElement.scrollWidth <= width) return [];
-  return [...document.querySelectorAll("body *")]
-    .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest(".table-wrap > table"))
-    .map((e) => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right) + " px")
-    .slice(0, 5);
-})()`;
-
-/** A browser under a loaded machine: wait long for what must happen, never judge by time. */
-const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
 
 /**
  * Issue 32 item 6, rules/contract §7 in the console (Chromium): the Users page (invite with a one-time

@@ -1,6 +1,5 @@
 // remote mode: in-process only: settings of its own (HANSE_PUBLIC_URL, webhook receiver) for the browser
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -14,19 +13,19 @@ import {
   validOrders,
   type PartnerSetup,
 } from "../../src/modules/exchange/testing/exchange.fixtures.js";
-import { browserTestsSkipped, launchBrowser } from "../support/browser.js";
+import {
+  browserTestsSkipped,
+  shoot,
+  eventually,
+  widerThanScreen,
+  launchBrowser,
+} from "../support/browser.js";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver.js";
 import { signedHeaders } from "../support/service-signer.js";
 import { provisionTenant, uniqueSlug, type ProvisionedTenant } from "../support/fixtures.js";
 import { bearer, bootstrapToken, createTestApp, startWorker, type TestApp } from "../support/test-app.js";
 import { waitUntil } from "../support/wait-until.js";
 import type { Worker } from "../../src/platform/jobs/index.js";
-
-/** Set CONSOLE_SCREENSHOTS=docs/console to refresh the screenshots of docs/console.md. */
-const screenshots = process.env.CONSOLE_SCREENSHOTS;
-const shoot = async (page: Page, name: string) => {
-  if (screenshots) await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
-};
 
 /** The pages of the console's sections that a customer administrator sees, each opening with a table. */
 const mainSections = [
@@ -42,21 +41,8 @@ const mainSections = [
   "webhooks",
 ];
 
-/** Nothing when the page does not scroll sideways, else its elements that reach past the screen's edge. */
-const widerThanScreen = `(() => {
-  const width = document.documentElement.clientWidth;
-  if (document.documentElement.scrollWidth <= width) return [];
-  return [...document.querySelectorAll("body *")]
-    .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest(".table-wrap > table"))
-    .map((e) => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right) + " px")
-    .slice(0, 5);
-})()`;
-
 /** A mailbox claim lease this short lets a delivery spend its budget (one claim) within the test. */
 const leaseSeconds = 4;
-
-/** A browser under a loaded machine: wait long for what must happen, never judge by time. */
-const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
 
 describe.skipIf(browserTestsSkipped())("operator console in Chromium", { timeout: 180_000 }, () => {
   let t: TestApp;

@@ -302,6 +302,47 @@ describe("overdue deliveries (rules/contract §8)", () => {
     }
   });
 
+  it("GET …/exchange-deliveries?partnerId= lists one partner's deliveries (with overdue=true, its overdue ones); a bad id is 400", async () => {
+    const p = await partnerWith(300);
+    const other = await partnerWith(300);
+    const late = await newDelivery(p);
+    const elsewhere = await newDelivery(other);
+    clock.advance(400_000);
+    const fresh = await newDelivery(p);
+    await sweep();
+    const ids = async (query: string) => {
+      const r = await call("GET", `/api/v1/admin/exchange-deliveries?${query}`);
+      expect(r.status, r.raw).toBe(200);
+      return (r.body.items as Delivery[]).map((d) => d.id);
+    };
+    expect(await ids(`partnerId=${p.partnerId}`)).toEqual([late.id, fresh.id]);
+    expect(await ids(`partnerId=${p.partnerId}&overdue=true`)).toEqual([late.id]);
+    expect(await ids(`partnerId=${other.partnerId}&overdue=true`)).toEqual([elsewhere.id]);
+    // Upper case is the same partner; a partner of no delivery has none.
+    expect(await ids(`partnerId=${p.partnerId.toUpperCase()}&overdue=true`)).toEqual([late.id]);
+    expect(await ids("partnerId=00000000-0000-4000-8000-000000000000")).toEqual([]);
+    // A cursor of the partner's list is not one of another partner's.
+    const first = await call("GET", `/api/v1/admin/exchange-deliveries?partnerId=${p.partnerId}&limit=1`);
+    const cursor = (first.body.meta as { nextCursor: string }).nextCursor;
+    expect(cursor).toBeTruthy();
+    const next = await call(
+      "GET",
+      `/api/v1/admin/exchange-deliveries?partnerId=${p.partnerId}&limit=1&cursor=${encodeURIComponent(cursor)}`,
+    );
+    expect((next.body.items as Delivery[]).map((d) => d.id)).toEqual([fresh.id]);
+    const crossed = await call(
+      "GET",
+      `/api/v1/admin/exchange-deliveries?partnerId=${other.partnerId}&limit=1&cursor=${encodeURIComponent(cursor)}`,
+    );
+    expect(crossed.status).toBe(400);
+
+    for (const bad of ["not-a-uuid", "", "1234"]) {
+      const b = await call("GET", `/api/v1/admin/exchange-deliveries?partnerId=${bad}`);
+      expect(b.status, bad).toBe(400);
+      expect((b.body.errors as { pointer: string }[]).map((e) => e.pointer)).toContain("/query/partnerId");
+    }
+  });
+
   it("runs as one recurring job (exchange.overdue-sweep, every minute), not a job per delivery", async () => {
     const p = await partnerWith(60);
     const d = await newDelivery(p);

@@ -9,6 +9,7 @@ import { uploadsPage, uploadPage } from "./pages/uploads.js";
 import { deliveriesPage } from "./pages/deliveries.js";
 import { deliveryPage } from "./pages/delivery.js";
 import { partnersPage } from "./pages/partners.js";
+import { partnerPage } from "./pages/partner.js";
 import { connectionsPage, connectionPage } from "./pages/connections.js";
 import { apiKeysPage } from "./pages/api-keys.js";
 import { auditEventPage, auditPage } from "./pages/audit.js";
@@ -45,7 +46,13 @@ const sections = [
     page: deliveriesPage,
     detail: deliveryPage,
   },
-  { path: "partners", label: "Partners", entrypoint: "admin.partners", page: partnersPage },
+  {
+    path: "partners",
+    label: "Partners",
+    entrypoint: "admin.partners",
+    page: partnersPage,
+    detail: partnerPage,
+  },
   {
     path: "connections",
     label: "Connections",

@@ -1,4 +1,5 @@
 // Shared pieces of the console's pages.
+import { downloadFile } from "./api.js";
 import { h, render } from "./dom.js";
 
 /** An error as the operator needs it: the problem's detail and the correlation id to quote. */
@@ -34,6 +35,21 @@ export async function attempt(slot, action) {
 }
 
 export const statusSlot = () => h("div", { "aria-live": "polite" });
+
+/**
+ * **Download the bytes**: saves the stored interchange at `path` (an audited content read) as the
+ * file `name`; a refused read shows its problem in `slot`.
+ */
+export const downloadButton = (slot, path, name) =>
+  h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: () => void attempt(slot, () => downloadFile(path, name)),
+    },
+    "Download the bytes",
+  );
 
 /**
  * A table of an API list, page by page with its cursors: `load(cursor)` answers `{ items, meta }`.

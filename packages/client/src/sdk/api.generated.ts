@@ -1675,7 +1675,7 @@ export interface paths {
     };
     /**
      * List outbound deliveries, oldest first, optionally filtered (admin:read)
-     * @description In creation order. `connectionId`, `status` (one, or several separated by commas) and the time range `from` (inclusive) … `to` (exclusive) on `createdAt` narrow the list; a cursor is valid only with the filters of the page that gave it (else 400). `uploadId` and `messageType` narrow it to what one upload produced or to one message type. Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.
+     * @description In creation order. `connectionId`, `status` (one, or several separated by commas) and the time range `from` (inclusive) … `to` (exclusive) on `createdAt` narrow the list; a cursor is valid only with the filters of the page that gave it (else 400). `uploadId`, `messageType`, `partnerId` and `overdue=true` narrow it to what one upload produced, to one message type, to one partner's connections or to the overdue deliveries. Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.
      */
     get: operations["listDeliveries"];
     put?: never;
@@ -6779,6 +6779,8 @@ export interface operations {
         uploadId?: string;
         /** @description Only messages of this type */
         messageType?: "CONTRL" | "APERAK" | "ORDRSP";
+        /** @description Only the deliveries of this partner's connections */
+        partnerId?: string;
         /** @description `true`: only the overdue deliveries (still ready or claimed after their connection's collection deadline) */
         overdue?: "true";
       };

@@ -1,7 +1,7 @@
-import { api, downloadFile } from "../api.js";
+import { api } from "../api.js";
 import { badge, formatBytes, formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
-import { attempt, fieldsList, link, statusSlot } from "../ui.js";
+import { attempt, downloadButton, fieldsList, link, statusSlot } from "../ui.js";
 
 /**
  * One delivery (`#/deliveries/<id>`): its status, claims, whether it is overdue and since when, the
@@ -17,20 +17,10 @@ export function deliveryPage(id) {
     const actions = h("p", { class: "actions" });
     if (can("admin.exchangeDeliveries", "content"))
       actions.append(
-        h(
-          "button",
-          {
-            type: "button",
-            class: "secondary",
-            onclick: () =>
-              void attempt(slot, () =>
-                downloadFile(
-                  `${href}/content`,
-                  `${d.messageType}-${d.interchangeId}-${d.messageReference}.edi`,
-                ),
-              ),
-          },
-          "Download the bytes",
+        downloadButton(
+          slot,
+          `${href}/content`,
+          `${d.messageType}-${d.interchangeId}-${d.messageReference}.edi`,
         ),
         " ",
       );

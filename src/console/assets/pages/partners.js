@@ -1,9 +1,9 @@
 import { api } from "../api.js";
 import { formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
-import { attempt, field, formPanel, pagedTable, select } from "../ui.js";
+import { attempt, field, formPanel, link, pagedTable, select } from "../ui.js";
 
-/** Trading partners, and a form to add one. */
+/** Trading partners (each opens its page), and a form to add one. */
 export function partnersPage() {
   const list = h("div");
   const show = () =>
@@ -13,7 +13,7 @@ export function partnersPage() {
         caption: "Partners",
         load: (cursor) => api.get("/admin/partners", { cursor }),
         columns: [
-          { label: "Name", cell: (p) => p.name },
+          { label: "Name", cell: (p) => link(`#/partners/${p.id}`, p.name) },
           { label: "Id", cell: (p) => h("code", {}, p.id) },
           { label: "Created", cell: (p) => formatTime(p.createdAt) },
         ],

@@ -2,7 +2,17 @@ import { api } from "../api.js";
 import { enumeration } from "../enumerations.js";
 import { badge, formatBytes, formatTime, h, render } from "../dom.js";
 import { can } from "../permissions.js";
-import { attempt, field, fieldsList, link, pagedTable, select, staticTable, statusSlot } from "../ui.js";
+import {
+  attempt,
+  downloadButton,
+  field,
+  fieldsList,
+  link,
+  pagedTable,
+  select,
+  staticTable,
+  statusSlot,
+} from "../ui.js";
 import { exchangeFilters, filterQuery, hashParams } from "./exchange-filters.js";
 
 /** The search box and the order of the uploads page (rules/contract §8), as extra filter controls. */
@@ -78,6 +88,9 @@ export function uploadsPage() {
   );
 }
 
+/** A name for a file: letters, digits, `.`, `-` and `_`; anything else becomes `_`. */
+const fileSafe = (text) => String(text).replace(/[^\w.-]/g, "_");
+
 /** `{"CONTRL":1,"ORDRSP":2}` as "CONTRL 1, ORDRSP 2". */
 const outboundSummary = (counts) =>
   Object.entries(counts ?? {})
@@ -85,7 +98,8 @@ const outboundSummary = (counts) =>
     .join(", ") || "none";
 
 /**
- * One upload: its fields, the findings processing recorded, and the inbound interchange as a
+ * One upload: its fields, a download of its bytes as received (the audited content read), the
+ * findings processing recorded, and the inbound interchange as a
  * segment tree with each finding at its segment and element, beside the outbound messages that
  * answer it (a CONTRL beside the interchange, an APERAK or ORDRSP beside the message it answers).
  */
@@ -130,7 +144,21 @@ export function uploadPage(id) {
             : outbound.map((o) => `${o.messageType} ${o.messageReference}`).join(", "),
         ],
       ]),
-      h("p", {}, link(`#/deliveries?uploadId=${upload.id}`, "Deliveries of this upload")),
+      h(
+        "p",
+        { class: "actions" },
+        link(`#/deliveries?uploadId=${upload.id}`, "Deliveries of this upload"),
+        can("admin.exchangeUploads", "content")
+          ? [
+              " ",
+              downloadButton(
+                slot,
+                `${href}/content`,
+                `upload-${fileSafe(upload.interchangeId ?? upload.id)}.edi`,
+              ),
+            ]
+          : null,
+      ),
       h("h2", {}, "Findings"),
       findingsTable(upload.findings ?? []),
       inbound

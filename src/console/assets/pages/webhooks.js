@@ -1,8 +1,10 @@
 import { api } from "../api.js";
+import { enumeration } from "../enumerations.js";
 import { badge, formatTime, h, render, shortId } from "../dom.js";
 import { can } from "../permissions.js";
 import {
   attempt,
+  checkboxes,
   field,
   fieldsList,
   formPanel,
@@ -16,8 +18,14 @@ import {
 
 const subscriptionHref = (id) => `/admin/webhook-subscriptions/${encodeURIComponent(id)}`;
 const enabledBadge = (s) => badge(s.enabled ? "enabled" : "disabled");
+/** What a subscription receives: a binding's app's entitlement changes, or operator events. */
+const receives = (s) => (s.eventTypes ? s.eventTypes.join(", ") : `entitlement changes of ${s.appId}`);
 
-/** Webhook subscriptions of service bindings; a new one's secret is shown once. */
+/**
+ * Webhook subscriptions: a service binding's (its app's entitlement changes) and the tenant's
+ * operator subscriptions to event types (a rejected upload, an overdue delivery, …); a new one's
+ * secret is shown once.
+ */
 export function webhooksPage() {
   const slot = statusSlot();
   const issued = h("div", { "aria-live": "polite" });
@@ -26,7 +34,7 @@ export function webhooksPage() {
     load: (cursor) => api.get("/admin/webhook-subscriptions", { cursor }),
     columns: [
       { label: "URL", cell: (s) => link(`#/webhooks/${s.id}`, s.url) },
-      { label: "App", cell: (s) => s.appId },
+      { label: "Receives", cell: receives },
       { label: "Status", cell: enabledBadge },
       { label: "Failing since", cell: (s) => formatTime(s.failingSince) },
       { label: "Disabled because", cell: (s) => s.disabledReason ?? "—" },
@@ -64,6 +72,31 @@ export function webhooksPage() {
       ),
     );
   }
+  if (can("admin.webhookSubscriptions", "create"))
+    page.append(
+      formPanel(
+        "New operator subscription",
+        [
+          field("Receiver (HTTPS address)", { name: "url", type: "url", required: true, maxlength: 2048 }),
+          checkboxes("Event types", "eventTypes", enumeration("operatorEventTypes")),
+        ],
+        "Add operator subscription",
+        async (data, form) => {
+          const subscription = await api.post("/admin/webhook-subscriptions", {
+            url: String(data.get("url")).trim(),
+            eventTypes: data.getAll("eventTypes").map(String),
+          });
+          form.reset();
+          showSecretOnce(
+            issued,
+            `Subscription of ${subscription.url} to ${subscription.eventTypes.join(", ")} created.`,
+            "Give the receiver this signing secret now",
+            subscription.secret,
+          );
+          show();
+        },
+      ),
+    );
   page.append(list);
   return page;
 }
@@ -97,8 +130,8 @@ export function webhookPage(id) {
         details,
         fieldsList([
           ["URL", h("code", {}, subscription.url)],
-          ["App", subscription.appId],
-          ["Binding", shortId(subscription.bindingId)],
+          ["Receives", receives(subscription)],
+          ["Binding", subscription.bindingId ? shortId(subscription.bindingId) : "none (operator events)"],
           ["Status", enabledBadge(subscription)],
           ["Failing since", formatTime(subscription.failingSince)],
           ["Disabled because", subscription.disabledReason],

@@ -391,7 +391,7 @@ export const adminRoutes =
       list: {
         operationId: "listDeliveries",
         summary: "List outbound deliveries, oldest first, optionally filtered (admin:read)",
-        description: `${filterDescription} \`uploadId\` and \`messageType\` narrow it to what one upload produced or to one message type. ${pagedDescription}`,
+        description: `${filterDescription} \`uploadId\`, \`messageType\`, \`partnerId\` and \`overdue=true\` narrow it to what one upload produced, to one message type, to one partner's connections or to the overdue deliveries. ${pagedDescription}`,
         query: DeliveryQuery,
         response: DeliveryList,
         run: (principal, pg, query) => service.listDeliveries(principal, { ...query, ...pg }),

@@ -36,7 +36,7 @@ export interface ListFilter {
   interchangeReference?: string | undefined;
   /** Uploads only: BGM 1004 of any message (exchange_upload_documents, stored at processing). */
   documentNumber?: string | undefined;
-  /** Uploads only: the uploads of the partner's connections. */
+  /** The uploads (deliveries) of the partner's connections. */
   partnerId?: string | undefined;
   /**
    * Deliveries only: still ready or claimed after the collection deadline (the sweep set

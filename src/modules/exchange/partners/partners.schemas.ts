@@ -457,6 +457,15 @@ const listFilters = (statuses: readonly string[]) => ({
   ),
   ...OrderQuery,
 });
+/** `partnerId`: only the uploads (deliveries) of one partner's connections. */
+const partnerFilter = (what: string) =>
+  Type.Optional(
+    Type.String({
+      format: "uuid",
+      description: `Only the ${what} of this partner's connections`,
+      examples: [partnerId],
+    }),
+  );
 export const UploadQuery = Type.Object(
   {
     ...listFilters(uploadStatuses),
@@ -479,13 +488,7 @@ export const UploadQuery = Type.Object(
         examples: ["PO4713"],
       }),
     ),
-    partnerId: Type.Optional(
-      Type.String({
-        format: "uuid",
-        description: "Only the uploads of this partner's connections",
-        examples: [partnerId],
-      }),
-    ),
+    partnerId: partnerFilter("uploads"),
   },
   { additionalProperties: false },
 );
@@ -499,6 +502,7 @@ export const DeliveryQuery = Type.Object(
       ...stringEnum(["CONTRL", "APERAK", "ORDRSP"] as const),
       description: "Only messages of this type",
     }),
+    partnerId: partnerFilter("deliveries"),
     overdue: Type.Optional({
       ...stringEnum(["true"] as const),
       description:
