@@ -72,6 +72,7 @@ export function findings(name: string, text: string, index: ReturnType<typeof ru
     [/CONTRACT\.md/g, "names the customer's CONTRACT.md (cite docs/rules/contract.md: rules/contract §n)"],
     [new RegExp(`CONTRACT${continuation}§`, "g"), "cites CONTRACT §n (write rules/contract §n)"],
     [/\bspec (?:part )?[A-D]\b/g, "cites the customer's spec (write rules/interface X rule n)"],
+    [/\bDESIGN\.md\b/g, "names the design guide beside the clone (state the point in docs/architecture.md)"],
   ];
   if (!inRules) {
     outside.push([

@@ -19,7 +19,7 @@ const problem = (response: { headers: Record<string, unknown>; json: () => unkno
   return response.json() as { code: string; status: number; correlationId: string };
 };
 
-/** The denial cases every authenticated session route must get right (DESIGN.md: authCases). */
+/** The denial cases every authenticated session route must get right (every such route's test runs them). */
 export async function expectSessionRouteDenials(t: TestApp, route: RouteUnderTest): Promise<void> {
   const send = (headers: Record<string, string>) =>
     t.inject({

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { runStatements } from "./run-statements.js";
 
 // Foundation schema: jobs, instance settings, tenants, users, credentials, idempotency, audit,
-// provisioning. Tenant-owned tables carry tenant_id first in their keys (DESIGN.md).
+// provisioning. Tenant-owned tables carry tenant_id first in their keys (docs/architecture.md).
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(
     db,
