@@ -113,4 +113,25 @@ describe.skipIf(!onPostgres)("worker processes of `serve` (HANSE_WORKER_PROCESSE
       timeoutMs: 30_000,
     });
   }, 240_000);
+
+  it("a worker process whose API process is killed (SIGKILL) stops itself", async () => {
+    const orphaned = await startServerProcess({
+      DATABASE_URL: db.url,
+      HOST: "127.0.0.1",
+      HANSE_BOOTSTRAP_TOKEN: token,
+      HANSE_DATA_DIR: dir,
+      HANSE_WORKER_PROCESSES: "1",
+    });
+    await waitUntil(async () => Promise.resolve(orphaned.output().includes('"hanse worker is running"')), {
+      what: "the worker process runs",
+      timeoutMs: 60_000,
+    });
+    const [child] = startedPids(orphaned);
+    expect(child).toBeDefined();
+    await orphaned.stop("SIGKILL");
+    await waitUntil(async () => Promise.resolve(!alive(child ?? 0)), {
+      what: "the orphaned worker process stopped",
+      timeoutMs: 30_000,
+    });
+  }, 240_000);
 });
