@@ -13,6 +13,9 @@
  *   (concurrency 4 as a default process, BENCH_WORKER_CONCURRENCY) processes them: uploads accepted (202) and refused
  *   (503, back-pressure at the default bounds) per second against uploads processed per second,
  *   the backlog at the end and how fast it drains. `BENCH_EXCHANGE_ONLY=soak` runs only this.
+ *   Issue 35 item 3: its last row is processing during the flood against processing alone
+ *   (the drain right after it, same run and backlog). BENCH_WORKER_PROCESSES=N (PostgreSQL) runs
+ *   the jobs in N `serve` processes with HANSE_ROLES=worker instead of the bench's own process.
  * The partner rate limit is lifted for the run: its 429s would otherwise count as fast requests.
  * Uploads are sent by a load generator in its own process (undici, a fresh Idempotency-Key per
  * request), so the RSS sampled is the server's alone; the upload and download figures are the
@@ -33,6 +36,7 @@ import { loadConfig } from "../src/config/index.js";
 import { createContainer } from "../src/container.js";
 import { createWorker } from "../src/platform/jobs/index.js";
 import { createLogger } from "../src/platform/logging/logger.js";
+import { startWorkerProcesses } from "../src/worker-processes.js";
 import { createPartnerClient } from "../packages/client/src/sdk/partner.js";
 import { integrityProblem } from "../packages/client/src/sdk/partner-sync.js";
 import { databasesInOwnProcesses } from "./support/databases.js";
@@ -52,6 +56,8 @@ const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 30);
 const soakOnly = process.env.BENCH_EXCHANGE_ONLY === "soak";
 /** Jobs the bench's worker runs at once (4, the default of HANSE_WORKER_CONCURRENCY). */
 const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 4);
+/** Worker processes of their own for the soak (PostgreSQL only; 0: the bench process's worker). */
+const workerProcesses = Number(process.env.BENCH_WORKER_PROCESSES ?? 0);
 const MiB = 1024 * 1024;
 const dispatcher = new Agent({ connections: 64, pipelining: 1 });
 
@@ -213,8 +219,8 @@ async function soak(options: {
   };
 }
 
-const soakTable = (label: string, figures: SoakFigures) =>
-  `\n### ${label}: soak, 10 KiB uploads at 32 connections for ${figures.seconds.toFixed(0)} s (worker concurrency ${workerConcurrency})\n\n${table(
+const soakTable = (label: string, figures: SoakFigures, processes: number) =>
+  `\n### ${label}: soak, 10 KiB uploads at 32 connections for ${figures.seconds.toFixed(0)} s (worker concurrency ${workerConcurrency}, ${processes === 0 ? "worker in the API's process" : `${String(processes)} worker process(es)`})\n\n${table(
     [
       ["figure", "value"],
       ["uploads accepted (202) per second", figures.acceptedPerSecond.toFixed(0)],
@@ -225,8 +231,42 @@ const soakTable = (label: string, figures: SoakFigures) =>
         "backlog drained afterwards, per second",
         `${figures.drainPerSecond.toFixed(0)} (${figures.drainSeconds.toFixed(1)} s)`,
       ],
+      [
+        "processing during the flood / alone (issue 35 item 3: ≥ 80 %)",
+        figures.drainPerSecond > 0
+          ? `${((100 * figures.processedPerSecond) / figures.drainPerSecond).toFixed(0)} %`
+          : "—",
+      ],
     ],
   )}\n`;
+
+/**
+ * `count` worker processes (`serve` with HANSE_ROLES=worker, supervised as `serve` supervises
+ * them) on the database at `url`; resolves once each says it runs.
+ */
+async function startBenchWorkers(url: string, count: number) {
+  const entry = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+  const saved = { ...process.env };
+  Object.assign(process.env, {
+    DATABASE_URL: url,
+    HANSE_BOOTSTRAP_TOKEN: benchToken,
+    LOG_LEVEL: "warn",
+    HANSE_WORKER_CONCURRENCY: String(workerConcurrency),
+    HANSE_JOB_POLL_MS: "20",
+  });
+  const config = loadConfig(process.env);
+  const workers = startWorkerProcesses(
+    config,
+    createLogger("silent"),
+    { entry, execArgv: ["--import", "tsx"] },
+    count,
+  );
+  process.env = saved;
+  // A worker process takes seconds to start (tsx, migrations checked, pool opened), more on a
+  // loaded machine: its first job run says it is up.
+  await new Promise((resolve) => setTimeout(resolve, Number(process.env.BENCH_WORKER_START_MS ?? 20_000)));
+  return workers;
+}
 
 /**
  * Each database is measured in a fresh server process (this module again, for one target), so
@@ -311,10 +351,13 @@ export async function run(): Promise<void> {
     await writeFile(bigFile, big);
     const loadHeaders = { ...partnerHeaders };
     if (soakOnly) {
-      await worker.start();
+      const processes = target.url ? workerProcesses : 0;
+      const children = processes > 0 ? await startBenchWorkers(target.url ?? "", processes) : undefined;
+      if (!children) await worker.start();
       const figures = await soak({ db: database.db, inbox, file: smallFile, headers: loadHeaders });
-      await worker.stop(2000);
-      process.stdout.write(soakTable(target.label, figures));
+      if (children) await children.stop();
+      else await worker.stop(2000);
+      process.stdout.write(soakTable(target.label, figures, processes));
       await rm(scratch, { recursive: true, force: true });
       await bare.close();
       await app.close();
@@ -584,7 +627,7 @@ export async function run(): Promise<void> {
         ["mailbox cycles/s (4 workers)", cyclesPerSecond.toFixed(0), "", "", ""],
       ])}\n`,
     );
-    process.stdout.write(soakTable(target.label, soaked));
+    process.stdout.write(soakTable(target.label, soaked, 0));
     if (uploads.failures > 0) process.stdout.write(`(${uploads.failures} upload requests were not 2xx)\n`);
     if (concurrent.failures > 0)
       process.stdout.write(`(${concurrent.failures} of the 8 concurrent 16 MiB uploads were not 2xx)\n`);

@@ -10,6 +10,7 @@ import { createWorker, type Worker } from "./platform/jobs/index.js";
 import { uuidv7 } from "./platform/crypto/index.js";
 import { startMetricsServer, type MetricsServer } from "./platform/metrics/index.js";
 import { makeDirectory } from "@hanse/client";
+import { startWorkerProcesses, workerProcessCount, type WorkerCommand } from "./worker-processes.js";
 
 export interface RunningProcess {
   container: Container;
@@ -19,6 +20,8 @@ export interface RunningProcess {
   url?: string;
   /** The metrics listener's address when HANSE_METRICS_PORT is set. */
   metricsUrl?: string;
+  /** The worker processes' ids when the jobs run in processes of their own (HANSE_WORKER_PROCESSES). */
+  workerPids?: () => number[];
   stop(): Promise<void>;
 }
 
@@ -30,8 +33,16 @@ async function writeBootstrapToken(config: Config, token: string, logger: Logger
   logger.info({ path }, "bootstrap administrator token written");
 }
 
-/** Starts the roles this process has (API, worker or both) and returns how to stop them. */
-export async function startProcess(config: Config, logger: Logger): Promise<RunningProcess> {
+/**
+ * Starts the roles this process has (API, worker or both) and returns how to stop them. With both
+ * roles on PostgreSQL and `workerCommand` given (`serve`), the jobs run in worker processes of
+ * their own (HANSE_WORKER_PROCESSES, worker-processes.ts); otherwise in this process.
+ */
+export async function startProcess(
+  config: Config,
+  logger: Logger,
+  options: { workerCommand?: WorkerCommand } = {},
+): Promise<RunningProcess> {
   const container = await createContainer(config, { logger });
   if (container.generatedBootstrapToken) {
     await writeBootstrapToken(config, container.generatedBootstrapToken, logger);
@@ -47,7 +58,17 @@ export async function startProcess(config: Config, logger: Logger): Promise<Runn
     });
     logger.info({ url: `${metricsServer.url}/metrics` }, "metrics listener started");
   }
-  if (config.HANSE_ROLES.worker) {
+  const workerProcesses = options.workerCommand ? workerProcessCount(config) : 0;
+  const children =
+    workerProcesses > 0 && options.workerCommand
+      ? startWorkerProcesses(
+          config,
+          logger.child({ role: "supervisor" }),
+          options.workerCommand,
+          workerProcesses,
+        )
+      : undefined;
+  if (config.HANSE_ROLES.worker && !children) {
     worker = createWorker({
       database: container.database,
       jobs: container.jobs,
@@ -69,7 +90,7 @@ export async function startProcess(config: Config, logger: Logger): Promise<Runn
   const stop = () =>
     (stopping ??= (async () => {
       await app?.close();
-      await worker?.stop(config.HANSE_SHUTDOWN_TIMEOUT_MS);
+      await Promise.all([worker?.stop(config.HANSE_SHUTDOWN_TIMEOUT_MS), children?.stop()]);
       await metricsServer?.close();
       await container.close();
     })());
@@ -79,6 +100,7 @@ export async function startProcess(config: Config, logger: Logger): Promise<Runn
     ...(worker ? { worker } : {}),
     ...(url ? { url } : {}),
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+    ...(children ? { workerPids: children.pids } : {}),
     stop,
   };
 }

@@ -24,9 +24,14 @@ function configOrExit(): Config {
 async function serve(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger(config.LOG_LEVEL);
-  const running = await startProcess(config, logger);
-  if (running.url) logger.info({ url: running.url, roles: config.HANSE_ROLES }, "hanse is serving");
-  else logger.info({ roles: config.HANSE_ROLES }, "hanse worker is running");
+  const workerCommand = process.argv[1] ? { entry: process.argv[1], execArgv: process.execArgv } : undefined;
+  const running = await startProcess(config, logger, workerCommand ? { workerCommand } : {});
+  if (running.url) {
+    logger.info(
+      { url: running.url, roles: config.HANSE_ROLES, workerPids: running.workerPids?.() },
+      "hanse is serving",
+    );
+  } else logger.info({ roles: config.HANSE_ROLES }, "hanse worker is running");
   const shutdown = (signal: string) => {
     logger.info({ signal }, "shutting down");
     // Requests and jobs get HANSE_SHUTDOWN_TIMEOUT_MS, closing the rest a few seconds more. A stop
@@ -51,6 +56,12 @@ async function serve(): Promise<void> {
   process.once("SIGINT", () => {
     shutdown("SIGINT");
   });
+  // A worker process started by `serve` (HANSE_WORKER_PROCESSES) ends when the API process goes.
+  if (process.channel) {
+    process.once("disconnect", () => {
+      shutdown("disconnect");
+    });
+  }
 }
 
 /**

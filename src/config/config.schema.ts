@@ -187,6 +187,14 @@ export const ConfigSchema = Type.Object({
     default: 1000,
     description: "Job poll interval",
   }),
+  HANSE_WORKER_PROCESSES: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 16,
+      description:
+        "Worker processes `serve` starts beside the API when it has both roles (PostgreSQL only; default 1 with DATABASE_URL, 0 = jobs in the API process)",
+    }),
+  ),
   HANSE_WORKER_CONCURRENCY: Type.Integer({
     minimum: 1,
     maximum: 64,

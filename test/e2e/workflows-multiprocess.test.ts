@@ -26,6 +26,7 @@ describe.skipIf(!onPostgres)("workflow transition requests across two server pro
         HANSE_BOOTSTRAP_TOKEN: token,
         HANSE_DATA_DIR: join(dir, name),
         HANSE_JOB_POLL_MS: "50",
+        HANSE_WORKER_PROCESSES: "0",
         LOG_LEVEL: "info",
       },
       stdio: ["ignore", "pipe", "inherit"],

@@ -27,7 +27,13 @@ export interface ServerProcess extends HanseProcess {
 /** `hanse serve` (what `npm start` runs) as a real process, its output collected. */
 function spawnServe(env: Record<string, string | undefined>): HanseProcess {
   const childEnv: Record<string, string> = {};
-  const merged: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: "info", ...env };
+  // Jobs in the API process unless a test asks for worker processes (HANSE_WORKER_PROCESSES).
+  const merged: Record<string, string | undefined> = {
+    ...process.env,
+    LOG_LEVEL: "info",
+    HANSE_WORKER_PROCESSES: "0",
+    ...env,
+  };
   for (const [key, value] of Object.entries(merged)) {
     if (value !== undefined) childEnv[key] = value;
   }

@@ -76,6 +76,11 @@ export function createInboxBacklog(deps: {
       await fresh();
       if (totalFull() || tenantFull(tenantId)) throw backlogFull();
     },
+    /** The refusal `admit` would throw for this tenant, without throwing it (undefined: admitted). */
+    async refusal(tenantId: string): Promise<AppError | undefined> {
+      await fresh();
+      return totalFull() || tenantFull(tenantId) ? backlogFull() : undefined;
+    },
     /** An upload this process accepted (it counts until the next read sees it). */
     accepted(tenantId: string): void {
       perTenant.set(tenantId, (perTenant.get(tenantId) ?? 0) + 1);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
 import { headers as headerNames } from "@hanse/client/protocol";
-import { requirePrincipal } from "../../../platform/auth/index.js";
+import { bearerToken, requirePrincipal } from "../../../platform/auth/index.js";
 import { AppError } from "../../../platform/errors/app-error.js";
 import { documentedAs } from "../../../platform/http/openapi.js";
 import { problemResponses } from "../../../platform/http/openapi-schemas.js";
@@ -34,6 +35,12 @@ const uploadHeadersDoc = {
 
 const unauthenticated = new Set<string>(["ERR_UNAUTHENTICATED", "ERR_B2B_EXCHANGE_UNAUTHENTICATED"]);
 
+const uploadHeaders = (request: FastifyRequest) => ({
+  contentType: request.headers["content-type"],
+  key: request.headers[headerNames.idempotencyKey],
+  contentLength: request.headers["content-length"],
+});
+
 export const inboxRoutes =
   (inbox: InboxService, maxPayloadBytes: number, limiter: PartnerRateLimit): FastifyPluginAsyncTypebox =>
   async (app) => {
@@ -65,13 +72,19 @@ export const inboxRoutes =
             ...problemResponses(400, 401, 404, 409, 413, 429, 500, 503),
           },
         },
+        // Issue 35 item 3: a key refused over a backlog bound moments ago is refused again from
+        // the head, before the body is read and without a statement (inbox/early-shed.ts).
+        onRequest: async (request) => {
+          const { connectionID } = request.params;
+          const refusal = await inbox.shedEarly(connectionID, bearerToken(request), uploadHeaders(request));
+          if (!refusal) return;
+          // The pair's key was checked when it was remembered: the error handler need not again.
+          request.deferredCredential = null;
+          throw refusal;
+        },
       },
       async (request, reply) => {
-        const headers = {
-          contentType: request.headers["content-type"],
-          key: request.headers[headerNames.idempotencyKey],
-          contentLength: request.headers["content-length"],
-        };
+        const headers = uploadHeaders(request);
         const body = (request.body ?? request.raw) as NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
         const deferred = request.deferredCredential;
         let outcome: UploadOutcome;
@@ -99,7 +112,12 @@ export const inboxRoutes =
         } else {
           const principal = deferred ? await deferred.authenticate() : requirePrincipal(request);
           if (deferred) await limiter.take(principal.credentialId);
-          const { connection, key } = await inbox.precheck(principal, request.params.connectionID, headers);
+          const { connection, key } = await inbox.precheck(
+            principal,
+            request.params.connectionID,
+            headers,
+            bearerToken(request),
+          );
           outcome = await inbox.upload(principal, connection, key, body);
         }
         if (outcome.body.replay) reply.header(headerNames.idempotentReplayed, "true");

@@ -6,6 +6,7 @@ import type { ExchangeDeps } from "../exchange.deps.js";
 import { requirePartnerConnection } from "../partner-access.js";
 import { processUpload } from "../processing/index.js";
 import { createCheckedUpload } from "./checked-upload.js";
+import { createEarlyShed } from "./early-shed.js";
 import { createInboxBacklog, type BacklogLimits } from "./inbox-backlog.js";
 import { createStreamedUpload } from "./streamed-upload.js";
 import { createUploadAcceptance, keyHash, type UploadOutcome } from "./upload-acceptance.js";
@@ -41,6 +42,8 @@ export function createInboxService(deps: ExchangeDeps & InboxSettings) {
   });
   /** NOTIFY after the commit, coalesced: one in flight at a time however many uploads land. */
   const wakeWorkers = createJobNotifier(database);
+  /** Keys refused on a connection over a bound: their next uploads are refused from the head. */
+  const shed = createEarlyShed(clock);
   const acceptance = createUploadAcceptance(deps, { backlog, wakeWorkers });
 
   /** One upload per key at a time, and a bounded number of streams per API key, in all processes. */
@@ -61,13 +64,36 @@ export function createInboxService(deps: ExchangeDeps & InboxSettings) {
 
     /**
      * Checks that need no body: connection, content type, key, declared length; then the backlog
-     * of the connection's tenant and of the service (503 with Retry-After over a bound).
+     * of the connection's tenant and of the service (503 with Retry-After over a bound). A refused
+     * `token` is remembered for `shedEarly`.
      */
-    async precheck(principal: Principal, connectionId: string, headers: UploadHeaders) {
+    async precheck(principal: Principal, connectionId: string, headers: UploadHeaders, token?: string) {
       const connection = await requirePartnerConnection(database, principal, connectionId);
       const key = checkHeaders(headers, deps.maxPayloadBytes);
-      await backlog.admit(connection.tenant_id);
+      const refusal = await backlog.refusal(connection.tenant_id);
+      if (refusal) {
+        if (token !== undefined) shed.remember(connection.id, token, connection.tenant_id);
+        throw refusal;
+      }
       return { connection, key };
+    },
+
+    /**
+     * From the request's head, before the body is read and without a statement: the 503 for a
+     * key that `precheck` refused on this connection within the last seconds, while its tenant
+     * or the service is still at its bound and the headers are still valid (their 400 comes
+     * first). Undefined: the request takes the ordinary path.
+     */
+    async shedEarly(connectionId: string, token: string | undefined, headers: UploadHeaders) {
+      if (token === undefined) return undefined;
+      const tenantId = shed.tenantOf(connectionId, token);
+      if (tenantId === undefined) return undefined;
+      try {
+        checkHeaders(headers, deps.maxPayloadBytes);
+      } catch {
+        return undefined;
+      }
+      return backlog.refusal(tenantId);
     },
 
     /**
