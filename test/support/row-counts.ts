@@ -4,7 +4,7 @@ import type { HanseTables } from "../../src/platform/db/tables.js";
 /** The rows of each of `tables`, by name: what a refused request must leave as it was. */
 export async function rowCounts(
   db: Kysely<HanseTables>,
-  tables: readonly (keyof HanseTables & string)[],
+  tables: readonly (keyof HanseTables)[],
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of tables) {
