@@ -40,6 +40,8 @@ import { load, loadTableHeading, medianBy, table, type LoadResult } from "./supp
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+/** `BENCH_ENTITLEMENTS_ONLY=feed`: the feed and snapshot figures only, without the request loads. */
+const feedOnly = process.env.BENCH_ENTITLEMENTS_ONLY === "feed";
 const entitlementCount = 100_000;
 const pageSize = 1000;
 const MiB = 1024 * 1024;
@@ -182,89 +184,93 @@ export async function run(): Promise<void> {
       if (round > 0) snapshots.push(await readInChild(service, "snapshot"));
     }
 
-    // 3. Introspection and grants at 32 connections against the bare INSERT + PK SELECT route.
-    await sql`CREATE TABLE bench_nonces (credential_id uuid NOT NULL, nonce text NOT NULL,
-      expires_at timestamptz NOT NULL, PRIMARY KEY (credential_id, nonce))`.execute(db);
-    const credentialUuid = serviceCredentialUuid(credential.credentialId) ?? "";
-    const bare = Fastify();
-    bare.get<{ Params: { actorId: string } }>("/bare/:actorId", async (request) => {
-      await sql`INSERT INTO bench_nonces (credential_id, nonce, expires_at)
-        VALUES (${credentialUuid}, ${randomBytes(18).toString("base64url")}, ${new Date(Date.now() + 660_000)})`.execute(
-        db,
-      );
-      const row = await sql`SELECT * FROM entitlements
-        WHERE tenant_id = ${tenantId} AND app_id = ${appId} AND actor_id = ${request.params.actorId}`.execute(
-        db,
-      );
-      return row.rows[0];
-    });
-    const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
-    const signed = (method: string, pathPrefix: string) => ({
-      module: clientModule,
-      name: "signedRequests",
-      argument: { credential: service.credential, method, pathPrefix, actors: entitlementCount },
-    });
-    const targets = {
-      bare: { url: bareUrl, method: "GET", setup: signed("GET", "/bare/") },
-      introspection: {
-        url: appUrl,
-        method: "GET",
-        setup: signed("GET", `${serviceBase}/service/introspect/`),
-      },
-      grants: { url: appUrl, method: "POST", setup: signed("POST", `${serviceBase}/service/grants/`) },
-    };
-    // A sample of each, made by the same hook the load generator uses, must answer 200.
-    for (const [name, { url, method, setup }] of Object.entries(targets)) {
-      const make = signedRequests(setup.argument);
-      for (let i = 0; i < 3; i++) {
-        const request = make({});
-        const response = await fetch(`${url}${request.path}`, { method, headers: request.headers });
-        if (response.status !== 200)
-          throw new Error(`${name} sample: ${response.status} ${await response.text()}`);
-      }
-    }
-    const samples = {
-      bare: [] as LoadResult[],
-      introspection: [] as LoadResult[],
-      grants: [] as LoadResult[],
-    };
-    for (let round = 0; round < rounds; round++) {
-      for (const [name, { url, method, setup }] of Object.entries(targets)) {
-        await settle(database);
-        samples[name as keyof typeof samples].push(await load(url, { seconds, method, setup }));
-      }
-    }
-    const byRate = (r: LoadResult) => r.requestsPerSecond;
-    const [baseline, introspection, grants] = [samples.bare, samples.introspection, samples.grants].map((s) =>
-      medianBy(s, byRate),
-    ) as [LoadResult, LoadResult, LoadResult];
-
     const pct = (a: number, b: number) => a / b;
     const verdict = (ratio: number, goal: number) => [
       `${Math.round(ratio * 100)} %`,
       `≥ ${goal * 100} % ${ratio >= goal ? "met" : "MISSED"}`,
     ];
-    const loadRow = (name: string, r: LoadResult, goal?: number) => [
-      name,
-      Math.round(r.requestsPerSecond),
-      r.p99Ms,
-      r.non2xx + r.errors,
-      perRequest(r.cpu, r.requests),
-      ...(goal === undefined
-        ? ["baseline", ""]
-        : verdict(pct(r.requestsPerSecond, baseline.requestsPerSecond), goal)),
-    ];
-    process.stdout.write(
-      `\n### ${target.label} (32 connections, median of ${rounds} interleaved ${seconds} s rounds)\n\n`,
-    );
-    process.stdout.write(
-      `${table([
-        loadTableHeading,
-        loadRow("bare GET: nonce INSERT + PK SELECT", baseline),
-        loadRow("GET introspect (signed, fresh nonce)", introspection, 0.5),
-        loadRow("POST grants (signed, fresh nonce)", grants, 0.4),
-      ])}\n\n`,
-    );
+    // 3. Introspection and grants at 32 connections against the bare INSERT + PK SELECT route.
+    const measureRequests = async () => {
+      await sql`CREATE TABLE bench_nonces (credential_id uuid NOT NULL, nonce text NOT NULL,
+        expires_at timestamptz NOT NULL, PRIMARY KEY (credential_id, nonce))`.execute(db);
+      const credentialUuid = serviceCredentialUuid(credential.credentialId) ?? "";
+      const bare = Fastify();
+      bare.get<{ Params: { actorId: string } }>("/bare/:actorId", async (request) => {
+        await sql`INSERT INTO bench_nonces (credential_id, nonce, expires_at)
+          VALUES (${credentialUuid}, ${randomBytes(18).toString("base64url")}, ${new Date(Date.now() + 660_000)})`.execute(
+          db,
+        );
+        const row = await sql`SELECT * FROM entitlements
+          WHERE tenant_id = ${tenantId} AND app_id = ${appId} AND actor_id = ${request.params.actorId}`.execute(
+          db,
+        );
+        return row.rows[0];
+      });
+      const bareUrl = await bare.listen({ port: 0, host: "127.0.0.1" });
+      const signed = (method: string, pathPrefix: string) => ({
+        module: clientModule,
+        name: "signedRequests",
+        argument: { credential: service.credential, method, pathPrefix, actors: entitlementCount },
+      });
+      const targets = {
+        bare: { url: bareUrl, method: "GET", setup: signed("GET", "/bare/") },
+        introspection: {
+          url: appUrl,
+          method: "GET",
+          setup: signed("GET", `${serviceBase}/service/introspect/`),
+        },
+        grants: { url: appUrl, method: "POST", setup: signed("POST", `${serviceBase}/service/grants/`) },
+      };
+      // A sample of each, made by the same hook the load generator uses, must answer 200.
+      for (const [name, { url, method, setup }] of Object.entries(targets)) {
+        const make = signedRequests(setup.argument);
+        for (let i = 0; i < 3; i++) {
+          const request = make({});
+          const response = await fetch(`${url}${request.path}`, { method, headers: request.headers });
+          if (response.status !== 200)
+            throw new Error(`${name} sample: ${response.status} ${await response.text()}`);
+        }
+      }
+      const samples = {
+        bare: [] as LoadResult[],
+        introspection: [] as LoadResult[],
+        grants: [] as LoadResult[],
+      };
+      for (let round = 0; round < rounds; round++) {
+        for (const [name, { url, method, setup }] of Object.entries(targets)) {
+          await settle(database);
+          samples[name as keyof typeof samples].push(await load(url, { seconds, method, setup }));
+        }
+      }
+      const byRate = (r: LoadResult) => r.requestsPerSecond;
+      const [baseline, introspection, grants] = [samples.bare, samples.introspection, samples.grants].map(
+        (s) => medianBy(s, byRate),
+      ) as [LoadResult, LoadResult, LoadResult];
+
+      const loadRow = (name: string, r: LoadResult, goal?: number) => [
+        name,
+        Math.round(r.requestsPerSecond),
+        r.p99Ms,
+        r.non2xx + r.errors,
+        perRequest(r.cpu, r.requests),
+        ...(goal === undefined
+          ? ["baseline", ""]
+          : verdict(pct(r.requestsPerSecond, baseline.requestsPerSecond), goal)),
+      ];
+      process.stdout.write(
+        `\n### ${target.label} (32 connections, median of ${rounds} interleaved ${seconds} s rounds)\n\n`,
+      );
+      process.stdout.write(
+        `${table([
+          loadTableHeading,
+          loadRow("bare GET: nonce INSERT + PK SELECT", baseline),
+          loadRow("GET introspect (signed, fresh nonce)", introspection, 0.5),
+          loadRow("POST grants (signed, fresh nonce)", grants, 0.4),
+        ])}\n\n`,
+      );
+      await bare.close();
+    };
+    if (!feedOnly) await measureRequests();
     const rate = (f: ReadFigures, of: "items" | "pages") => f[of] / f.seconds;
     const feedBare = medianBy(feed.bare, (f) => rate(f, "items"));
     const feedHanse = medianBy(feed.hanse, (f) => rate(f, "items"));
@@ -295,7 +301,6 @@ export async function run(): Promise<void> {
         ],
       ])}\n`,
     );
-    await bare.close();
     await app.close();
     await container.close();
     await target.cleanup();

@@ -24,7 +24,7 @@
 import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -43,6 +43,7 @@ import { databasesInOwnProcesses } from "./support/databases.js";
 import { exchangeTenant, orders } from "./support/exchange-tenant.js";
 import { benchToken } from "./support/server.js";
 import { medianBy, statementRate, table } from "./support/load.js";
+import { cpuSince, cpuSnapshot, processCpuMs, type CpuSnapshot } from "./support/cpu.js";
 import { acceptUpload, type ExchangeTables } from "../src/modules/exchange/index.js";
 import { uuidv7 } from "../src/platform/crypto/index.js";
 import type { HanseTables } from "../src/platform/db/tables.js";
@@ -54,6 +55,15 @@ const e2eUploads = Number(process.env.BENCH_E2E_UPLOADS ?? 1000);
 const bigPerRound = Number(process.env.BENCH_BIG_PER_ROUND ?? 4);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 30);
 const soakOnly = process.env.BENCH_EXCHANGE_ONLY === "soak";
+/**
+ * The soak's clients (issue 35 item 3): `flood` ignores Retry-After and sends again at once (the
+ * worst case), `polite` waits as a 503's Retry-After says, as a conforming client does. The soak
+ * alone runs both by default, the whole bench the flood only.
+ */
+const soakClients = (process.env.BENCH_SOAK_CLIENTS ?? (soakOnly ? "flood,polite" : "flood"))
+  .split(",")
+  .filter((kind): kind is SoakClient => kind === "flood" || kind === "polite");
+type SoakClient = "flood" | "polite";
 /** Jobs the bench's worker runs at once (4, the default of HANSE_WORKER_CONCURRENCY). */
 const workerConcurrency = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 4);
 /** Worker processes of their own for the soak (PostgreSQL only; 0: the bench process's worker). */
@@ -82,6 +92,7 @@ interface LoadFigures {
  * were sent, each with a fresh Idempotency-Key when `uniqueKeys`. With `uniqueKeys` every
  * occurrence of `refPlaceholder` in the file is replaced by a fresh value of the same length, so
  * each upload is another interchange (UNB 0020), not a duplicate (rules/contract §8) of the first.
+ * With `honourRetryAfter` a connection answered 503 waits the Retry-After's seconds (to the end).
  */
 const loadScript = `
 import { readFileSync } from "node:fs";
@@ -109,6 +120,11 @@ await Promise.all(Array.from({ length: o.connections }, async () => {
     latencies.push(performance.now() - t);
     if (r.statusCode >= 300) failures++;
     statuses[r.statusCode] = (statuses[r.statusCode] ?? 0) + 1;
+    const retryAfter = Number(r.headers["retry-after"]);
+    if (o.honourRetryAfter && r.statusCode === 503 && retryAfter > 0) {
+      const wait = Math.min(retryAfter * 1000, end - performance.now());
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 }));
 const elapsedSeconds = (performance.now() - t0) / 1000;
@@ -127,6 +143,8 @@ async function loadFromChild(options: {
   requests?: number;
   uniqueKeys?: boolean;
   refPlaceholder?: string;
+  /** After a 503, wait as its Retry-After says before the connection sends again. */
+  honourRetryAfter?: boolean;
 }): Promise<LoadFigures> {
   const child = spawn(process.execPath, ["--input-type=module", "-e", loadScript], {
     cwd: fileURLToPath(new URL("..", import.meta.url)),
@@ -155,26 +173,73 @@ function sized(size: number): Buffer {
   ]);
 }
 
+/** CPU of each part while a phase ran, as a share of the machine (its cores × the phase's time). */
+interface CpuShares {
+  load: number;
+  api: number;
+  workers: number;
+  database: number;
+  /** CPU milliseconds of the job runners (the worker processes, or the API's process when they run in it). */
+  workerMs: number;
+}
+
 interface SoakFigures {
+  client: SoakClient;
   seconds: number;
   acceptedPerSecond: number;
   refusedPerSecond: number;
   processedPerSecond: number;
+  processedDuring: number;
   backlogAtEnd: number;
   drainPerSecond: number;
   drainSeconds: number;
+  drained: number;
+  cpuDuring: CpuShares;
+  cpuAlone: CpuShares;
+}
+
+const cores = availableParallelism();
+
+/** What each part spent since `before` (`workerPids` are worker processes; none: the API's process runs the jobs). */
+function cpuShares(
+  before: { snapshot: CpuSnapshot; workers: number; at: number },
+  workerPids: readonly number[],
+): CpuShares {
+  const spent = cpuSince(before.snapshot);
+  const workersNow = workerPids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  const machineMs = (performance.now() - before.at) * cores;
+  const workerMs = workerPids.length > 0 ? workersNow - before.workers : spent.serverMs;
+  return {
+    load: spent.loadMs / machineMs,
+    api: spent.serverMs / machineMs,
+    workers: workerPids.length > 0 ? workerMs / machineMs : 0,
+    database: spent.databaseMs / machineMs,
+    workerMs,
+  };
+}
+
+function cpuMark(workerPids: readonly number[]) {
+  return {
+    snapshot: cpuSnapshot(),
+    workers: workerPids.reduce((sum, pid) => sum + processCpuMs(pid), 0),
+    at: performance.now(),
+  };
 }
 
 /**
  * Issue 20's soak: uploads as fast as 32 connections send them while the worker processes them.
  * Processed counts the uploads that reached `processed` or `rejected` during the load; the backlog
- * is the processing jobs queued or running. Afterwards the backlog drains (at most 120 s).
+ * is the processing jobs queued or running. Afterwards the backlog drains (at most 120 s). The CPU
+ * of the load generator, the API process, the worker processes and PostgreSQL is taken over the
+ * flood and over the drain (issue 35 item 3: what bounds the workers during a flood).
  */
 async function soak(options: {
   db: Kysely<HanseTables>;
   inbox: string;
   file: string;
   headers: Record<string, string>;
+  client: SoakClient;
+  workerPids: () => number[];
 }): Promise<SoakFigures> {
   const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
     (await query.execute(options.db)).rows[0]?.n ?? 0;
@@ -188,6 +253,7 @@ async function soak(options: {
     count(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs
       WHERE name = 'exchange.process-upload' AND state IN ('queued', 'running')`);
   const processedBefore = await processed();
+  const duringMark = cpuMark(options.workerPids());
   const load = await loadFromChild({
     url: options.inbox,
     file: options.file,
@@ -196,9 +262,12 @@ async function soak(options: {
     seconds: soakSeconds,
     uniqueKeys: true,
     refPlaceholder: smallRef,
+    honourRetryAfter: options.client === "polite",
   });
+  const cpuDuring = cpuShares(duringMark, options.workerPids());
   const processedDuring = (await processed()) - processedBefore;
   const backlogAtEnd = await backlog();
+  const drainMark = cpuMark(options.workerPids());
   const drainStart = performance.now();
   const processedAtEnd = await processed();
   let left = backlogAtEnd;
@@ -207,20 +276,35 @@ async function soak(options: {
     left = await backlog();
   }
   const drainSeconds = (performance.now() - drainStart) / 1000;
+  const cpuAlone = cpuShares(drainMark, options.workerPids());
   const drained = (await processed()) - processedAtEnd;
   return {
+    client: options.client,
     seconds: load.elapsedSeconds,
     acceptedPerSecond: (load.statuses["202"] ?? 0) / load.elapsedSeconds,
     refusedPerSecond: (load.statuses["503"] ?? 0) / load.elapsedSeconds,
     processedPerSecond: processedDuring / load.elapsedSeconds,
+    processedDuring,
     backlogAtEnd,
     drainPerSecond: drainSeconds > 0 ? drained / drainSeconds : 0,
     drainSeconds,
+    drained,
+    cpuDuring,
+    cpuAlone,
   };
 }
 
-const soakTable = (label: string, figures: SoakFigures, processes: number) =>
-  `\n### ${label}: soak, 10 KiB uploads at 32 connections for ${figures.seconds.toFixed(0)} s (worker concurrency ${workerConcurrency}, ${processes === 0 ? "worker in the API's process" : `${String(processes)} worker process(es)`})\n\n${table(
+const share = (cpu: CpuShares) =>
+  [cpu.load, cpu.api, cpu.workers, cpu.database].map((part) => `${(part * 100).toFixed(0)} %`).join(" / ");
+
+/**
+ * The drain rate "alone" counts when it drained enough to be a rate: a polite load leaves little
+ * or no backlog, so its ratio takes the rate the same workers drained the flood's backlog at.
+ */
+const drainedEnough = (figures: SoakFigures) => figures.drained >= 20;
+
+const soakTable = (label: string, figures: SoakFigures, processes: number, alonePerSecond: number) =>
+  `\n### ${label}: soak, 10 KiB uploads at 32 connections for ${figures.seconds.toFixed(0)} s, clients ${figures.client === "flood" ? "ignoring Retry-After (flood)" : "honouring Retry-After"} (worker concurrency ${workerConcurrency}, ${processes === 0 ? "worker in the API's process" : `${String(processes)} worker process(es)`})\n\n${table(
     [
       ["figure", "value"],
       ["uploads accepted (202) per second", figures.acceptedPerSecond.toFixed(0)],
@@ -232,10 +316,17 @@ const soakTable = (label: string, figures: SoakFigures, processes: number) =>
         `${figures.drainPerSecond.toFixed(0)} (${figures.drainSeconds.toFixed(1)} s)`,
       ],
       [
-        "processing during the flood / alone (issue 35 item 3: ≥ 80 %)",
-        figures.drainPerSecond > 0
-          ? `${((100 * figures.processedPerSecond) / figures.drainPerSecond).toFixed(0)} %`
-          : "—",
+        `CPU during the flood, share of ${String(cores)} cores: load generator / API process / worker processes / PostgreSQL`,
+        share(figures.cpuDuring),
+      ],
+      ["CPU while the backlog drains alone, same split", share(figures.cpuAlone)],
+      [
+        "job runners' CPU per processed upload, during / alone (ms)",
+        `${(figures.cpuDuring.workerMs / Math.max(1, figures.processedDuring)).toFixed(1)} / ${(figures.cpuAlone.workerMs / Math.max(1, figures.drained)).toFixed(1)}`,
+      ],
+      [
+        `processing during the flood / alone (issue 35 item 3: ≥ 80 %)${drainedEnough(figures) ? "" : ", alone: the flood's drain"}`,
+        alonePerSecond > 0 ? `${((100 * figures.processedPerSecond) / alonePerSecond).toFixed(0)} %` : "—",
       ],
     ],
   )}\n`;
@@ -354,10 +445,21 @@ export async function run(): Promise<void> {
       const processes = target.url ? workerProcesses : 0;
       const children = processes > 0 ? await startBenchWorkers(target.url ?? "", processes) : undefined;
       if (!children) await worker.start();
-      const figures = await soak({ db: database.db, inbox, file: smallFile, headers: loadHeaders });
+      let alone = 0;
+      for (const client of soakClients) {
+        const figures = await soak({
+          db: database.db,
+          inbox,
+          file: smallFile,
+          headers: loadHeaders,
+          client,
+          workerPids: () => children?.pids() ?? [],
+        });
+        if (drainedEnough(figures)) alone = figures.drainPerSecond;
+        process.stdout.write(soakTable(target.label, figures, processes, alone));
+      }
       if (children) await children.stop();
       else await worker.stop(2000);
-      process.stdout.write(soakTable(target.label, figures, processes));
       await rm(scratch, { recursive: true, force: true });
       await bare.close();
       await app.close();
@@ -579,7 +681,19 @@ export async function run(): Promise<void> {
       }),
     );
     const cyclesPerSecond = cycles / ((performance.now() - cycleStart) / 1000);
-    const soaked = await soak({ db: database.db, inbox, file: smallFile, headers: loadHeaders });
+    const soaked = [];
+    for (const client of soakClients) {
+      soaked.push(
+        await soak({
+          db: database.db,
+          inbox,
+          file: smallFile,
+          headers: loadHeaders,
+          client,
+          workerPids: () => [],
+        }),
+      );
+    }
     await worker.stop(2000);
 
     const pct = (a: number, b: number) => `${Math.round((a / b) * 100)} %`;
@@ -627,7 +741,11 @@ export async function run(): Promise<void> {
         ["mailbox cycles/s (4 workers)", cyclesPerSecond.toFixed(0), "", "", ""],
       ])}\n`,
     );
-    process.stdout.write(soakTable(target.label, soaked, 0));
+    let alone = 0;
+    for (const figures of soaked) {
+      if (drainedEnough(figures)) alone = figures.drainPerSecond;
+      process.stdout.write(soakTable(target.label, figures, 0, alone));
+    }
     if (uploads.failures > 0) process.stdout.write(`(${uploads.failures} upload requests were not 2xx)\n`);
     if (concurrent.failures > 0)
       process.stdout.write(`(${concurrent.failures} of the 8 concurrent 16 MiB uploads were not 2xx)\n`);
