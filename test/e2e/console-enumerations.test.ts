@@ -67,10 +67,7 @@ describe("/console/enumerations.json", () => {
       let schema = (operation?.responses?.["200"] as { content: Record<string, { schema: unknown }> })
         .content["application/json"]?.schema as Record<string, unknown> | undefined;
       for (const step of path) {
-        const next: unknown =
-          step === "items"
-            ? schema?.items
-            : (schema?.properties as Record<string, unknown> | undefined)?.[step];
+        const next: unknown = (schema?.properties as Record<string, unknown> | undefined)?.[step];
         schema = next as Record<string, unknown> | undefined;
       }
       return schema?.enum;

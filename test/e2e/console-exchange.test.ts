@@ -157,6 +157,7 @@ describe.skipIf(browserTestsSkipped())(
 
     it("shows a partner's page from the list: its overdue deliveries, connections, keys and recent uploads, none of another partner's", async () => {
       await open("partners", "Partners");
+      const sinceOpened = requested.length;
       await page.getByRole("link", { name: "ACME Retail" }).click();
       await page.getByRole("heading", { name: "Partner", level: 1 }).waitFor();
       await eventually(() => page.locator("dl.fields").textContent()).toContain(acme.partnerId);
@@ -182,6 +183,17 @@ describe.skipIf(browserTestsSkipped())(
       const keys = page.getByRole("table", { name: "API keys of this partner" }).locator("tbody tr");
       await eventually(() => keys.count()).toBe(1);
       expect(await keys.textContent()).toContain(acme.apiKeyId);
+      expect(await keys.textContent()).not.toContain(other.apiKeyId);
+      // The server filters both lists by partnerId: no list of every partner's read and kept here.
+      const lists = requested.slice(sinceOpened).map((url) => new URL(url));
+      for (const list of ["/console/api/admin/connections", "/console/api/admin/api-keys"]) {
+        const reads = lists.filter((url) => url.pathname === list);
+        expect(reads.length, list).toBeGreaterThan(0);
+        expect(
+          reads.map((url) => url.searchParams.get("partnerId")),
+          list,
+        ).toEqual(reads.map(() => acme.partnerId));
+      }
 
       // Recent uploads, newest first: the second order before the first; the other partner's not at all.
       const uploads = page.getByRole("table", { name: "Recent uploads" }).locator("tbody tr");

@@ -18,7 +18,8 @@ import { createTestApp, type TestApp } from "../support/test-app.js";
 /*
  * Issue 24 item 2 (contract 24-2, `filters`): the operator's lists of uploads and deliveries
  * filtered by connection, status, time range, upload and message type, with cursors bound to the
- * filter — over HTTP against the real server.
+ * filter — over HTTP against the real server. The lists of connections and API keys filtered by
+ * partner, the same way.
  */
 
 let t: TestApp;
@@ -50,6 +51,8 @@ interface Row {
   createdAt: string;
   uploadId?: string;
   messageType?: string;
+  /** Connections and API keys. */
+  partnerId?: string;
 }
 
 /** Every item of a list, one item per page (so every page boundary is crossed with the filter). */
@@ -319,7 +322,10 @@ describe("bad filter values are 400 naming what is allowed (contract 24-2)", () 
 
 describe("a filtered page is an index range (migration 2026-11-27T1210)", () => {
   /** The plan of the list's query with `filter`, sequential scans priced out so the indexes show. */
-  async function plan(table: "exchange_uploads" | "exchange_deliveries", filter: object): Promise<string> {
+  async function plan(
+    table: "exchange_uploads" | "exchange_deliveries" | "exchange_connections",
+    filter: object,
+  ): Promise<string> {
     const query = listPage(
       t.container.database.db as never,
       table,
@@ -375,5 +381,115 @@ describe("a filtered page is an index range (migration 2026-11-27T1210)", () => 
     expect(text, text).toMatch(/Index Cond: .*status = 'failed'/);
     expect(text, text).toMatch(/Index Cond: .*status = 'rejected'/);
     expect(text, text).not.toMatch(/->\s+Sort|Seq Scan|Filter:/);
+  });
+
+  it("a partner's connections are a range of exchange_connections_by_partner (migration 2026-11-29T0800)", async () => {
+    const text = await plan("exchange_connections", { partnerId: c1.partnerId });
+    expect(text, text).toContain("Index Scan using exchange_connections_by_partner");
+    expect(text, text).toMatch(/Index Cond: .*partner_id =/);
+    expect(text, text).not.toMatch(/Sort|Seq Scan/);
+  });
+});
+
+describe("partnerId on the operator's lists of connections and API keys", () => {
+  const connections = "/api/v1/admin/connections";
+  const apiKeys = "/api/v1/admin/api-keys";
+  let allConnections: Row[];
+  let allKeys: Row[];
+  beforeAll(async () => {
+    // c1's partner gets a second connection and key: two of each, c2's partner one of each.
+    await setupPartner(http, tenant.token, { partnerId: c1.partnerId });
+    allConnections = await allPages(connections, {}, 100);
+    allKeys = await allPages(apiKeys, {}, 100);
+  });
+
+  it("narrows each list to one partner's, in creation order, across pages (one item a page)", async () => {
+    for (const [path, all] of [
+      [connections, allConnections],
+      [apiKeys, allKeys],
+    ] as const) {
+      for (const setup of [c1, c2]) {
+        const filtered = await allPages(path, { partnerId: setup.partnerId });
+        const expected = all.filter((r) => r.partnerId === setup.partnerId).map((r) => r.id);
+        expect(
+          filtered.map((r) => r.id),
+          path,
+        ).toEqual(expected);
+        expect(expected.length, path).toBe(setup === c1 ? 2 : 1);
+      }
+      // Newest first, too; upper case is the same partner.
+      const desc = await allPages(path, { partnerId: c1.partnerId.toUpperCase(), order: "desc" });
+      expect(
+        desc.map((r) => r.id),
+        path,
+      ).toEqual(
+        all
+          .filter((r) => r.partnerId === c1.partnerId)
+          .map((r) => r.id)
+          .reverse(),
+      );
+    }
+  });
+
+  it("a partner of none (unknown, well formed) is an empty page, no cursor", async () => {
+    for (const path of [connections, apiKeys]) {
+      const r = await get(`${path}?partnerId=00000000-0000-4000-8000-000000000000`);
+      expect(r.status, path).toBe(200);
+      expect(r.body, path).toEqual({ items: [], meta: { hasMore: false, nextCursor: null } });
+    }
+  });
+
+  it("a partnerId that is no UUID is 400 naming it, and no data", async () => {
+    for (const path of [connections, apiKeys]) {
+      for (const bad of ["not-a-uuid", "1234", ""]) {
+        const r = await get(`${path}?partnerId=${bad}`);
+        expect(r.status, `${path} ${bad}`).toBe(400);
+        expect(r.body, `${path} ${bad}`).toMatchObject({
+          code: "ERR_VALIDATION",
+          errors: [{ pointer: "/query/partnerId", message: "partnerId must be a UUID" }],
+        });
+        expect(r.body).not.toHaveProperty("items");
+      }
+      // The lists take no other filter.
+      const other = await get(`${path}?connectionId=${c1.connectionId}`);
+      expect(other.status, path).toBe(400);
+      expect(other.body.errors, path).toEqual([{ pointer: "/query", message: "unknown field" }]);
+    }
+  });
+
+  it("a cursor is bound to its partnerId: another partner's, none, or another list's is 400", async () => {
+    const refused = (r: { status: number; body: Record<string, unknown> }, what: string) => {
+      expect(r.status, what).toBe(400);
+      expect(r.body, what).toMatchObject({
+        code: "ERR_VALIDATION",
+        errors: [{ pointer: "/query/cursor", message: "invalid cursor" }],
+      });
+      expect(r.body, what).not.toHaveProperty("items");
+    };
+    for (const [path, elsewhere] of [
+      [connections, apiKeys],
+      [apiKeys, connections],
+    ]) {
+      const first = await get(`${path}?limit=1&partnerId=${c1.partnerId}`);
+      const cursor = encodeURIComponent((first.body.meta as { nextCursor: string }).nextCursor);
+      expect(cursor, path).toBeTruthy();
+      refused(await get(`${path}?limit=1&partnerId=${c2.partnerId}&cursor=${cursor}`), `${path} c2`);
+      refused(await get(`${path}?limit=1&cursor=${cursor}`), `${path} unfiltered`);
+      refused(
+        await get(`${elsewhere}?limit=1&partnerId=${c1.partnerId}&cursor=${cursor}`),
+        `${path} on ${elsewhere}`,
+      );
+      refused(
+        await get(`${deliveries}?limit=1&partnerId=${c1.partnerId}&cursor=${cursor}`),
+        `${path} on deliveries`,
+      );
+      // An unfiltered cursor is not one of a partner's list.
+      const unfiltered = await get(`${path}?limit=1`);
+      const plain = encodeURIComponent((unfiltered.body.meta as { nextCursor: string }).nextCursor);
+      refused(await get(`${path}?limit=1&partnerId=${c1.partnerId}&cursor=${plain}`), `${path} plain`);
+      // The same partner written in upper case is the same filter.
+      const same = await get(`${path}?limit=1&partnerId=${c1.partnerId.toUpperCase()}&cursor=${cursor}`);
+      expect(same.status, path).toBe(200);
+    }
   });
 });

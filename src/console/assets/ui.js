@@ -52,10 +52,10 @@ export const downloadButton = (slot, path, name) =>
   );
 
 /**
- * A table of an API list, page by page with its cursors: `load(cursor)` answers `{ items, meta }`.
- * `keep(item)` filters what is shown (filters the API does not offer).
+ * A table of an API list, page by page with its cursors: `load(cursor)` answers `{ items, meta }`
+ * (the list's filters are the server's, in `load`'s query).
  */
-export function pagedTable({ caption, columns, load, keep = () => true, empty = "Nothing yet." }) {
+export function pagedTable({ caption, columns, load, empty = "Nothing yet." }) {
   const body = h("tbody");
   const slot = statusSlot();
   const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
@@ -67,7 +67,7 @@ export function pagedTable({ caption, columns, load, keep = () => true, empty = 
     const page = await attempt(slot, () => load(cursor));
     more.disabled = false;
     if (!page) return;
-    for (const item of page.items.filter(keep)) {
+    for (const item of page.items) {
       body.append(tableRow(columns, item));
       shown += 1;
     }

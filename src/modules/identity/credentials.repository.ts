@@ -220,12 +220,15 @@ export function listCredentials(
   limit: number,
   after?: CreationPosition,
   order?: ListOrder,
+  /** Only this principal's (a partner's API keys: index credentials_api_keys_by_partner). */
+  principalId?: string,
 ) {
-  const query = db
+  let query = db
     .selectFrom("credentials")
     .select(credentialListColumns)
     .where("tenant_id", "=", tenantId)
     .where("kind", "=", kind);
+  if (principalId !== undefined) query = query.where("principal_id", "=", principalId);
   return creationPage(query, limit, after, order).execute();
 }
 

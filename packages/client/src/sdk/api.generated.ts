@@ -1338,8 +1338,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List partner connections (admin:read)
-     * @description Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.
+     * List partner connections, oldest first, optionally one partner's (admin:read)
+     * @description In creation order. `partnerId` narrows the list to one partner's connections; an unknown partner has none (an empty page), an id that is no UUID is 400; a cursor is valid only with the `partnerId` of the page that gave it (else 400). Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.
      */
     get: operations["listConnections"];
     put?: never;
@@ -1450,8 +1450,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List partner API keys (admin:read)
-     * @description Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.
+     * List partner API keys, oldest first, optionally one partner's (admin:read)
+     * @description In creation order, revoked keys included. `partnerId` narrows the list to one partner's keys; an unknown partner has none (an empty page), an id that is no UUID is 400; a cursor is valid only with the `partnerId` of the page that gave it (else 400). Paged with `limit` (1–100, default 50) and the opaque `cursor` of the previous page's `meta.nextCursor`; `order=desc` lists newest first.
      */
     get: operations["listApiKeys"];
     put?: never;
@@ -5449,7 +5449,10 @@ export interface operations {
   listConnections: {
     parameters: {
       query?: {
+        /** @description Only this partner's connections */
+        partnerId?: string;
         limit?: number;
+        /** @description The previous page's `meta.nextCursor`, with the same filters and order */
         cursor?: string;
         /** @description `asc` (oldest first, the default) or `desc` (newest first); a cursor keeps its order */
         order?: "asc" | "desc";
@@ -6050,7 +6053,10 @@ export interface operations {
   listApiKeys: {
     parameters: {
       query?: {
+        /** @description Only this partner's API keys */
+        partnerId?: string;
         limit?: number;
+        /** @description The previous page's `meta.nextCursor`, with the same filters and order */
         cursor?: string;
         /** @description `asc` (oldest first, the default) or `desc` (newest first); a cursor keeps its order */
         order?: "asc" | "desc";

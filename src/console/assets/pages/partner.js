@@ -6,8 +6,8 @@ import { formatDeadline, profileSummary } from "./connections.js";
 
 /**
  * One partner (`#/partners/<id>`): its name (renamed here), its connections, its API keys, its
- * recent uploads and its overdue deliveries. The lists of connections and keys have no partner
- * filter in the API: they are read a hundred at a time and this partner's kept.
+ * recent uploads and its overdue deliveries, each list the server's, filtered by `partnerId` and
+ * paged with its cursors.
  */
 export function partnerPage(id) {
   const href = `/admin/partners/${encodeURIComponent(id)}`;
@@ -87,9 +87,8 @@ function partnerLists(id) {
       h("h2", {}, "Connections"),
       pagedTable({
         caption: "Connections of this partner",
-        empty: "No connections among those read.",
-        load: (cursor) => api.get("/admin/connections", { cursor, limit: 100 }),
-        keep: (c) => c.partnerId === id,
+        empty: "No connections.",
+        load: (cursor) => api.get("/admin/connections", { partnerId: id, cursor }),
         columns: [
           { label: "Connection", cell: (c) => link(`#/connections/${c.id}`, c.name) },
           { label: "Status", cell: (c) => badge(c.status) },
@@ -103,9 +102,8 @@ function partnerLists(id) {
       h("h2", {}, "API keys"),
       pagedTable({
         caption: "API keys of this partner",
-        empty: "No API keys among those read.",
-        load: (cursor) => api.get("/admin/api-keys", { cursor, limit: 100 }),
-        keep: (k) => k.partnerId === id,
+        empty: "No API keys.",
+        load: (cursor) => api.get("/admin/api-keys", { partnerId: id, cursor }),
         columns: [
           { label: "Name", cell: (k) => k.name },
           { label: "Key id", cell: (k) => h("code", {}, k.apiKeyId) },

@@ -8,11 +8,13 @@ import { auditTrailRoutes } from "./audit-trail.routes.js";
 import {
   ApiKeyItem,
   ApiKeyList,
+  ApiKeyQuery,
   AuditEventItem,
   AuditEventList,
   AuditQuery,
   ConnectionItem,
   ConnectionList,
+  ConnectionQuery,
   CreateApiKeyBody,
   CreateConnectionBody,
   CreatePartnerBody,
@@ -42,6 +44,9 @@ const tags = ["exchange-admin"];
 const collection = { tags, scopes: { read: "admin:read", write: "admin:write" } } as const;
 const filterDescription =
   "In creation order. `connectionId`, `status` (one, or several separated by commas) and the time range `from` (inclusive) … `to` (exclusive) on `createdAt` narrow the list; a cursor is valid only with the filters of the page that gave it (else 400).";
+
+const partnerCursor =
+  "an unknown partner has none (an empty page), an id that is no UUID is 400; a cursor is valid only with the `partnerId` of the page that gave it (else 400).";
 
 export const adminPaths = {
   partners: "/api/v1/admin/partners",
@@ -113,10 +118,11 @@ export const adminRoutes =
       path: p.connections,
       list: {
         operationId: "listConnections",
-        summary: "List partner connections (admin:read)",
-        description: pagedDescription,
+        summary: "List partner connections, oldest first, optionally one partner's (admin:read)",
+        description: `In creation order. \`partnerId\` narrows the list to one partner's connections; ${partnerCursor} ${pagedDescription}`,
+        query: ConnectionQuery,
         response: ConnectionList,
-        run: (principal, pg) => service.listConnections(principal, pg),
+        run: (principal, pg, query) => service.listConnections(principal, { ...query, ...pg }),
       },
       create: {
         operationId: "createConnection",
@@ -227,10 +233,11 @@ export const adminRoutes =
       path: p.apiKeys,
       list: {
         operationId: "listApiKeys",
-        summary: "List partner API keys (admin:read)",
-        description: pagedDescription,
+        summary: "List partner API keys, oldest first, optionally one partner's (admin:read)",
+        description: `In creation order, revoked keys included. \`partnerId\` narrows the list to one partner's keys; ${partnerCursor} ${pagedDescription}`,
+        query: ApiKeyQuery,
         response: ApiKeyList,
-        run: (principal, pg) => service.listApiKeys(principal, pg),
+        run: (principal, pg, query) => service.listApiKeys(principal, { ...query, ...pg }),
       },
       create: {
         operationId: "createApiKey",

@@ -6,6 +6,7 @@ import { identityTables } from "../../identity/index.js";
 import { findConnection } from "../connections.repository.js";
 import { iso, type ExchangeDeps } from "../exchange.deps.js";
 import { invalidReference, notFound } from "./admin-errors.js";
+import { partnerListFilter } from "./list-filters.js";
 import { findPartner } from "./partners.repository.js";
 
 type ApiKeyRow = NonNullable<Awaited<ReturnType<ExchangeDeps["identity"]["findPartnerKey"]>>>;
@@ -69,10 +70,12 @@ export function createApiKeysService(deps: ExchangeDeps) {
       if (!row) throw new Error("issued key not found");
       return { ...toApiKey(row), token: issued.token };
     },
-    async listApiKeys(principal: Principal, input: PageRequest) {
+    /** The tenant's partner API keys, or one partner's (an unknown partner's: none), revoked ones included. */
+    async listApiKeys(principal: Principal, input: PageRequest & { partnerId?: string | undefined }) {
       const tenantId = principal.tenant.id;
-      return readPage(cursors, `exchange.api-keys:${tenantId}`, input, {
-        fetch: (after, order) => identity.listPartnerKeys(tenantId, input.limit, after, order),
+      const { partnerId, binding } = partnerListFilter("api-keys", tenantId, input);
+      return readPage(cursors, binding, input, {
+        fetch: (after, order) => identity.listPartnerKeys(tenantId, input.limit, after, order, partnerId),
         position: toCreationPosition,
         view: toApiKey,
       });

@@ -3,8 +3,8 @@ import { invalidQuery } from "./admin-errors.js";
 import type { ListFilter } from "./partners.repository.js";
 
 /*
- * The filters of the operator's lists of uploads and deliveries (contract 24-2): checked beyond the
- * routes' schemas, normalised, and bound into the list's cursors.
+ * The filters of the operator's lists of uploads and deliveries (contract 24-2), connections and
+ * API keys: checked beyond the routes' schemas, normalised, and bound into the list's cursors.
  */
 
 /** The filters of `GET …/exchange-uploads` and `…/exchange-deliveries` as the query has them. */
@@ -87,6 +87,20 @@ export function filterBinding(list: string, tenantId: string, filter: ListFilter
     filter.partnerId ?? "",
     filter.overdue ? "overdue" : "",
   ]);
+}
+
+/**
+ * The filter of the operator's lists of connections and API keys (`partnerId`, lower-cased) and
+ * its cursor binding: without a partner, the list's own (`exchange.<list>:<tenant>`, as before
+ * the filter), so an unfiltered cursor is refused with a partner and the other way round.
+ */
+export function partnerListFilter(
+  list: "connections" | "api-keys",
+  tenantId: string,
+  query: { partnerId?: string | undefined },
+): { partnerId: string | undefined; binding: string } {
+  const partnerId = query.partnerId?.toLowerCase();
+  return { partnerId, binding: boundTo(`exchange.${list}:${tenantId}`, [partnerId ?? ""]) };
 }
 
 /** `base`, with the filter's normalised parts when any is set. */

@@ -18,10 +18,10 @@ type Trx = Transaction<ExchangeTables>;
 type Paged = "exchange_partners" | "exchange_connections" | "exchange_uploads" | "exchange_deliveries";
 
 /**
- * What the operator's lists of uploads and deliveries keep (every given one, combined): each has
- * an index ending in the creation order, so a filtered page is an index range (migration
- * 2026-11-27T1210), several statuses one range each, merged. `from` is inclusive, `to`
- * exclusive, both on `created_at`.
+ * What the operator's lists of uploads and deliveries keep (every given one, combined), and the
+ * list of connections (`partnerId` only): each has an index ending in the creation order, so a
+ * filtered page is an index range (migrations 2026-11-27T1210, 2026-11-29T0800), several statuses
+ * one range each, merged. `from` is inclusive, `to` exclusive, both on `created_at`.
  */
 export interface ListFilter {
   connectionId?: string | undefined;
@@ -36,7 +36,10 @@ export interface ListFilter {
   interchangeReference?: string | undefined;
   /** Uploads only: BGM 1004 of any message (exchange_upload_documents, stored at processing). */
   documentNumber?: string | undefined;
-  /** The uploads (deliveries) of the partner's connections. */
+  /**
+   * The uploads (deliveries) of the partner's connections; connections: the partner's (index
+   * exchange_connections_by_partner).
+   */
   partnerId?: string | undefined;
   /**
    * Deliveries only: still ready or claimed after the collection deadline (the sweep set
@@ -81,7 +84,10 @@ export function listPage<T extends Paged>(
     );
   }
   if (partnerId !== undefined) {
-    q = q.where("connection_id", "in", idsOf("exchange_connections", "id", "partner_id", partnerId));
+    q =
+      table === "exchange_connections"
+        ? q.where("partner_id", "=", partnerId)
+        : q.where("connection_id", "in", idsOf("exchange_connections", "id", "partner_id", partnerId));
   }
   if (connectionId !== undefined) q = q.where("connection_id", "=", connectionId);
   if (statuses !== undefined) q = q.where("status", "in", statuses);

@@ -420,6 +420,18 @@ export const AuditVerification = Type.Object(
   },
 );
 
+/** Paging of a filtered list: its cursor is valid only with the filters and order that gave it. */
+const filteredPaging = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: "The previous page's `meta.nextCursor`, with the same filters and order",
+    }),
+  ),
+  ...OrderQuery,
+};
 /** The filters the operator's lists of uploads and deliveries share, with paging. */
 const listFilters = (statuses: readonly string[]) => ({
   connectionId: Type.Optional(
@@ -447,15 +459,7 @@ const listFilters = (statuses: readonly string[]) => ({
       examples: ["2026-11-28T00:00:00Z"],
     }),
   ),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  cursor: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 1024,
-      description: "The previous page's `meta.nextCursor`, with the same filters and order",
-    }),
-  ),
-  ...OrderQuery,
+  ...filteredPaging,
 });
 /** `partnerId`: only the uploads (deliveries) of one partner's connections. */
 const partnerFilter = (what: string) =>
@@ -466,6 +470,19 @@ const partnerFilter = (what: string) =>
       examples: [partnerId],
     }),
   );
+/** The query of the operator's lists of connections and API keys: one partner's, with paging. */
+const partnerListQuery = (what: string) =>
+  Type.Object(
+    {
+      partnerId: Type.Optional(
+        Type.String({ format: "uuid", description: `Only this partner's ${what}`, examples: [partnerId] }),
+      ),
+      ...filteredPaging,
+    },
+    { additionalProperties: false },
+  );
+export const ConnectionQuery = partnerListQuery("connections");
+export const ApiKeyQuery = partnerListQuery("API keys");
 export const UploadQuery = Type.Object(
   {
     ...listFilters(uploadStatuses),

@@ -8,6 +8,7 @@ import { collectionDeadline } from "./partners.schemas.js";
 import type { ConnectionsTable, PartnersTable, ProfileRevisionsTable } from "../exchange.tables.js";
 import { normalizeProfile, type ProfileInput } from "../profile.js";
 import { invalidReference, notFound } from "./admin-errors.js";
+import { partnerListFilter } from "./list-filters.js";
 import * as repo from "./partners.repository.js";
 
 const toPartner = (row: Selectable<PartnersTable>) => ({
@@ -183,12 +184,14 @@ export function createPartnersService(deps: ExchangeDeps) {
       });
       return connectionView(tenantId, await requireConnection(tenantId, id));
     },
-    async listConnections(principal: Principal, input: PageRequest) {
+    /** The tenant's connections, or one partner's (an unknown partner's: none). */
+    async listConnections(principal: Principal, input: PageRequest & { partnerId?: string | undefined }) {
       const tenantId = principal.tenant.id;
-      const page = await readPage(cursors, `exchange.connections:${tenantId}`, input, {
+      const { partnerId, binding } = partnerListFilter("connections", tenantId, input);
+      const page = await readPage(cursors, binding, input, {
         fetch: (after, order) =>
           repo
-            .listPage(db, "exchange_connections", tenantId, input.limit, after, {}, order)
+            .listPage(db, "exchange_connections", tenantId, input.limit, after, { partnerId }, order)
             .execute() as Promise<Selectable<ConnectionsTable>[]>,
         position: toCreationPosition,
         view: (row: Selectable<ConnectionsTable>) => connectionView(tenantId, row),

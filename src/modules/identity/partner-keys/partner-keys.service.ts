@@ -43,9 +43,18 @@ export function createPartnerKeys(deps: IdentityDeps, database: Database<Identit
       return { apiKeyId: id, token: `${id}:${secret}`, createdAt: now.toISOString() };
     },
 
-    /** A tenant's partner API keys in creation order, after `after` (the exchange area lists them). */
-    listPartnerKeys(tenantId: string, limit: number, after?: CreationPosition, order?: ListOrder) {
-      return repo.listCredentials(db, tenantId, "api_key", limit, after, order);
+    /**
+     * A tenant's partner API keys (or one partner's) in creation order, after `after` (the exchange
+     * area lists them).
+     */
+    listPartnerKeys(
+      tenantId: string,
+      limit: number,
+      after?: CreationPosition,
+      order?: ListOrder,
+      partnerId?: string,
+    ) {
+      return repo.listCredentials(db, tenantId, "api_key", limit, after, order, partnerId);
     },
 
     findPartnerKey(tenantId: string, id: string) {

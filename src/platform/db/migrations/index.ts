@@ -27,6 +27,7 @@ import * as auditSeals from "./2026-11-28T1700-audit-seals.js";
 import * as ssoUserinfo from "./2026-11-28T1710-sso-userinfo.js";
 import * as collectionDeadlines from "./2026-11-28T1800-collection-deadlines.js";
 import * as operatorNotifications from "./2026-11-28T1900-operator-notifications.js";
+import * as partnerListFilters from "./2026-11-29T0800-partner-list-filters.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1710-sso-userinfo": ssoUserinfo,
   "2026-11-28T1800-collection-deadlines": collectionDeadlines,
   "2026-11-28T1900-operator-notifications": operatorNotifications,
+  "2026-11-29T0800-partner-list-filters": partnerListFilters,
 };
