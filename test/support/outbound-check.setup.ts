@@ -1,5 +1,7 @@
 import { afterAll, expect } from "vitest";
-import { outboundIssues, outboundObserver } from "../../src/modules/exchange/index.js";
+// The rules module alone (not the exchange index, which loads the whole module): every test file
+// runs this setup, and many of them never process an upload.
+import { outboundIssues, outboundObserver } from "../../src/modules/exchange/processing/processing.rules.js";
 
 /**
  * Issue 20 defect 7: every outbound message the processing writes, in any test, is validated
