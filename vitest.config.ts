@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -25,6 +26,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: "forks",
+    // Two test files at a time at least: Vitest's default (cores - 1) runs one at a time on a
+    // 2-core machine, which leaves a core idle while a file imports or waits on a child process
+    // or the database; the suite took about half the time with two (docs/decisions.md).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     globalSetup: ["test/support/global-setup.ts"],
     setupFiles: ["test/support/outbound-check.setup.ts"],
   },

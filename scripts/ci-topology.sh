@@ -90,7 +90,8 @@ case "$command" in
     scripts/topology.sh start "$dir/topology" >"$dir/settings"
     # Only HTTP (and the job queue, to wait for the workers): no database of the tests' own.
     # shellcheck disable=SC2046 # the settings are KEY=value lines without spaces
-    env -u DATABASE_URL -u HANSE_DATABASE_POOLER $(cat "$dir/settings") npx vitest run "${remote_files[@]}" 2>&1 | tee "$dir/vitest.out"
+    # One file at a time: the files share the two API processes and the workers.
+    env -u DATABASE_URL -u HANSE_DATABASE_POOLER $(cat "$dir/settings") npx vitest run --maxWorkers=1 "${remote_files[@]}" 2>&1 | tee "$dir/vitest.out"
     ;;
   *)
     echo "usage: $0 pgbouncer | topology" >&2
