@@ -26,7 +26,7 @@ import { createWorker } from "../src/platform/jobs/index.js";
 import { serviceCredentialUuid } from "@hanse/client/protocol";
 import type { ServiceCredential } from "../test/support/service-signer.js";
 import { databasesInOwnProcesses, settle } from "./support/databases.js";
-import { perRequest } from "./support/cpu.js";
+import { cpuSince, cpuSnapshot, perRequest, type CpuSpent } from "./support/cpu.js";
 import {
   benchActorId,
   serviceBase,
@@ -45,6 +45,13 @@ const feedOnly = process.env.BENCH_ENTITLEMENTS_ONLY === "feed";
 const entitlementCount = 100_000;
 const pageSize = 1000;
 const MiB = 1024 * 1024;
+/** The CPU of several runs together. */
+const sumCpu = (spent: readonly CpuSpent[]): CpuSpent => ({
+  serverMs: spent.reduce((n, c) => n + c.serverMs, 0),
+  serverSystemMs: spent.reduce((n, c) => n + c.serverSystemMs, 0),
+  databaseMs: spent.reduce((n, c) => n + c.databaseMs, 0),
+  loadMs: spent.reduce((n, c) => n + c.loadMs, 0),
+});
 const clientModule = new URL("./support/entitlement-client.ts", import.meta.url).href;
 
 /** A whole feed or snapshot read by the reader process (`readAll` of entitlement-client.ts). */
@@ -175,11 +182,20 @@ export async function run(): Promise<void> {
           ORDER BY actor_id LIMIT ${pageSize}`.execute(db)
       ).rows.map((r) => r.actor_id);
     const feed = { bare: [] as ReadFigures[], hanse: [] as ReadFigures[] };
+    // The CPU of each part over every round's feed read: this process (the server; the bare
+    // loop's reader), PostgreSQL, and the reader process (Hanse's only).
+    const feedCpu = { bare: [] as CpuSpent[], hanse: [] as CpuSpent[] };
+    const measured = async (into: CpuSpent[], read: () => Promise<ReadFigures>) => {
+      const before = cpuSnapshot();
+      const figures = await read();
+      into.push(cpuSince(before));
+      return figures;
+    };
     const snapshotBare: ReadFigures[] = [];
     for (let round = 0; round < rounds; round++) {
       await settle(database);
-      feed.bare.push(await bareLoop(bareChanges, 0));
-      feed.hanse.push(await readInChild(service, "changes"));
+      feed.bare.push(await measured(feedCpu.bare, () => bareLoop(bareChanges, 0)));
+      feed.hanse.push(await measured(feedCpu.hanse, () => readInChild(service, "changes")));
       snapshotBare.push(await bareLoop(bareEntitlements, ""));
       if (round > 0) snapshots.push(await readInChild(service, "snapshot"));
     }
@@ -284,6 +300,19 @@ export async function run(): Promise<void> {
           Math.round(rate(feedHanse, "items")),
           Math.round(rate(feedBare, "items")),
           ...verdict(pct(rate(feedHanse, "items"), rate(feedBare, "items")), 0.5),
+        ],
+        [
+          "feed: CPU per page, server (kernel) / database / reader µs",
+          perRequest(
+            sumCpu(feedCpu.hanse),
+            feed.hanse.reduce((n, f) => n + f.pages, 0),
+          ),
+          perRequest(
+            sumCpu(feedCpu.bare),
+            feed.bare.reduce((n, f) => n + f.pages, 0),
+          ),
+          "",
+          "",
         ],
         [
           "snapshot of 100,000, pages/s (1,000 per page)",

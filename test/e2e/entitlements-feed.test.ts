@@ -34,7 +34,7 @@ async function setup() {
     method: "POST",
     url: "/api/v1/admin/apps",
     headers,
-    payload: { id: appId, name: appId, capabilities: ["use"] },
+    payload: { id: appId, name: appId, capabilities: ["use", "b:x", "read.all"] },
   });
   const binding = await t.inject({
     method: "POST",
@@ -42,14 +42,14 @@ async function setup() {
     headers,
     payload: { appId, audience: `aud-${appId}`, requiredCapabilities: [] },
   });
-  const set = async (actorId: string, plan: string) => {
+  const set = async (actorId: string, plan: string, more: Record<string, unknown> = {}) => {
     const response = await t.inject({
       method: "PUT",
-      url: `/api/v1/admin/apps/${appId}/entitlements/${actorId}`,
+      url: `/api/v1/admin/apps/${appId}/entitlements/${encodeURIComponent(actorId)}`,
       headers,
-      payload: { status: "active", plan, capabilities: ["use"] },
+      payload: { status: "active", plan, capabilities: ["use"], ...more },
     });
-    expect(response.statusCode).toBe(200);
+    expect(response.statusCode, response.body).toBe(200);
   };
   return { appId, credential: binding.json<ServiceCredential>(), set };
 }
@@ -108,6 +108,12 @@ describe("the change feed's JSON (issue 38)", () => {
     const { appId, credential, set } = await setup();
     await set("a", "p1");
     await set("b", "p2");
+    // What JSON must escape, and what the database writes in its own way (arrays, null, numbers).
+    await set('c "quoted" \\ ü 😀', 'plan "x" \\ / ü', {
+      capabilities: ["use", "b:x", "read.all"],
+      validUntil: "2099-01-01T00:00:00.000Z",
+    });
+    await set("d", "p4", { capabilities: [] });
     const response = await get(credential, `${base}/service/changes?afterSequence=0`);
     expect(response.statusCode).toBe(200);
     const page = response.json<{
@@ -123,7 +129,9 @@ describe("the change feed's JSON (issue 38)", () => {
       })),
       meta: inOrder(page.meta, ["hasMore", "lastSequence", "latestSequence"]),
     };
-    expect(page.items).toHaveLength(2);
+    expect(page.items).toHaveLength(4);
+    expect(page.items[2]?.actorId).toBe('c "quoted" \\ ü 😀');
+    expect(page.items[2]?.entitlement.capabilities).toEqual(["use", "b:x", "read.all"]);
     expect(response.body).toBe(JSON.stringify(documented));
     // The same entitlement reads the same in the feed and in the admin API.
     const admin = await t.inject({
