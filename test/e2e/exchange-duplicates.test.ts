@@ -3,7 +3,7 @@ import { CompiledQuery, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { duplicateLookup, interchangeKeyHash } from "../../src/modules/exchange/index.js";
 import * as exchange from "../../src/modules/exchange/testing/exchange.fixtures.js";
-import { uploadAndProcess, useTenantApp } from "../support/exchange-app.js";
+import { uploadAndProcess, uploadView, useTenantApp } from "../support/exchange-app.js";
 import { bearer as as } from "../support/test-app.js";
 import { defaultDuplicateWindow } from "../../src/platform/db/migrations/2026-11-28T1000-duplicate-interchanges.js";
 
@@ -31,19 +31,7 @@ function uciOf(contrl: string): string[] {
   return segment.split("+");
 }
 
-async function operatorView(uploadId: string) {
-  const r = await app.t.inject({
-    method: "GET",
-    url: `/api/v1/admin/exchange-uploads/${uploadId}`,
-    headers: as(app.tenant.token),
-  });
-  expect(r.statusCode, r.body).toBe(200);
-  return r.json<{
-    status: string;
-    duplicateOf: string | null;
-    findings: { code: string; segment: string | null; message: string }[];
-  }>();
-}
+const operatorView = (uploadId: string) => uploadView(app.t, app.tenant.token, uploadId);
 
 const withProfile = (profile: Record<string, unknown>) => ({ profile: { ...defaultProfile, ...profile } });
 

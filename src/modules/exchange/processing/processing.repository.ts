@@ -21,31 +21,9 @@ export function findUpload(db: Db, tenantId: string, id: string) {
  * profile revision's profile (null when the revision is missing). Nothing, when the upload is
  * unknown or already finished (`processed`, `rejected`, `failed`).
  */
-export function startProcessing(db: Db, tenantId: string, id: string, at: Date) {
-  return db
-    .updateTable("exchange_uploads as u")
-    .set({
-      status: "processing",
-      updated_at: sql<Date>`CASE WHEN u.status = 'received' THEN ${at}::timestamptz ELSE u.updated_at END`,
-    })
-    .where("u.tenant_id", "=", tenantId)
-    .where("u.id", "=", id)
-    .where("u.status", "in", ["received", "processing"])
-    .returning([
-      "u.id",
-      "u.connection_id",
-      "u.interchange_id",
-      "u.blob_id",
-      (eb) =>
-        eb
-          .selectFrom("exchange_profile_revisions as r")
-          .select("r.profile")
-          .whereRef("r.tenant_id", "=", "u.tenant_id")
-          .whereRef("r.connection_id", "=", "u.connection_id")
-          .whereRef("r.revision", "=", "u.profile_revision")
-          .as("profile"),
-    ])
-    .executeTakeFirst();
+export async function startProcessing(db: Db, tenantId: string, id: string, at: Date) {
+  const [upload] = await startProcessingMany(db, [{ tenantId, uploadId: id }], at);
+  return upload;
 }
 
 export function lockUpload(trx: Trx, tenantId: string, id: string) {
@@ -154,4 +132,121 @@ export async function nextControlRefs(db: Db, count: number): Promise<string[]> 
   const result = await sql<{ ref: string | number }>`
     SELECT nextval('exchange_control_refs') AS ref FROM generate_series(1, ${count}::integer)`.execute(db);
   return result.rows.map((row) => String(row.ref)).sort((a, b) => Number(a) - Number(b));
+}
+
+/**
+ * `startProcessing` for several uploads in one statement: those still `received` or `processing`
+ * come back (in no particular order).
+ */
+export function startProcessingMany(
+  db: Db,
+  uploads: readonly { tenantId: string; uploadId: string }[],
+  at: Date,
+) {
+  return db
+    .updateTable("exchange_uploads as u")
+    .set({
+      status: "processing",
+      updated_at: sql<Date>`CASE WHEN u.status = 'received' THEN ${at}::timestamptz ELSE u.updated_at END`,
+    })
+    .where("u.tenant_id", "in", [...new Set(uploads.map((u) => u.tenantId))])
+    .where(
+      "u.id",
+      "in",
+      uploads.map((u) => u.uploadId),
+    )
+    .where("u.status", "in", ["received", "processing"])
+    .returning([
+      "u.tenant_id",
+      "u.id",
+      "u.connection_id",
+      "u.interchange_id",
+      "u.blob_id",
+      "u.byte_count",
+      (eb) =>
+        eb
+          .selectFrom("exchange_profile_revisions as r")
+          .select("r.profile")
+          .whereRef("r.tenant_id", "=", "u.tenant_id")
+          .whereRef("r.connection_id", "=", "u.connection_id")
+          .whereRef("r.revision", "=", "u.profile_revision")
+          .as("profile"),
+    ])
+    .execute();
+}
+
+/** The final state of one upload of a batch (`finishUploads`). */
+export interface FinishedUpload {
+  tenantId: string;
+  id: string;
+  status: "processed" | "rejected";
+  /** null: the findings stay as they are (none found). */
+  findings: readonly Finding[] | null;
+  interchangeKey: Buffer | null;
+}
+
+/**
+ * The first statement of a batch's transaction: the uploads still `processing` take their final
+ * status, which also locks them until the commit. Returns the ids it moved; an upload another run
+ * finished meanwhile is not among them, and its outbound messages must not be written.
+ */
+export async function finishUploads(trx: Trx, uploads: readonly FinishedUpload[], at: Date) {
+  if (uploads.length === 0) return new Set<string>();
+  const result = await sql<{ id: string }>`
+    UPDATE exchange_uploads AS u SET status = f.status, updated_at = ${at}::timestamptz,
+      completed_at = ${at}::timestamptz, findings = COALESCE(f.findings::jsonb, u.findings),
+      interchange_key = decode(f.interchange_key, 'hex'), duplicate_of = NULL
+    FROM unnest(${uploads.map((u) => u.tenantId)}::uuid[], ${uploads.map((u) => u.id)}::uuid[],
+      ${uploads.map((u) => u.status)}::text[],
+      ${uploads.map((u) => (u.findings ? JSON.stringify(u.findings) : null))}::text[],
+      ${uploads.map((u) => u.interchangeKey?.toString("hex") ?? null)}::text[])
+      AS f(tenant_id, id, status, findings, interchange_key)
+    WHERE u.tenant_id = f.tenant_id AND u.id = f.id AND u.status = 'processing'
+    RETURNING u.id`.execute(trx);
+  return new Set(result.rows.map((row) => row.id));
+}
+
+/**
+ * Whether any of the uploads repeats a processed upload of its connection (`duplicateLookup` for
+ * several in one statement; the batch's own uploads do not count).
+ */
+export async function anyProcessedDuplicate(
+  trx: Trx,
+  checks: readonly { tenantId: string; connectionId: string; key: Buffer; since: Date }[],
+  exceptIds: readonly string[],
+): Promise<boolean> {
+  if (checks.length === 0) return false;
+  const found = await trx
+    .selectFrom("exchange_uploads")
+    .select("id")
+    .where("status", "=", "processed")
+    .where("id", "not in", exceptIds)
+    .where((eb) =>
+      eb.or(
+        checks.map((check) =>
+          eb.and([
+            eb("tenant_id", "=", check.tenantId),
+            eb("connection_id", "=", check.connectionId),
+            eb("interchange_key", "=", check.key),
+            eb("completed_at", ">=", check.since),
+          ]),
+        ),
+      ),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
+/** `insertUploadDocuments` for several uploads in one statement. */
+export async function insertManyUploadDocuments(
+  trx: Trx,
+  rows: readonly { tenantId: string; uploadId: string; number: string }[],
+) {
+  if (rows.length === 0) return;
+  await trx
+    .insertInto("exchange_upload_documents")
+    .values(rows.map((r) => ({ tenant_id: r.tenantId, document_number: r.number, upload_id: r.uploadId })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
