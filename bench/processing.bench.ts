@@ -1,21 +1,22 @@
 /**
  * Issue 35 item 1 (`npm run bench -- processing`): where the time of processing one upload goes,
- * on PostgreSQL (this part only there: it times the statements `pg` sends). BENCH_PROCESSING_UPLOADS (default 300) 10 KiB ORDERS uploads are accepted through
- * the API with no worker running; then one worker (concurrency 1, so nothing overlaps) processes
- * them into their CONTRL and ORDRSP (in batches of the job's `batch.max`, as a backlog is), and the bench reports per upload: the wall time, the CPU
- * time of this process (Node) and of PostgreSQL's processes, and every SQL statement the
- * processing sent (the job's claim and completion included) with its calls and its time from send
- * to answer, grouped by statement text. What no statement accounts for is JavaScript: the EDIFACT
- * work, building the messages, and the driver. With BENCH_CPU_PROFILE=<file> the measured drain is
- * also CPU-profiled (a `.cpuprofile` for Chrome's DevTools) and its self time summed per source
- * file is printed.
+ * on PostgreSQL (this part only there: it times the statements `pg` sends).
+ * BENCH_PROCESSING_UPLOADS (default 300) 10 KiB ORDERS uploads are accepted through the API with
+ * no worker running; then one worker (concurrency 1, so nothing overlaps) processes them into
+ * their CONTRL and ORDRSP (in batches of the job's `batch.max`, as any backlog is), and the bench
+ * reports per upload: the wall time, the CPU time of this process (Node) and of PostgreSQL's
+ * processes, and every SQL statement the processing sent (the job's claim and completion
+ * included) with its calls and its time from send to answer, grouped by statement text. What no
+ * statement accounts for is JavaScript: the EDIFACT work, building the messages, and the driver.
+ * With BENCH_CPU_PROFILE=<file> the measured drain is also CPU-profiled (a `.cpuprofile` for
+ * Chrome's DevTools) and its self time summed per source file is printed.
  *
  * Then, on every database of BENCH_DATABASE, issue 35 item 2's goal (processing alone ≥ 50 % of a
- * bare job loop): BENCH_ROUNDS rounds
- * that each drain a backlog of as many uploads with a worker of concurrency 4 (a default
- * process), and a backlog of as many bare jobs on the same queue with the same worker: each reads
- * the stored bytes of one of the uploads, writes the outbound bytes (a blob each) and delivery rows
- * of a CONTRL and an ORDRSP of the sizes processing made in one transaction, and completes.
+ * bare job loop): BENCH_ROUNDS rounds that each drain a backlog of as many uploads with a worker
+ * of concurrency 4 (a default process), and a backlog of as many bare jobs on the same queue with
+ * the same worker: each reads the stored bytes of one of the uploads, writes the outbound bytes (a
+ * blob each) and delivery rows of a CONTRL and an ORDRSP of the sizes processing made in one
+ * transaction, and completes.
  */
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";

@@ -218,7 +218,7 @@ export function createWorker(options: WorkerOptions): Worker {
     // The run continues the trace of the request that enqueued the job, as a span of its own (a
     // batch: of its first job's; each job's own work names its own trace, `BatchItem.inTrace`).
     const promise = runInTrace(restoreTraceContext(first.trace_context), () =>
-      jobs.length === 1 && !definitions.get(first.name)?.batch ? execute(first) : executeBatch(jobs),
+      jobs.length === 1 ? execute(first) : executeBatch(jobs),
     )
       .catch((error: unknown) => {
         logger.error({ jobId: first.id, err: error }, "job bookkeeping failed; the lease will expire");
