@@ -1,9 +1,10 @@
 // remote mode: in-process only: reads its own database (mailbox positions, jobs) and damages a stored upload
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { batchDuplicateLookup, interchangeKeyHash } from "../../src/modules/exchange/index.js";
 import * as exchange from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { processUploadBatchMax } from "../../src/modules/exchange/processing/process-upload.job.js";
-import { uploadView, useTenantApp } from "../support/exchange-app.js";
+import { indexPlan, uploadView, useTenantApp } from "../support/exchange-app.js";
 
 /*
  * Issue 35 item 2: when a backlog of uploads waits, a worker processes several in one transaction
@@ -148,5 +149,32 @@ describe("processing a backlog in batches (issue 35 item 2)", () => {
     expect(job.rows[0]).toMatchObject({ state: "queued", attempts: 1 });
     expect(job.rows[0]?.last_error).toContain("stored upload is incomplete");
     expect(app.t.logs.some((line) => line.includes("processing a batch of uploads failed"))).toBe(true);
+  });
+
+  it("the batch's duplicate check is an index range per connection, not a scan", async () => {
+    const p = await setupPartner(app.t, app.tenant.token);
+    const ids = [];
+    for (let i = 0; i < 4; i++) ids.push(await accept(p, validOrders(`BIX${String(i)}`)));
+    await app.t.drainJobs();
+    const since = new Date(Date.now() - 30 * 86_400_000);
+    const lookup = batchDuplicateLookup(
+      db() as never,
+      ["BIX1", "BIX2", "BIX9"].map((ref) => ({
+        tenantId: app.tenant.id,
+        connectionId: p.connectionId,
+        key: interchangeKeyHash(["5412345000013", "4012345500004", ref]),
+        since,
+      })),
+      ["00000000-0000-4000-8000-000000000000"],
+    );
+    const plan = await indexPlan(app.t, lookup);
+    // The connection's window of processed uploads, its keys as one `= ANY` (an index condition
+    // or, on a table this small, PostgreSQL's filter within the range).
+    expect(plan).toMatch(/Index Scan using exchange_uploads_processed_interchanges/);
+    expect(plan).toMatch(/Index Cond: .*connection_id = .*completed_at >= /);
+    expect(plan).toMatch(/interchange_key = ANY/);
+    expect(plan).not.toMatch(/Seq Scan|Sort/);
+    // And it finds a processed upload repeated.
+    expect(await lookup.executeTakeFirst()).toBeDefined();
   });
 });

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import { CompiledQuery, sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, expect } from "vitest";
 import { upload, type PartnerSetup } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { provisionTenant, type ProvisionedTenant } from "./fixtures.js";
@@ -82,4 +82,16 @@ export async function uploadView(t: TestApp, token: string, uploadId: string) {
     completedAt: string | null;
     findings: { code: string; segment: string | null; message: string }[];
   }>();
+}
+
+/** The plan of a query on the test app's database, sequential scans off (what the index allows). */
+export async function indexPlan(t: TestApp, query: { compile(): CompiledQuery }): Promise<string> {
+  const compiled = query.compile();
+  return t.container.database.transaction(async (trx) => {
+    await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+    const rows = await trx.executeQuery<{ "QUERY PLAN": string }>(
+      CompiledQuery.raw(`EXPLAIN ${compiled.sql}`, [...compiled.parameters]),
+    );
+    return rows.rows.map((r) => r["QUERY PLAN"]).join("\n");
+  });
 }

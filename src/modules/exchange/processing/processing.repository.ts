@@ -26,16 +26,6 @@ export async function startProcessing(db: Db, tenantId: string, id: string, at: 
   return upload;
 }
 
-export function lockUpload(trx: Trx, tenantId: string, id: string) {
-  return trx
-    .selectFrom("exchange_uploads")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", id)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
 /**
  * Stores the document numbers (BGM 1004) of a processed or rejected upload for the operator's
  * search (rules/contract §8); a re-run of the same upload adds nothing twice.
@@ -175,7 +165,7 @@ export function startProcessingMany(
     .execute();
 }
 
-/** The final state of one upload of a batch (`finishUploads`). */
+/** The final state of a processed or rejected upload (`finishUploads`). */
 export interface FinishedUpload {
   tenantId: string;
   id: string;
@@ -183,10 +173,12 @@ export interface FinishedUpload {
   /** null: the findings stay as they are (none found). */
   findings: readonly Finding[] | null;
   interchangeKey: Buffer | null;
+  /** The processed upload this one repeats (a duplicate), else null. */
+  duplicateOf: string | null;
 }
 
 /**
- * The first statement of a batch's transaction: the uploads still `processing` take their final
+ * The first statement of processing's transaction: the uploads still `processing` take their final
  * status, which also locks them until the commit. Returns the ids it moved; an upload another run
  * finished meanwhile is not among them, and its outbound messages must not be written.
  */
@@ -195,47 +187,70 @@ export async function finishUploads(trx: Trx, uploads: readonly FinishedUpload[]
   const result = await sql<{ id: string }>`
     UPDATE exchange_uploads AS u SET status = f.status, updated_at = ${at}::timestamptz,
       completed_at = ${at}::timestamptz, findings = COALESCE(f.findings::jsonb, u.findings),
-      interchange_key = decode(f.interchange_key, 'hex'), duplicate_of = NULL
+      interchange_key = decode(f.interchange_key, 'hex'), duplicate_of = f.duplicate_of
     FROM unnest(${uploads.map((u) => u.tenantId)}::uuid[], ${uploads.map((u) => u.id)}::uuid[],
       ${uploads.map((u) => u.status)}::text[],
       ${uploads.map((u) => (u.findings ? JSON.stringify(u.findings) : null))}::text[],
-      ${uploads.map((u) => u.interchangeKey?.toString("hex") ?? null)}::text[])
-      AS f(tenant_id, id, status, findings, interchange_key)
+      ${uploads.map((u) => u.interchangeKey?.toString("hex") ?? null)}::text[],
+      ${uploads.map((u) => u.duplicateOf)}::uuid[])
+      AS f(tenant_id, id, status, findings, interchange_key, duplicate_of)
     WHERE u.tenant_id = f.tenant_id AND u.id = f.id AND u.status = 'processing'
     RETURNING u.id`.execute(trx);
   return new Set(result.rows.map((row) => row.id));
 }
 
 /**
- * Whether any of the uploads repeats a processed upload of its connection (`duplicateLookup` for
- * several in one statement; the batch's own uploads do not count).
+ * A processed upload that one of the checked uploads may repeat (`duplicateLookup` for several in
+ * one statement, the batch's own uploads excepted): per connection, one range of
+ * exchange_uploads_processed_interchanges per key (a test shows its plan).
  */
-export async function anyProcessedDuplicate(
-  trx: Trx,
+export function batchDuplicateLookup(
+  db: Db,
   checks: readonly { tenantId: string; connectionId: string; key: Buffer; since: Date }[],
   exceptIds: readonly string[],
-): Promise<boolean> {
-  if (checks.length === 0) return false;
-  const found = await trx
+) {
+  // Per connection, its keys as one index condition (`= ANY`) and the earliest of their windows:
+  // a wider window may only find more, which the caller checks again upload by upload.
+  const connections = new Map<
+    string,
+    { tenantId: string; connectionId: string; keys: Buffer[]; since: Date }
+  >();
+  for (const check of checks) {
+    const id = `${check.tenantId}/${check.connectionId}`;
+    const entry = connections.get(id);
+    if (!entry) connections.set(id, { ...check, keys: [check.key] });
+    else {
+      entry.keys.push(check.key);
+      if (check.since < entry.since) entry.since = check.since;
+    }
+  }
+  return db
     .selectFrom("exchange_uploads")
     .select("id")
     .where("status", "=", "processed")
     .where("id", "not in", exceptIds)
     .where((eb) =>
       eb.or(
-        checks.map((check) =>
+        [...connections.values()].map((c) =>
           eb.and([
-            eb("tenant_id", "=", check.tenantId),
-            eb("connection_id", "=", check.connectionId),
-            eb("interchange_key", "=", check.key),
-            eb("completed_at", ">=", check.since),
+            eb("tenant_id", "=", c.tenantId),
+            eb("connection_id", "=", c.connectionId),
+            eb("interchange_key", "in", c.keys),
+            eb("completed_at", ">=", c.since),
           ]),
         ),
       ),
     )
-    .limit(1)
-    .executeTakeFirst();
-  return found !== undefined;
+    .limit(1);
+}
+
+/** Whether any of the uploads repeats a processed upload of its connection (`batchDuplicateLookup`). */
+export async function anyProcessedDuplicate(
+  ...args: Parameters<typeof batchDuplicateLookup>
+): Promise<boolean> {
+  const [, checks] = args;
+  if (checks.length === 0) return false;
+  return (await batchDuplicateLookup(...args).executeTakeFirst()) !== undefined;
 }
 
 /** `insertUploadDocuments` for several uploads in one statement. */

@@ -190,9 +190,28 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
     const { summary, plan, envelopes, payloads, now, duplicate } = outcome;
     const { types } = plan;
     const uploadId = upload.id;
+    const status = duplicate.duplicateOf !== null || summary.rejected ? "rejected" : "processed";
+    const leading: readonly Finding[] =
+      duplicate.duplicateOf === null ? [] : [duplicateFinding(duplicate.duplicateOf, summary.headerPosition)];
+    const findings: readonly Finding[] = [...leading, ...summary.findings, ...plan.findings];
     return database.transaction(async (trx) => {
-      const current = await repo.lockUpload(trx, tenantId, uploadId);
-      if (current?.status !== "processing") return undefined;
+      // The final status first: it also locks the upload until the commit (an upload another run
+      // finished meanwhile keeps its outcome, and nothing is written here).
+      const moved = await repo.finishUploads(
+        trx,
+        [
+          {
+            tenantId,
+            id: uploadId,
+            status,
+            findings: findings.length > 0 ? findings : null,
+            interchangeKey: duplicate.key,
+            duplicateOf: duplicate.duplicateOf,
+          },
+        ],
+        now,
+      );
+      if (!moved.has(uploadId)) return undefined;
       // The blobs first: the connection's row stays locked from reserving the mailbox positions
       // to the commit, so every other upload of the connection waits that long.
       const blobs = [];
@@ -208,7 +227,6 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           }),
         );
       }
-      const status = duplicate.duplicateOf !== null || summary.rejected ? "rejected" : "processed";
       // Reserving the mailbox positions locks the connection's row (as `lockConnection` does
       // when there is nothing to reserve): from here to the commit, every upload of the
       // connection that may become processed waits its turn.
@@ -250,17 +268,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
           }),
         );
       }
-      const leading: readonly Finding[] =
-        duplicate.duplicateOf === null
-          ? []
-          : [duplicateFinding(duplicate.duplicateOf, summary.headerPosition)];
-      const findings: readonly Finding[] = [...leading, ...summary.findings, ...plan.findings];
       await repo.insertUploadDocuments(trx, tenantId, uploadId, summary.documentNumbers);
-      await repo.setUploadStatus(trx, tenantId, uploadId, status, now, {
-        ...(findings.length > 0 ? { findings } : {}),
-        interchangeKey: duplicate.key,
-        duplicateOf: duplicate.duplicateOf,
-      });
       await recordAudit(
         trx,
         outcomeAudit({
@@ -433,6 +441,7 @@ export function createProcessingService(deps: ExchangeDeps & { runner: Processin
             status: b.status,
             findings: b.findings.length > 0 ? b.findings : null,
             interchangeKey: b.duplicate.key,
+            duplicateOf: null,
           })),
           now,
         );
