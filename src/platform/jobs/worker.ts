@@ -259,15 +259,20 @@ export function createWorker(options: WorkerOptions): Worker {
       const max = definitions.get(name)?.batch?.max ?? 1;
       if (group.length === 0) continue;
       if (backlog && group.length < max) {
-        const more = await claimJobs(db, {
-          names: [name],
-          limit: max - group.length,
-          workerId,
-          leaseMs: defaultLeaseMs,
-          now: clock.now(),
-        });
-        claimed += more.length;
-        group.push(...more);
+        try {
+          const more = await claimJobs(db, {
+            names: [name],
+            limit: max - group.length,
+            workerId,
+            leaseMs: defaultLeaseMs,
+            now: clock.now(),
+          });
+          claimed += more.length;
+          group.push(...more);
+        } catch (error) {
+          // The jobs already claimed still run (as a smaller batch).
+          logger.error({ err: error, job: name }, "claiming more jobs for a batch failed");
+        }
       }
       track(group);
     }
