@@ -1,20 +1,22 @@
 /**
  * Issue 35 item 1 (`npm run bench -- processing`): where the time of processing one upload goes,
- * on PostgreSQL. BENCH_PROCESSING_UPLOADS (default 300) 10 KiB ORDERS uploads are accepted through
- * the API with no worker running; then one worker (concurrency 1, so nothing overlaps) processes
- * them into their CONTRL and ORDRSP, and the bench reports per upload: the wall time, the CPU
- * time of this process (Node) and of PostgreSQL's processes, and every SQL statement the
- * processing sent (the job's claim and completion included) with its calls and its time from send
- * to answer, grouped by statement text. What no statement accounts for is JavaScript: the EDIFACT
- * work, building the messages, and the driver. With BENCH_CPU_PROFILE=<file> the measured drain is
- * also CPU-profiled (a `.cpuprofile` for Chrome's DevTools) and its self time summed per source
- * file is printed.
+ * on PostgreSQL (this part only there: it times the statements `pg` sends).
+ * BENCH_PROCESSING_UPLOADS (default 300) 10 KiB ORDERS uploads are accepted through the API with
+ * no worker running; then one worker (concurrency 1, so nothing overlaps) processes them into
+ * their CONTRL and ORDRSP (in batches of the job's `batch.max`, as any backlog is), and the bench
+ * reports per upload: the wall time, the CPU time of this process (Node) and of PostgreSQL's
+ * processes, and every SQL statement the processing sent (the job's claim and completion
+ * included) with its calls and its time from send to answer, grouped by statement text. What no
+ * statement accounts for is JavaScript: the EDIFACT work, building the messages, and the driver.
+ * With BENCH_CPU_PROFILE=<file> the measured drain is also CPU-profiled (a `.cpuprofile` for
+ * Chrome's DevTools) and its self time summed per source file is printed.
  *
- * Then, issue 35 item 2's goal (processing alone ≥ 50 % of a bare job loop): BENCH_ROUNDS rounds
- * that each drain a backlog of as many uploads with a worker of concurrency 4 (a default
- * process), and a backlog of as many bare jobs on the same queue with the same worker: each reads
- * the stored bytes of one of the uploads, writes the outbound bytes (a blob each) and delivery rows
- * of a CONTRL and an ORDRSP of the sizes processing made in one transaction, and completes.
+ * Then, on every database of BENCH_DATABASE, issue 35 item 2's goal (processing alone ≥ 50 % of a
+ * bare job loop): BENCH_ROUNDS rounds that each drain a backlog of as many uploads with a worker
+ * of concurrency 4 (a default process), and a backlog of as many bare jobs on the same queue with
+ * the same worker: each reads the stored bytes of one of the uploads, writes the outbound bytes (a
+ * blob each) and delivery rows of a CONTRL and an ORDRSP of the sizes processing made in one
+ * transaction, and completes.
  */
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
@@ -29,7 +31,7 @@ import type { Database } from "../src/platform/db/database.js";
 import { createJobQueue, createWorker, defineJob, type JobDefinition } from "../src/platform/jobs/index.js";
 import { createLogger } from "../src/platform/logging/logger.js";
 import { cpuSince, cpuSnapshot } from "./support/cpu.js";
-import { benchDatabases } from "./support/databases.js";
+import { benchDatabases, type BenchDatabase } from "./support/databases.js";
 import { exchangeTenant, orders } from "./support/exchange-tenant.js";
 import { table } from "./support/load.js";
 import { startServer } from "./support/server.js";
@@ -88,16 +90,24 @@ const shortText = (text: string) =>
   (text.length > 110 ? `${text.slice(0, 107)}…` : text).replaceAll("|", "¦");
 
 export async function run(): Promise<void> {
-  const targets = await benchDatabases();
-  const postgres = targets.find((target) => target.label === "PostgreSQL");
-  for (const target of targets) if (target !== postgres) await target.cleanup();
-  if (!postgres) {
-    process.stdout.write("PostgreSQL not reachable: the processing profile runs on PostgreSQL only\n");
-    return;
+  for (const target of await benchDatabases()) {
+    try {
+      await runOn(target);
+    } finally {
+      await target.cleanup();
+    }
   }
-  const timer = statementTimer();
+}
+
+/**
+ * The profile (PostgreSQL only: it times the statements `pg` sends), then the comparison with the
+ * bare job loop (every database).
+ */
+async function runOn(target: BenchDatabase): Promise<void> {
+  const profiled = target.label === "PostgreSQL";
+  const timer = profiled ? statementTimer() : undefined;
   try {
-    const database = await postgres.open({ settled: true });
+    const database = await target.open({ settled: true });
     const { logger, container, app, appUrl } = await startServer(database, {
       HANSE_PARTNER_RATE_LIMIT_BURST: "100000000",
       HANSE_PARTNER_RATE_LIMIT_PER_SECOND: "100000000",
@@ -134,63 +144,73 @@ export async function run(): Promise<void> {
     const measured = uploads - warmUp;
     await upload(0, warmUp);
     await worker.drain();
-    await upload(warmUp, measured);
-    timer.take();
-    const profiler = profileFile ? new Session() : undefined;
-    if (profiler) {
-      profiler.connect();
-      await profiler.post("Profiler.enable");
-      await profiler.post("Profiler.start");
-    }
-    const cpu = cpuSnapshot();
-    const start = performance.now();
-    const processed = await worker.drain();
-    if (processed !== measured)
-      throw new Error(`${String(processed)} jobs ran, ${String(measured)} expected`);
-    const wallMs = performance.now() - start;
-    const spent = cpuSince(cpu);
-    const statements = [...timer.take()].sort((a, b) => b[1].ms - a[1].ms);
-    const statementMs = statements.reduce((sum, [, figures]) => sum + figures.ms, 0);
-    const calls = statements.reduce((sum, [, figures]) => sum + figures.calls, 0);
-    const per = (value: number) => (value / measured).toFixed(3);
+    if (profiled) {
+      await upload(warmUp, measured);
+      timer?.take();
+      const profiler = profileFile ? new Session() : undefined;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post("Profiler.enable");
+        await profiler.post("Profiler.start");
+      }
+      const cpu = cpuSnapshot();
+      const start = performance.now();
+      const processed = await worker.drain();
+      if (processed !== measured)
+        throw new Error(`${String(processed)} jobs ran, ${String(measured)} expected`);
+      const wallMs = performance.now() - start;
+      const spent = cpuSince(cpu);
+      const statements = [...(timer?.take() ?? new Map<string, StatementFigures>())].sort(
+        (a, b) => b[1].ms - a[1].ms,
+      );
+      const statementMs = statements.reduce((sum, [, figures]) => sum + figures.ms, 0);
+      const calls = statements.reduce((sum, [, figures]) => sum + figures.calls, 0);
+      const per = (value: number) => (value / measured).toFixed(3);
 
-    process.stdout.write(
-      `\n### PostgreSQL: ${String(measured)} uploads of 10 KiB processed one at a time (after ${String(warmUp)} to warm up)\n\n`,
-    );
-    process.stdout.write(
-      `${table([
-        ["per upload", "ms"],
-        ["wall time", per(wallMs)],
-        [`SQL statements (${(calls / measured).toFixed(1)} round trips), send to answer`, per(statementMs)],
-        ["outside statements (JavaScript: EDIFACT, messages, driver, job loop)", per(wallMs - statementMs)],
-        ["CPU of this process (Node, all threads)", per(spent.serverMs)],
-        ["of which in the kernel (sockets)", per(spent.serverSystemMs)],
-        ["CPU of PostgreSQL", per(spent.databaseMs)],
-      ])}\n\n`,
-    );
-    process.stdout.write(
-      `${table([
-        ["statement", "calls per upload", "ms per upload", "share of wall"],
-        ...statements.map(([text, figures]) => [
-          shortText(text),
-          (figures.calls / measured).toFixed(2),
-          per(figures.ms),
-          `${((figures.ms / wallMs) * 100).toFixed(1)} %`,
-        ]),
-      ])}\n`,
-    );
-    if (profiler && profileFile) {
-      const { profile } = await profiler.post("Profiler.stop");
-      profiler.disconnect();
-      await writeFile(profileFile, JSON.stringify(profile));
-      process.stdout.write(`\n${selfTimeByFile(profile, measured)}\n`);
+      process.stdout.write(
+        `\n### PostgreSQL: ${String(measured)} uploads of 10 KiB processed by one worker of concurrency 1, in batches (after ${String(warmUp)} to warm up)\n\n`,
+      );
+      process.stdout.write(
+        `${table([
+          ["per upload", "ms"],
+          ["wall time", per(wallMs)],
+          [`SQL statements (${(calls / measured).toFixed(1)} round trips), send to answer`, per(statementMs)],
+          ["outside statements (JavaScript: EDIFACT, messages, driver, job loop)", per(wallMs - statementMs)],
+          ["CPU of this process (Node, all threads)", per(spent.serverMs)],
+          ["of which in the kernel (sockets)", per(spent.serverSystemMs)],
+          ["CPU of PostgreSQL", per(spent.databaseMs)],
+        ])}\n\n`,
+      );
+      process.stdout.write(
+        `${table([
+          ["statement", "calls per upload", "ms per upload", "share of wall"],
+          ...statements.map(([text, figures]) => [
+            shortText(text),
+            (figures.calls / measured).toFixed(2),
+            per(figures.ms),
+            `${((figures.ms / wallMs) * 100).toFixed(1)} %`,
+          ]),
+        ])}\n`,
+      );
+      if (profiler && profileFile) {
+        const { profile } = await profiler.post("Profiler.stop");
+        profiler.disconnect();
+        await writeFile(profileFile, JSON.stringify(profile));
+        process.stdout.write(`\n${selfTimeByFile(profile, measured)}\n`);
+      }
     }
-    await compareWithBareLoop({ database, container, logger, upload, firstRef: uploads });
+    await compareWithBareLoop({
+      label: target.label,
+      database,
+      container,
+      logger,
+      upload,
+      firstRef: uploads,
+    });
     await app.close();
     await container.close();
   } finally {
-    timer.restore();
-    await postgres.cleanup();
+    timer?.restore();
   }
 }
 
@@ -229,6 +249,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /** Processing alone against the bare job loop, both draining a backlog at `concurrency`. */
 async function compareWithBareLoop(context: {
+  label: string;
   database: Database;
   container: Awaited<ReturnType<typeof createContainer>>;
   logger: ReturnType<typeof createLogger>;
@@ -302,7 +323,7 @@ async function compareWithBareLoop(context: {
   }
   const ratio = median(processing) / median(bareLoop);
   process.stdout.write(
-    `\n### PostgreSQL: a backlog of ${String(perRound)} drained at concurrency ${String(concurrency)}, per second (medians of ${String(rounds)} rounds)\n\n`,
+    `\n### ${context.label}: a backlog of ${String(perRound)} drained at concurrency ${String(concurrency)}, per second (medians of ${String(rounds)} rounds)\n\n`,
   );
   process.stdout.write(
     `${table([

@@ -1,9 +1,9 @@
 // remote mode: in-process only: reads and writes its own database (processed times, the plan of the lookup)
-import { CompiledQuery, sql } from "kysely";
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { duplicateLookup, interchangeKeyHash } from "../../src/modules/exchange/index.js";
 import * as exchange from "../../src/modules/exchange/testing/exchange.fixtures.js";
-import { uploadAndProcess, useTenantApp } from "../support/exchange-app.js";
+import { indexPlan, uploadAndProcess, uploadView, useTenantApp } from "../support/exchange-app.js";
 import { bearer as as } from "../support/test-app.js";
 import { defaultDuplicateWindow } from "../../src/platform/db/migrations/2026-11-28T1000-duplicate-interchanges.js";
 
@@ -31,19 +31,7 @@ function uciOf(contrl: string): string[] {
   return segment.split("+");
 }
 
-async function operatorView(uploadId: string) {
-  const r = await app.t.inject({
-    method: "GET",
-    url: `/api/v1/admin/exchange-uploads/${uploadId}`,
-    headers: as(app.tenant.token),
-  });
-  expect(r.statusCode, r.body).toBe(200);
-  return r.json<{
-    status: string;
-    duplicateOf: string | null;
-    findings: { code: string; segment: string | null; message: string }[];
-  }>();
-}
+const operatorView = (uploadId: string) => uploadView(app.t, app.tenant.token, uploadId);
 
 const withProfile = (profile: Record<string, unknown>) => ({ profile: { ...defaultProfile, ...profile } });
 
@@ -295,14 +283,7 @@ describe("the duplicate check is an index range, not a scan", () => {
       new Date(Date.now() - 30 * 86_400_000),
       "00000000-0000-4000-8000-000000000000",
     );
-    const query = lookup.compile();
-    const plan = await app.t.container.database.transaction(async (trx) => {
-      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-      const rows = await trx.executeQuery<{ "QUERY PLAN": string }>(
-        CompiledQuery.raw(`EXPLAIN ${query.sql}`, [...query.parameters]),
-      );
-      return rows.rows.map((r) => r["QUERY PLAN"]).join("\n");
-    });
+    const plan = await indexPlan(app.t, lookup);
     expect(plan).toMatch(/Index Scan( Backward)? using exchange_uploads_processed_interchanges/);
     expect(plan).toMatch(/Index Cond: .*interchange_key = /);
     expect(plan).toMatch(/Index Cond: .*completed_at >= /);

@@ -107,4 +107,48 @@ describe.skipIf(!onPostgres)("issue 20 defect 9: the job lease follows the job (
       await blocker.end();
     }
   }, 120_000);
+
+  it("a batch of uploads whose worker is killed (kill -9) before its commit: another worker processes each upload once", async () => {
+    // No worker of the test before takes part.
+    await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+    const p = await setupPartner(t, tenant.token);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const accepted = await upload(t, p, validOrders(`LEASEB${String(i)}`), `lease-batch-${String(i)}`);
+      expect(accepted.statusCode).toBe(202);
+      ids.push(accepted.json<{ uploadId: string }>().uploadId);
+    }
+    const blocker = new pg.Client({ connectionString: t.testDatabase.url });
+    await blocker.connect();
+    try {
+      // The batch's first statement waits for this lock, as a long batch would run.
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT id FROM exchange_uploads WHERE id = $1 FOR UPDATE", [ids[0]]);
+      const a = await startWorker("batch-a");
+      await waitUntil(
+        async () => {
+          const jobs = await Promise.all(ids.map(job));
+          return (
+            jobs.every((j) => j?.state === "running") && new Set(jobs.map((j) => j?.locked_by)).size === 1
+          );
+        },
+        { what: "worker a to claim every upload job as one batch", timeoutMs: 30_000 },
+      );
+      a.kill("SIGKILL");
+      await once(a, "exit");
+      await blocker.query("ROLLBACK");
+      await startWorker("batch-b");
+      await waitUntil(async () => (await Promise.all(ids.map(job))).every((j) => j?.state === "succeeded"), {
+        what: "worker b to process the batch after the lease",
+        timeoutMs: 30_000,
+      });
+      const rows = await sql<{ status: string; n: number }>`
+        SELECT u.status, (SELECT count(*)::int FROM exchange_deliveries d WHERE d.upload_id = u.id) AS n
+        FROM exchange_uploads u WHERE u.connection_id = ${p.connectionId}`.execute(t.container.database.db);
+      expect(rows.rows).toHaveLength(ids.length);
+      for (const row of rows.rows) expect(row).toEqual({ status: "processed", n: 1 });
+    } finally {
+      await blocker.end();
+    }
+  }, 120_000);
 });

@@ -1,8 +1,8 @@
-import { sql, type Kysely } from "kysely";
+import { CompiledQuery, sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, expect } from "vitest";
 import { upload, type PartnerSetup } from "../../src/modules/exchange/testing/exchange.fixtures.js";
 import { provisionTenant, type ProvisionedTenant } from "./fixtures.js";
-import { createTestApp, type TestApp } from "./test-app.js";
+import { bearer, createTestApp, type TestApp } from "./test-app.js";
 import type { HanseTables } from "../../src/platform/db/tables.js";
 
 /** The app and tenant of a test file, opened before its tests and closed after them. */
@@ -66,4 +66,32 @@ export async function uploadAndProcess(t: TestApp, p: PartnerSetup, body: string
   ).rows[0]?.status;
   const outbound = await readOutbound(db, uploadId);
   return { uploadId, status, outbound, types: outbound.map((o) => o.type) };
+}
+
+/** The operator's view of an upload (GET /api/v1/admin/exchange-uploads/{id}), asserted 200. */
+export async function uploadView(t: TestApp, token: string, uploadId: string) {
+  const r = await t.inject({
+    method: "GET",
+    url: `/api/v1/admin/exchange-uploads/${uploadId}`,
+    headers: bearer(token),
+  });
+  expect(r.statusCode, r.body).toBe(200);
+  return r.json<{
+    status: string;
+    duplicateOf: string | null;
+    completedAt: string | null;
+    findings: { code: string; segment: string | null; message: string }[];
+  }>();
+}
+
+/** The plan of a query on the test app's database, sequential scans off (what the index allows). */
+export async function indexPlan(t: TestApp, query: { compile(): CompiledQuery }): Promise<string> {
+  const compiled = query.compile();
+  return t.container.database.transaction(async (trx) => {
+    await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+    const rows = await trx.executeQuery<{ "QUERY PLAN": string }>(
+      CompiledQuery.raw(`EXPLAIN ${compiled.sql}`, [...compiled.parameters]),
+    );
+    return rows.rows.map((r) => r["QUERY PLAN"]).join("\n");
+  });
 }

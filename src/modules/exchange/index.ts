@@ -38,6 +38,7 @@ export type { ProcessingService } from "./processing/index.js";
 export { backlogRefreshMs, acceptUpload } from "./inbox/index.js";
 export { leaseBackoffMs, overdueSweepJobName, sweepOverdueDeliveries } from "./mailbox/index.js";
 export {
+  batchDuplicateLookup,
   duplicateLookup,
   interchangeKeyHash,
   outboundIssues,

@@ -131,30 +131,36 @@ export interface AuditEvent {
 
 /** Writes one audit record with the caller's executor (the state change's own transaction). */
 export async function recordAudit(db: Executor, event: AuditEvent): Promise<void> {
+  await recordAudits(db, [event]);
+}
+
+/** Writes several audit records in one statement, with the caller's executor (as `recordAudit`). */
+export async function recordAudits(db: Executor, events: readonly AuditEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await auditTables(db).insertInto("audit_events").values(events.map(auditRow)).execute();
+}
+
+function auditRow(event: AuditEvent) {
   const actor = event.actor;
-  await auditTables(db)
-    .insertInto("audit_events")
-    .values({
-      tenant_id: event.tenantId,
-      id: event.id,
-      type: event.type,
-      occurred_at: event.occurredAt,
-      principal_id: event.principalId !== undefined ? event.principalId : (actor?.principalId ?? null),
-      connection_id: event.connectionId ?? null,
-      upload_id: event.uploadId ?? null,
-      delivery_attempt_id: event.deliveryAttemptId ?? null,
-      byte_count: event.byteCount ?? null,
-      outcome: event.outcome ?? null,
-      data: JSON.stringify(event.data ?? {}),
-      principal_kind:
-        event.principalKind !== undefined ? event.principalKind : (actor?.principalKind ?? null),
-      target_type: event.targetType ?? null,
-      target_id: event.targetId ?? null,
-      source_address: event.sourceAddress ?? actor?.sourceAddress ?? null,
-      correlation_id: event.correlationId ?? actor?.correlationId ?? null,
-      changes: event.changes ? [...event.changes] : null,
-    })
-    .execute();
+  return {
+    tenant_id: event.tenantId,
+    id: event.id,
+    type: event.type,
+    occurred_at: event.occurredAt,
+    principal_id: event.principalId !== undefined ? event.principalId : (actor?.principalId ?? null),
+    connection_id: event.connectionId ?? null,
+    upload_id: event.uploadId ?? null,
+    delivery_attempt_id: event.deliveryAttemptId ?? null,
+    byte_count: event.byteCount ?? null,
+    outcome: event.outcome ?? null,
+    data: JSON.stringify(event.data ?? {}),
+    principal_kind: event.principalKind !== undefined ? event.principalKind : (actor?.principalKind ?? null),
+    target_type: event.targetType ?? null,
+    target_id: event.targetId ?? null,
+    source_address: event.sourceAddress ?? actor?.sourceAddress ?? null,
+    correlation_id: event.correlationId ?? actor?.correlationId ?? null,
+    changes: event.changes ? [...event.changes] : null,
+  };
 }
 
 /** What an administrative act changed, for its audit record. */

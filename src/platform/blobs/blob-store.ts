@@ -384,6 +384,74 @@ export async function readBlobBytes(database: BlobReader, tenantId: string, id: 
   return Buffer.concat(parts);
 }
 
+/**
+ * Several whole blobs in one statement (binary COPY, as `readBlob`), by id; a blob with no chunk
+ * (empty, or unknown) reads as no bytes, and the caller checks the sizes it expects. Everything is
+ * held at once: for small blobs only, the caller bounds their total.
+ */
+export async function readBlobsBytes(
+  database: BlobReader,
+  blobs: readonly { tenantId: string; id: string }[],
+): Promise<Map<string, Buffer>> {
+  const parts = new Map<string, Buffer[]>(blobs.map((blob) => [blob.id, []]));
+  if (blobs.length === 0) return new Map();
+  const keys = blobs.map((blob) => `(${sqlLiteral.uuid(blob.tenantId)}, ${sqlLiteral.uuid(blob.id)})`);
+  const select = `SELECT blob_id::text, seq, data FROM blob_chunks
+    WHERE (tenant_id, blob_id) IN (${keys.join(", ")}) ORDER BY blob_id, seq`;
+  for await (const [id, seq, data] of database.copyRows(select)) {
+    const chunks = id && parts.get(id.toString());
+    if (!chunks || !seq || !data || seq.readInt32BE(0) !== chunks.length)
+      throw new Error("blob chunk missing");
+    chunks.push(data);
+  }
+  return new Map(
+    [...parts].map(([id, chunks]) => [
+      id,
+      chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+    ]),
+  );
+}
+
+/**
+ * Writes small blobs (outbound interchanges, each at most one chunk: `defaultChunkBytes`) inside
+ * the caller's transaction, all in one statement.
+ */
+export async function writeSmallBlobs(
+  trx: Executor,
+  clock: Clock,
+  inputs: readonly { tenantId: string; id: string; contentType: string; bytes: Uint8Array }[],
+): Promise<StoredBlob[]> {
+  if (inputs.length === 0) return [];
+  const bytes = inputs.map((input) => asBuffer(input.bytes));
+  if (bytes.some((b) => b.length > defaultChunkBytes)) throw new Error("a blob larger than one chunk");
+  const stored = inputs.map((input, i) => ({
+    id: input.id,
+    byteCount: bytes[i]?.length ?? 0,
+    sha256: createHash("sha256")
+      .update(bytes[i] ?? Buffer.alloc(0))
+      .digest(),
+  }));
+  // Hex text on both databases: PGlite's bytea array parameters go byte by byte through JS.
+  const parts = insertSmallBlobSql("b", {
+    tenantId: "b.tenant_id",
+    id: "b.id",
+    contentType: "b.content_type",
+    byteCount: "b.byte_count",
+    sha256: "decode(b.sha256, 'hex')",
+    data: "decode(b.data, 'hex')",
+    createdAt: "b.created_at",
+  });
+  await sql`WITH b AS (
+      SELECT t.*, ${clock.now()}::timestamptz AS created_at
+      FROM unnest(${inputs.map((i) => i.tenantId)}::uuid[], ${inputs.map((i) => i.id)}::uuid[],
+        ${inputs.map((i) => i.contentType)}::text[], ${stored.map((s) => s.byteCount)}::bigint[],
+        ${stored.map((s) => s.sha256.toString("hex"))}::text[], ${bytes.map((b) => b.toString("hex"))}::text[])
+        AS t(tenant_id, id, content_type, byte_count, sha256, data)
+    ), blob AS (${sql.raw(parts.blob)}), chunk AS (${sql.raw(parts.chunk)})
+    SELECT count(*) FROM b`.execute(trx);
+  return stored;
+}
+
 export async function findBlob(db: Executor, tenantId: string, id: string) {
   return tables(db)
     .selectFrom("blobs")

@@ -14,6 +14,16 @@ export interface JobDefinition<P = unknown> {
   name: string;
   /** Runs the job. Must be idempotent: a crashed attempt is run again. */
   run(payload: P, context: JobContext): Promise<void>;
+  /**
+   * Runs several claimed jobs of this name at once when a backlog waits: the worker claims up to
+   * `batch.max` of them for one of its slots and hands them over together. The answer names each
+   * job's failure (undefined: it succeeded), so one failing job retries or dies with its own
+   * attempt budget and the others complete. Must be idempotent like `run`.
+   */
+  batch?: {
+    max: number;
+    run(items: readonly BatchItem<P>[]): Promise<unknown[]>;
+  };
   /** Called once when the attempt budget is spent; records the terminal failure. */
   onDead?(payload: P, error: unknown, context: JobContext): Promise<void>;
   maxAttempts?: number;
@@ -32,6 +42,14 @@ export interface JobDefinition<P = unknown> {
    * missing, so the first start of any worker schedules the job and later starts change nothing.
    */
   everyMs?: number;
+}
+
+/** One job of a batch (`JobDefinition.batch`). */
+export interface BatchItem<P> {
+  payload: P;
+  context: JobContext;
+  /** Runs `fn` in the job's own trace (the request that enqueued it): its log lines name that trace. */
+  inTrace: <T>(fn: () => T) => T;
 }
 
 export const defineJob = <P>(definition: JobDefinition<P>): JobDefinition<P> => definition;

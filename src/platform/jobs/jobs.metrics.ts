@@ -74,5 +74,28 @@ export function registerJobMetrics(
         throw error;
       }
     },
+    // A batch: each of its jobs took the batch's time, with its own outcome.
+    ...(job.batch
+      ? {
+          batch: {
+            max: job.batch.max,
+            run: async (items) => {
+              const ends = items.map(() => runs.startTimer({ job: job.name }));
+              const batch = job.batch;
+              let failures: unknown[];
+              try {
+                failures = batch ? await batch.run(items) : [];
+              } catch (error) {
+                for (const end of ends) end({ outcome: "failed" });
+                throw error;
+              }
+              for (const [index, end] of ends.entries()) {
+                end({ outcome: failures[index] === undefined ? "succeeded" : "failed" });
+              }
+              return failures;
+            },
+          },
+        }
+      : {}),
   }));
 }

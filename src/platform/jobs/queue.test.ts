@@ -57,10 +57,34 @@ const wakes = defineJob<{ label: string }>({
   },
 });
 
+/** Runs in batches of up to 3; a label starting with "bad" fails, alone. */
+const batches: string[][] = [];
+const batched = defineJob<{ label: string }>({
+  name: "test.batched",
+  maxAttempts: 2,
+  backoffMs: () => 1000,
+  run: async ({ label }) => {
+    batches.push([label]);
+    if (label.startsWith("bad")) throw new Error("bad label");
+    runs.push(label);
+  },
+  batch: {
+    max: 3,
+    run: async (items) => {
+      batches.push(items.map((item) => item.payload.label));
+      return items.map(({ payload }) => {
+        if (payload.label.startsWith("bad")) return new Error("bad label");
+        runs.push(payload.label);
+        return undefined;
+      });
+    },
+  },
+});
+
 const worker = () =>
   createWorker({
     database: t.database,
-    jobs: [record, flaky, doomed, wakes] as JobDefinition<never>[],
+    jobs: [record, flaky, doomed, wakes, batched] as JobDefinition<never>[],
     clock,
     logger,
     workerId: "w1",
@@ -77,6 +101,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   runs.length = 0;
+  batches.length = 0;
   deadLetters.length = 0;
   await sql`DELETE FROM jobs`.execute(t.database.db);
 });
@@ -226,6 +251,31 @@ describe("job queue", () => {
     expect(job?.state).toBe("succeeded");
     expect(job?.attempts).toBe(3);
     expect(runs).toEqual(["eventually"]);
+  });
+
+  it("a backlog of a job with a batch run is handed over in batches; a failing job retries alone with its own budget", async () => {
+    const labels = ["a", "b", "bad", "c", "d", "e", "f"];
+    await t.database.transaction(async (trx) => {
+      for (const label of labels) await queue.enqueue(trx, batched, { label });
+    });
+    const w = worker();
+    expect(await w.drain()).toBe(labels.length);
+    // Concurrency 2: each slot took a batch of up to 3.
+    expect(batches.flat().sort()).toEqual([...labels].sort());
+    expect(batches.every((batch) => batch.length <= 3)).toBe(true);
+    expect(batches.length).toBeLessThan(labels.length);
+    expect(runs.sort()).toEqual(["a", "b", "c", "d", "e", "f"]);
+    const rows = await jobs();
+    const bad = rows.find((row) => (row.payload as { label: string }).label === "bad");
+    expect(bad).toMatchObject({ state: "queued", attempts: 1 });
+    expect(bad?.last_error).toContain("bad label");
+    expect(rows.filter((row) => row.state === "succeeded")).toHaveLength(6);
+    // Alone now (no backlog): the single run, then dead after its budget.
+    clock.advance(1000);
+    batches.length = 0;
+    await w.drain();
+    expect(batches).toEqual([["bad"]]);
+    expect((await jobs()).find((row) => row.id === bad?.id)).toMatchObject({ state: "dead", attempts: 2 });
   });
 
   it("ends dead after the attempt budget and calls onDead once", async () => {

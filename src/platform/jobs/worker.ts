@@ -3,7 +3,7 @@ import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Clock } from "../clock/clock.js";
 import { uuidv7, type IdGenerator } from "../crypto/ids.js";
 import type { Database } from "../db/database.js";
-import { defaultBackoffMs, type JobContext, type JobDefinition } from "./define-job.js";
+import { defaultBackoffMs, type BatchItem, type JobContext, type JobDefinition } from "./define-job.js";
 import { jobsChannel, scheduleRecurringJob } from "./queue.js";
 import {
   claimJobs,
@@ -135,6 +135,64 @@ export function createWorker(options: WorkerOptions): Worker {
     signal: abort.signal,
   });
 
+  /** Renews the lease of each job every third of it while `work` runs. */
+  async function withHeartbeat<T>(jobs: readonly ClaimedJob[], work: () => Promise<T>): Promise<T> {
+    const [first] = jobs;
+    if (!first) return work();
+    // The claim took the default lease; a job with a lease of its own takes that one at once.
+    if (leaseFor(first.name) !== defaultLeaseMs) await Promise.all(jobs.map(extendLease));
+    const heartbeat = setInterval(
+      () => {
+        for (const job of jobs) extendLease(job).catch(() => undefined);
+      },
+      leaseFor(first.name) / 3,
+    );
+    try {
+      return await work();
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  const logFailure = (job: ClaimedJob, failure: unknown): void => {
+    logger.warn({ jobId: job.id, job: job.name, attempt: job.attempts, err: failure }, "job attempt failed");
+  };
+
+  /**
+   * Several claimed jobs of one name with a `batch` run: one call, then each job is finished with
+   * its own outcome (a failing job retries or dies with its own attempt budget).
+   */
+  async function executeBatch(jobs: readonly ClaimedJob[]): Promise<void> {
+    const [first] = jobs;
+    const batch = first && definitions.get(first.name)?.batch;
+    if (!batch) return;
+    const live: ClaimedJob[] = [];
+    for (const job of jobs) {
+      // A worker crashed during the last allowed attempt; the budget is spent.
+      if (job.attempts > job.max_attempts)
+        await markDead(job, new Error("attempt budget spent"), "attempt budget spent");
+      else live.push(job);
+    }
+    if (live.length === 0) return;
+    const items = live.map((job): BatchItem<unknown> => {
+      const trace = restoreTraceContext(job.trace_context);
+      return { payload: job.payload, context: contextFor(job), inTrace: (fn) => runInTrace(trace, fn) };
+    });
+    let failures: unknown[];
+    try {
+      failures = await withHeartbeat(live, () => batch.run(items));
+    } catch (error) {
+      failures = live.map(() => error ?? new Error("job failed"));
+    }
+    await Promise.all(
+      live.map(async (job, index) => {
+        const failure = failures[index];
+        if (failure !== undefined) logFailure(job, failure);
+        await finish(job, failure);
+      }),
+    );
+  }
+
   async function execute(job: ClaimedJob): Promise<void> {
     const definition = definitions.get(job.name);
     if (!definition) return;
@@ -143,34 +201,27 @@ export function createWorker(options: WorkerOptions): Worker {
       await markDead(job, new Error("attempt budget spent"), "attempt budget spent");
       return;
     }
-    // The claim took the default lease; a job with a lease of its own takes that one at once.
-    if (leaseFor(job.name) !== defaultLeaseMs) await extendLease(job);
-    const heartbeat = setInterval(
-      () => {
-        extendLease(job).catch(() => undefined);
-      },
-      leaseFor(job.name) / 3,
-    );
     let failure: unknown;
     try {
-      await definition.run(job.payload, contextFor(job));
+      await withHeartbeat([job], () => definition.run(job.payload, contextFor(job)));
     } catch (error) {
       failure = error ?? new Error("job failed");
-      logger.warn(
-        { jobId: job.id, job: job.name, attempt: job.attempts, err: failure },
-        "job attempt failed",
-      );
-    } finally {
-      clearInterval(heartbeat);
+      logFailure(job, failure);
     }
     await finish(job, failure);
   }
 
-  function track(job: ClaimedJob): void {
-    // The run continues the trace of the request that enqueued the job, as a span of its own.
-    const promise = runInTrace(restoreTraceContext(job.trace_context), () => execute(job))
+  /** Runs one job, or a batch of jobs of one name, in one of the worker's slots. */
+  function track(jobs: readonly ClaimedJob[]): void {
+    const [first] = jobs;
+    if (!first) return;
+    // The run continues the trace of the request that enqueued the job, as a span of its own (a
+    // batch: of its first job's; each job's own work names its own trace, `BatchItem.inTrace`).
+    const promise = runInTrace(restoreTraceContext(first.trace_context), () =>
+      jobs.length === 1 ? execute(first) : executeBatch(jobs),
+    )
       .catch((error: unknown) => {
-        logger.error({ jobId: job.id, err: error }, "job bookkeeping failed; the lease will expire");
+        logger.error({ jobId: first.id, err: error }, "job bookkeeping failed; the lease will expire");
       })
       .finally(() => {
         running.delete(promise);
@@ -179,10 +230,53 @@ export function createWorker(options: WorkerOptions): Worker {
     running.add(promise);
   }
 
+  /**
+   * Claims a job for each free slot. A job whose definition runs batches takes its slot with up to
+   * `batch.max` jobs of its name: the jobs of that name claimed together, topped up by one more
+   * claim of that name only when a backlog is waiting (the first claim filled every free slot).
+   */
   async function tick(): Promise<number> {
-    const jobs = await claim(options.concurrency - running.size);
-    for (const job of jobs) track(job);
-    return jobs.length;
+    const free = options.concurrency - running.size;
+    const jobs = await claim(free);
+    // Fewer due jobs than free slots: no backlog waits, so no claim to top a batch up.
+    const backlog = jobs.length === free;
+    let claimed = jobs.length;
+    const batches = new Map<string, ClaimedJob[]>();
+    for (const job of jobs) {
+      const batch = definitions.get(job.name)?.batch;
+      if (!batch) {
+        track([job]);
+        continue;
+      }
+      const group = batches.get(job.name) ?? [];
+      if (group.length === 0) batches.set(job.name, group);
+      group.push(job);
+      if (group.length >= batch.max) {
+        track(group.splice(0));
+      }
+    }
+    for (const [name, group] of batches) {
+      const max = definitions.get(name)?.batch?.max ?? 1;
+      if (group.length === 0) continue;
+      if (backlog && group.length < max) {
+        try {
+          const more = await claimJobs(db, {
+            names: [name],
+            limit: max - group.length,
+            workerId,
+            leaseMs: defaultLeaseMs,
+            now: clock.now(),
+          });
+          claimed += more.length;
+          group.push(...more);
+        } catch (error) {
+          // The jobs already claimed still run (as a smaller batch).
+          logger.error({ err: error, job: name }, "claiming more jobs for a batch failed");
+        }
+      }
+      track(group);
+    }
+    return claimed;
   }
 
   async function runLoop(): Promise<void> {

@@ -4,6 +4,7 @@ export { expireLeases, expireLeasesJob } from "./expire-leases.job.js";
 export {
   countUploadDeliveries,
   findDelivery,
+  insertDeliveries,
   insertDelivery,
   listUploadDeliveries,
 } from "./mailbox.repository.js";

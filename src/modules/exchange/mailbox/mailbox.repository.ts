@@ -7,7 +7,16 @@ type Trx = Transaction<ExchangeTables>;
 
 /** A new delivery (its state: `readyForClaim`), written with the outbound message's blob. */
 export async function insertDelivery(trx: Trx, row: Insertable<ExchangeTables["exchange_deliveries"]>) {
-  await trx.insertInto("exchange_deliveries").values(row).execute();
+  await insertDeliveries(trx, [row]);
+}
+
+/** Several new deliveries in one statement (as `insertDelivery`). */
+export async function insertDeliveries(
+  trx: Trx,
+  rows: readonly Insertable<ExchangeTables["exchange_deliveries"]>[],
+) {
+  if (rows.length === 0) return;
+  await trx.insertInto("exchange_deliveries").values(rows).execute();
 }
 
 /**

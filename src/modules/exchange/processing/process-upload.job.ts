@@ -1,4 +1,5 @@
 import { defineJob, type JobDefinition } from "../../../platform/jobs/index.js";
+import type { ProcessingService } from "./processing.service.js";
 
 /**
  * Turns an upload into outbound messages. The definition (name, payload, attempt budget) is what
@@ -12,12 +13,28 @@ export interface ProcessUploadPayload {
   uploadId: string;
 }
 
-export const processUploadJob = (processing: {
-  processUpload(tenantId: string, uploadId: string): Promise<void>;
-  failUpload(tenantId: string, uploadId: string, error: unknown): Promise<void>;
-}): JobDefinition<ProcessUploadPayload> =>
+/**
+ * At most this many uploads are processed in one transaction when a backlog waits (issue 35 item
+ * 2; docs/benchmarks.md "processing" has the measurement that chose it).
+ */
+export const processUploadBatchMax = 16;
+
+export const processUploadJob = (
+  processing: Pick<ProcessingService, "processUpload" | "processUploads" | "failUpload">,
+): JobDefinition<ProcessUploadPayload> =>
   defineJob<ProcessUploadPayload>({
     ...processUpload,
     run: ({ tenantId, uploadId }) => processing.processUpload(tenantId, uploadId),
+    batch: {
+      max: processUploadBatchMax,
+      run: (items) =>
+        processing.processUploads(
+          items.map(({ payload, inTrace }) => ({
+            tenantId: payload.tenantId,
+            uploadId: payload.uploadId,
+            inTrace,
+          })),
+        ),
+    },
     onDead: ({ tenantId, uploadId }, error) => processing.failUpload(tenantId, uploadId, error),
   });

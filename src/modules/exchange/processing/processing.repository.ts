@@ -21,41 +21,9 @@ export function findUpload(db: Db, tenantId: string, id: string) {
  * profile revision's profile (null when the revision is missing). Nothing, when the upload is
  * unknown or already finished (`processed`, `rejected`, `failed`).
  */
-export function startProcessing(db: Db, tenantId: string, id: string, at: Date) {
-  return db
-    .updateTable("exchange_uploads as u")
-    .set({
-      status: "processing",
-      updated_at: sql<Date>`CASE WHEN u.status = 'received' THEN ${at}::timestamptz ELSE u.updated_at END`,
-    })
-    .where("u.tenant_id", "=", tenantId)
-    .where("u.id", "=", id)
-    .where("u.status", "in", ["received", "processing"])
-    .returning([
-      "u.id",
-      "u.connection_id",
-      "u.interchange_id",
-      "u.blob_id",
-      (eb) =>
-        eb
-          .selectFrom("exchange_profile_revisions as r")
-          .select("r.profile")
-          .whereRef("r.tenant_id", "=", "u.tenant_id")
-          .whereRef("r.connection_id", "=", "u.connection_id")
-          .whereRef("r.revision", "=", "u.profile_revision")
-          .as("profile"),
-    ])
-    .executeTakeFirst();
-}
-
-export function lockUpload(trx: Trx, tenantId: string, id: string) {
-  return trx
-    .selectFrom("exchange_uploads")
-    .selectAll()
-    .where("tenant_id", "=", tenantId)
-    .where("id", "=", id)
-    .forUpdate()
-    .executeTakeFirst();
+export async function startProcessing(db: Db, tenantId: string, id: string, at: Date) {
+  const [upload] = await startProcessingMany(db, [{ tenantId, uploadId: id }], at);
+  return upload;
 }
 
 /**
@@ -154,4 +122,146 @@ export async function nextControlRefs(db: Db, count: number): Promise<string[]> 
   const result = await sql<{ ref: string | number }>`
     SELECT nextval('exchange_control_refs') AS ref FROM generate_series(1, ${count}::integer)`.execute(db);
   return result.rows.map((row) => String(row.ref)).sort((a, b) => Number(a) - Number(b));
+}
+
+/**
+ * `startProcessing` for several uploads in one statement: those still `received` or `processing`
+ * come back (in no particular order).
+ */
+export function startProcessingMany(
+  db: Db,
+  uploads: readonly { tenantId: string; uploadId: string }[],
+  at: Date,
+) {
+  return db
+    .updateTable("exchange_uploads as u")
+    .set({
+      status: "processing",
+      updated_at: sql<Date>`CASE WHEN u.status = 'received' THEN ${at}::timestamptz ELSE u.updated_at END`,
+    })
+    .where("u.tenant_id", "in", [...new Set(uploads.map((u) => u.tenantId))])
+    .where(
+      "u.id",
+      "in",
+      uploads.map((u) => u.uploadId),
+    )
+    .where("u.status", "in", ["received", "processing"])
+    .returning([
+      "u.tenant_id",
+      "u.id",
+      "u.connection_id",
+      "u.interchange_id",
+      "u.blob_id",
+      "u.byte_count",
+      (eb) =>
+        eb
+          .selectFrom("exchange_profile_revisions as r")
+          .select("r.profile")
+          .whereRef("r.tenant_id", "=", "u.tenant_id")
+          .whereRef("r.connection_id", "=", "u.connection_id")
+          .whereRef("r.revision", "=", "u.profile_revision")
+          .as("profile"),
+    ])
+    .execute();
+}
+
+/** The final state of a processed or rejected upload (`finishUploads`). */
+export interface FinishedUpload {
+  tenantId: string;
+  id: string;
+  status: "processed" | "rejected";
+  /** null: the findings stay as they are (none found). */
+  findings: readonly Finding[] | null;
+  interchangeKey: Buffer | null;
+  /** The processed upload this one repeats (a duplicate), else null. */
+  duplicateOf: string | null;
+}
+
+/**
+ * The first statement of processing's transaction: the uploads still `processing` take their final
+ * status, which also locks them until the commit. Returns the ids it moved; an upload another run
+ * finished meanwhile is not among them, and its outbound messages must not be written.
+ */
+export async function finishUploads(trx: Trx, uploads: readonly FinishedUpload[], at: Date) {
+  if (uploads.length === 0) return new Set<string>();
+  const result = await sql<{ id: string }>`
+    UPDATE exchange_uploads AS u SET status = f.status, updated_at = ${at}::timestamptz,
+      completed_at = ${at}::timestamptz, findings = COALESCE(f.findings::jsonb, u.findings),
+      interchange_key = decode(f.interchange_key, 'hex'), duplicate_of = f.duplicate_of
+    FROM unnest(${uploads.map((u) => u.tenantId)}::uuid[], ${uploads.map((u) => u.id)}::uuid[],
+      ${uploads.map((u) => u.status)}::text[],
+      ${uploads.map((u) => (u.findings ? JSON.stringify(u.findings) : null))}::text[],
+      ${uploads.map((u) => u.interchangeKey?.toString("hex") ?? null)}::text[],
+      ${uploads.map((u) => u.duplicateOf)}::uuid[])
+      AS f(tenant_id, id, status, findings, interchange_key, duplicate_of)
+    WHERE u.tenant_id = f.tenant_id AND u.id = f.id AND u.status = 'processing'
+    RETURNING u.id`.execute(trx);
+  return new Set(result.rows.map((row) => row.id));
+}
+
+/**
+ * A processed upload that one of the checked uploads may repeat (`duplicateLookup` for several in
+ * one statement, the batch's own uploads excepted): per connection, one range of
+ * exchange_uploads_processed_interchanges per key (a test shows its plan).
+ */
+export function batchDuplicateLookup(
+  db: Db,
+  checks: readonly { tenantId: string; connectionId: string; key: Buffer; since: Date }[],
+  exceptIds: readonly string[],
+) {
+  // Per connection, its keys as one index condition (`= ANY`) and the earliest of their windows:
+  // a wider window may only find more, which the caller checks again upload by upload.
+  const connections = new Map<
+    string,
+    { tenantId: string; connectionId: string; keys: Buffer[]; since: Date }
+  >();
+  for (const check of checks) {
+    const id = `${check.tenantId}/${check.connectionId}`;
+    const entry = connections.get(id);
+    if (!entry) connections.set(id, { ...check, keys: [check.key] });
+    else {
+      entry.keys.push(check.key);
+      if (check.since < entry.since) entry.since = check.since;
+    }
+  }
+  return db
+    .selectFrom("exchange_uploads")
+    .select("id")
+    .where("status", "=", "processed")
+    .where("id", "not in", exceptIds)
+    .where((eb) =>
+      eb.or(
+        [...connections.values()].map((c) =>
+          eb.and([
+            eb("tenant_id", "=", c.tenantId),
+            eb("connection_id", "=", c.connectionId),
+            eb("interchange_key", "in", c.keys),
+            eb("completed_at", ">=", c.since),
+          ]),
+        ),
+      ),
+    )
+    .limit(1);
+}
+
+/** Whether any of the uploads repeats a processed upload of its connection (`batchDuplicateLookup`). */
+export async function anyProcessedDuplicate(
+  ...args: Parameters<typeof batchDuplicateLookup>
+): Promise<boolean> {
+  const [, checks] = args;
+  if (checks.length === 0) return false;
+  return (await batchDuplicateLookup(...args).executeTakeFirst()) !== undefined;
+}
+
+/** `insertUploadDocuments` for several uploads in one statement. */
+export async function insertManyUploadDocuments(
+  trx: Trx,
+  rows: readonly { tenantId: string; uploadId: string; number: string }[],
+) {
+  if (rows.length === 0) return;
+  await trx
+    .insertInto("exchange_upload_documents")
+    .values(rows.map((r) => ({ tenant_id: r.tenantId, document_number: r.number, upload_id: r.uploadId })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
