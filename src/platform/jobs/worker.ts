@@ -64,9 +64,10 @@ export function createWorker(options: WorkerOptions): Worker {
 
   const leaseFor = (name: string) => definitions.get(name)?.leaseMs ?? defaultLeaseMs;
 
-  async function claim(limit: number): Promise<ClaimedJob[]> {
-    if (limit <= 0 || names.length === 0) return [];
-    return claimJobs(db, { names, limit, workerId, leaseMs: defaultLeaseMs, now: clock.now() });
+  /** Claims up to `limit` due jobs of `of` (default: every job this worker runs). */
+  async function claim(limit: number, of: readonly string[] = names): Promise<ClaimedJob[]> {
+    if (limit <= 0 || of.length === 0) return [];
+    return claimJobs(db, { names: of, limit, workerId, leaseMs: defaultLeaseMs, now: clock.now() });
   }
 
   async function extendLease(job: ClaimedJob): Promise<void> {
@@ -158,6 +159,13 @@ export function createWorker(options: WorkerOptions): Worker {
     logger.warn({ jobId: job.id, job: job.name, attempt: job.attempts, err: failure }, "job attempt failed");
   };
 
+  /** False, with the job marked dead, when a worker crashed during its last allowed attempt. */
+  async function runnable(job: ClaimedJob): Promise<boolean> {
+    if (job.attempts <= job.max_attempts) return true;
+    await markDead(job, new Error("attempt budget spent"), "attempt budget spent");
+    return false;
+  }
+
   /**
    * Several claimed jobs of one name with a `batch` run: one call, then each job is finished with
    * its own outcome (a failing job retries or dies with its own attempt budget).
@@ -167,12 +175,7 @@ export function createWorker(options: WorkerOptions): Worker {
     const batch = first && definitions.get(first.name)?.batch;
     if (!batch) return;
     const live: ClaimedJob[] = [];
-    for (const job of jobs) {
-      // A worker crashed during the last allowed attempt; the budget is spent.
-      if (job.attempts > job.max_attempts)
-        await markDead(job, new Error("attempt budget spent"), "attempt budget spent");
-      else live.push(job);
-    }
+    for (const job of jobs) if (await runnable(job)) live.push(job);
     if (live.length === 0) return;
     const items = live.map((job): BatchItem<unknown> => {
       const trace = restoreTraceContext(job.trace_context);
@@ -195,12 +198,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function execute(job: ClaimedJob): Promise<void> {
     const definition = definitions.get(job.name);
-    if (!definition) return;
-    if (job.attempts > job.max_attempts) {
-      // A worker crashed during the last allowed attempt; the budget is spent.
-      await markDead(job, new Error("attempt budget spent"), "attempt budget spent");
-      return;
-    }
+    if (!definition || !(await runnable(job))) return;
     let failure: unknown;
     try {
       await withHeartbeat([job], () => definition.run(job.payload, contextFor(job)));
@@ -260,13 +258,7 @@ export function createWorker(options: WorkerOptions): Worker {
       if (group.length === 0) continue;
       if (backlog && group.length < max) {
         try {
-          const more = await claimJobs(db, {
-            names: [name],
-            limit: max - group.length,
-            workerId,
-            leaseMs: defaultLeaseMs,
-            now: clock.now(),
-          });
+          const more = await claim(max - group.length, [name]);
           claimed += more.length;
           group.push(...more);
         } catch (error) {
