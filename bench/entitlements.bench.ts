@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import Fastify from "fastify";
 import { sql } from "kysely";
 import { createWorker } from "../src/platform/jobs/index.js";
+import { changeFeedJsonFromColumns } from "../src/platform/db/migrations/2026-11-29T1200-entitlement-change-feed-json.js";
 import { serviceCredentialUuid } from "@hanse/client/protocol";
 import type { ServiceCredential } from "../test/support/service-signer.js";
 import { databasesInOwnProcesses, settle } from "./support/databases.js";
@@ -120,15 +121,18 @@ export async function run(): Promise<void> {
       FROM generate_series(2, ${entitlementCount}::integer) AS g`.execute(db);
     await sql`
       INSERT INTO entitlement_changes (tenant_id, app_id, sequence, event_id, type, actor_id,
-        entitlement, previous, occurred_at)
+        entitlement, previous, occurred_at, feed_json)
       SELECT tenant_id, app_id, sequence, gen_random_uuid(), 'entitlement.changed', actor_id,
         jsonb_build_object('appId', app_id, 'actorId', actor_id, 'status', status, 'plan', plan,
           'capabilities', to_jsonb(capabilities), 'validFrom', ${first.validFrom}::text,
           'validUntil', NULL, 'sequence', sequence, 'updatedAt', ${first.updatedAt}::text),
-        NULL, ${at}::timestamptz
+        NULL, ${at}::timestamptz, ''
       FROM entitlements WHERE tenant_id = ${tenantId}::uuid AND app_id = ${appId}::text AND sequence >= 2`.execute(
       db,
     );
+    // Their feed text as the migration writes it for changes recorded before it (checked below).
+    await sql`${sql.raw(changeFeedJsonFromColumns)}
+      WHERE c.tenant_id = ${tenantId}::uuid AND c.app_id = ${appId}::text AND c.sequence >= 2`.execute(db);
     await sql`UPDATE entitlement_streams SET last_sequence = ${entitlementCount}::bigint
       WHERE tenant_id = ${tenantId}::uuid AND app_id = ${appId}::text`.execute(db);
     const head = await signedGet<{ items: { entitlement: Record<string, unknown> }[] }>(

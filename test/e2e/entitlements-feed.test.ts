@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Change, EntitlementSchema } from "../../src/modules/entitlements/entitlements.schemas.js";
 import { createManualClock } from "../../src/platform/clock/clock.js";
+import { changeFeedJsonFromColumns } from "../../src/platform/db/migrations/2026-11-29T1200-entitlement-change-feed-json.js";
 import type { ChangesPage, FeedEntitlement, SnapshotPage } from "../support/entitlement-feed.js";
 import { provisionTenant, type ProvisionedTenant } from "../support/fixtures.js";
 import { signedHeaders, type ServiceCredential } from "../support/service-signer.js";
@@ -113,7 +114,7 @@ describe("the change feed's JSON (issue 38)", () => {
       capabilities: ["use", "b:x", "read.all"],
       validUntil: "2099-01-01T00:00:00.000Z",
     });
-    await set("d", "p4", { capabilities: [] });
+    await set("d", "p4 \n\t\u0001\u001f\u007f\u2028", { capabilities: [] });
     const response = await get(credential, `${base}/service/changes?afterSequence=0`);
     expect(response.statusCode).toBe(200);
     const page = response.json<{
@@ -140,6 +141,28 @@ describe("the change feed's JSON (issue 38)", () => {
       headers: bearer(tenant.token),
     });
     expect(response.body).toContain(admin.body);
+  });
+
+  it("changes recorded before their feed text was stored get the same bytes from the migration (2026-11-29T1200)", async () => {
+    const { appId, credential, set } = await setup();
+    await set("a", "p1");
+    await set('c "quoted" \\ ü 😀', 'plan "x" \\ / ü \n\t\u0001\u001f\u007f\u2028', {
+      capabilities: ["use", "b:x", "read.all"],
+      validUntil: "2099-01-01T00:00:00.000Z",
+    });
+    await set("d", "p4", { capabilities: [] });
+    const target = `${base}/service/changes?afterSequence=0`;
+    const written = await get(credential, target);
+    expect(written.statusCode).toBe(200);
+    const db = t.container.database.db;
+    await sql`UPDATE entitlement_changes SET feed_json = '{}'
+      WHERE tenant_id = ${tenant.id} AND app_id = ${appId}`.execute(db);
+    expect((await get(credential, target)).body).not.toBe(written.body);
+    await sql`${sql.raw(changeFeedJsonFromColumns)} WHERE c.tenant_id = ${tenant.id} AND c.app_id = ${appId}`.execute(
+      db,
+    );
+    const backfilled = await get(credential, target);
+    expect(backfilled.body).toBe(written.body);
   });
 });
 

@@ -7,6 +7,7 @@ import {
   type ListOrder,
 } from "../../platform/db/creation-order.js";
 import type { Database } from "../../platform/db/database.js";
+import { changeFeedJson } from "./change-feed-json.js";
 import type { EntitlementAppsTable, EntitlementsTable, EntitlementTables } from "./entitlements.tables.js";
 
 type Db = Kysely<EntitlementTables>;
@@ -172,6 +173,7 @@ export async function insertChange(
       previous: change.previous === null ? null : JSON.stringify(change.previous),
       occurred_at: change.occurredAt,
       changed_by: change.changedBy,
+      feed_json: changeFeedJson(change),
     })
     .execute();
 }

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { Entitlement } from "@hanse/client/protocol";
 import type { Database } from "../../../platform/db/database.js";
-import { Change, EntitlementSchema } from "../entitlements.schemas.js";
 import type { EntitlementTables } from "../entitlements.tables.js";
 
 /*
@@ -60,26 +59,10 @@ export interface ChangesPageJson {
   items: string;
 }
 
-/** Keys in the documented order: the response schemas' (jsonb sorts a stored object's keys). */
-const inSchemaOrder = <T extends object>(keys: string[], value: T): T =>
-  Object.fromEntries(keys.map((key) => [key, (value as Record<string, unknown>)[key]])) as T;
-const entitlementKeys = Object.keys(EntitlementSchema.properties);
-const changeKeys = Object.keys(Change.properties);
-
-interface StoredChange {
-  sequence: number;
-  eventId: string;
-  type: string;
-  actorId: string;
-  entitlement: Entitlement | null;
-  occurredAt: string;
-}
-
 /**
- * One feed page with the stream's state, in one statement (so both come from one snapshot). The
- * database aggregates the changes; they are written out again here with JSON.stringify in their
- * documented key order, like every other response (PostgreSQL's JSON text has spaces and jsonb's
- * own key order; issue 38, docs/decisions.md). Undefined when the stream does not exist.
+ * One feed page with the stream's state, in one statement (so both come from one snapshot). Each
+ * change's JSON text was written with the change (`feed_json`, ../change-feed-json.ts); the page
+ * joins them in sequence order. Undefined when the stream does not exist.
  */
 export async function changesPageJson(
   database: Database<EntitlementTables>,
@@ -95,16 +78,13 @@ export async function changesPageJson(
     last: number | null;
     items: string | null;
   }>(
-    "hanse_entitlement_changes_page",
+    "hanse_entitlement_feed_page",
     `SELECT s.last_sequence, s.pruned_through, p.first, p.last, p.items
     FROM entitlement_streams AS s
     CROSS JOIN LATERAL (
       SELECT min(c.sequence) AS first, max(c.sequence) AS last,
-        json_agg(json_build_object('sequence', c.sequence, 'eventId', c.event_id, 'type', c.type,
-          'actorId', c.actor_id, 'entitlement', c.entitlement,
-          'occurredAt', to_char(c.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-          ORDER BY c.sequence)::text AS items
-      FROM (SELECT * FROM entitlement_changes
+        string_agg(c.feed_json, ',' ORDER BY c.sequence) AS items
+      FROM (SELECT sequence, feed_json FROM entitlement_changes
         WHERE tenant_id = s.tenant_id AND app_id = s.app_id AND sequence > $3
         ORDER BY sequence LIMIT $4) AS c
     ) AS p
@@ -117,14 +97,7 @@ export async function changesPageJson(
       prunedThrough: row.pruned_through,
       first: row.first,
       last: row.last,
-      items: JSON.stringify(
-        (JSON.parse(row.items ?? "[]") as StoredChange[]).map((c) =>
-          inSchemaOrder(changeKeys, {
-            ...c,
-            entitlement: c.entitlement && inSchemaOrder(entitlementKeys, c.entitlement),
-          }),
-        ),
-      ),
+      items: `[${row.items ?? ""}]`,
     }
   );
 }

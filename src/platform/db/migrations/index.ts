@@ -28,6 +28,7 @@ import * as ssoUserinfo from "./2026-11-28T1710-sso-userinfo.js";
 import * as collectionDeadlines from "./2026-11-28T1800-collection-deadlines.js";
 import * as operatorNotifications from "./2026-11-28T1900-operator-notifications.js";
 import * as partnerListFilters from "./2026-11-29T0800-partner-list-filters.js";
+import * as entitlementChangeFeedJson from "./2026-11-29T1200-entitlement-change-feed-json.js";
 
 /** Every migration, keyed by its ISO-dated name; applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28T1800-collection-deadlines": collectionDeadlines,
   "2026-11-28T1900-operator-notifications": operatorNotifications,
   "2026-11-29T0800-partner-list-filters": partnerListFilters,
+  "2026-11-29T1200-entitlement-change-feed-json": entitlementChangeFeedJson,
 };
