@@ -5,7 +5,9 @@
  * - 16 MiB uploads and payload downloads vs streaming the same bytes through a bare route with
  *   SHA-256 (goal ≥ 50 %); server RSS growth during 8 concurrent 16 MiB uploads (goal ≤ 64 MiB);
  * - end to end: 202 → every outbound entry listed (p50, p99) for BENCH_E2E_UPLOADS uploads;
- * - mailbox cycles (list → claim → payload → acknowledge) per second with 4 workers;
+ * - mailbox cycles (list → claim → payload → acknowledge) per second with 4 workers, the median of
+ *   BENCH_MAILBOX_SAMPLES samples of 100; `BENCH_EXCHANGE_ONLY=mailbox` runs only these and the
+ *   end-to-end uploads before them;
  * - the database's own share: the upload's accept statement (10 KiB stored, with its audit event
  *   and job) against the bare route's insert, both called in-process at 32 concurrent calls,
  *   without HTTP — the ceiling of the upload ratio on this machine.
@@ -55,6 +57,10 @@ const e2eUploads = Number(process.env.BENCH_E2E_UPLOADS ?? 1000);
 const bigPerRound = Number(process.env.BENCH_BIG_PER_ROUND ?? 4);
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 30);
 const soakOnly = process.env.BENCH_EXCHANGE_ONLY === "soak";
+/** `BENCH_EXCHANGE_ONLY=mailbox`: the end-to-end uploads and the mailbox cycles only. */
+const mailboxOnly = process.env.BENCH_EXCHANGE_ONLY === "mailbox";
+/** Mailbox cycle samples of 100 cycles each (the median counts); each needs 50 e2e uploads. */
+const mailboxSamples = Number(process.env.BENCH_MAILBOX_SAMPLES ?? 1);
 /**
  * The soak's clients (issue 35 item 3): `flood` ignores Retry-After and sends again at once (the
  * worst case), `polite` waits as a 503's Retry-After says, as a conforming client does. The soak
@@ -606,7 +612,7 @@ export async function run(): Promise<void> {
         database.db,
       );
 
-    for (let round = 0; round < rounds; round++) {
+    for (let round = 0; round < (mailboxOnly ? 0 : rounds); round++) {
       samples.baseline.push(
         await loadFromChild({
           url: `${bareUrl}/insert`,
@@ -674,15 +680,6 @@ export async function run(): Promise<void> {
       samples.download.push((mine.length * 16) / (reading / 1000));
     }
 
-    const baseline = medianBy(samples.baseline, (r) => r.rps);
-    const uploads = medianBy(samples.uploads, (r) => r.rps);
-    const bareUpload = median(samples.bareUpload);
-    const bigUpload = median(samples.bigUpload);
-    const bareDownload = median(samples.bareDownload);
-    const download = median(samples.download);
-    const bareStatement = median(samples.bareStatement);
-    const acceptStatement = median(samples.acceptStatement);
-
     // Clear the mailbox, then end to end: 202 → outbound listed.
     await sql`UPDATE exchange_deliveries SET status = 'acknowledged'`.execute(database.db);
     await worker.start();
@@ -713,22 +710,39 @@ export async function run(): Promise<void> {
       }),
     );
 
-    // Mailbox cycles with 4 workers, each its own slice of the listed entries.
-    let cycles = 0;
-    const listed = (await client.list({ limit: 100 })).items;
-    const cycleStart = performance.now();
-    await Promise.all(
-      Array.from({ length: 4 }, async (_, w) => {
-        for (const item of listed.filter((_, i) => i % 4 === w)) {
-          await client.list({ limit: 10 });
-          const c = await client.claim(item.deliveryAttemptId);
-          await client.readPayload(item.deliveryAttemptId, c.claimToken, async () => undefined);
-          await client.acknowledge(item.deliveryAttemptId, c.claimToken);
-          cycles++;
-        }
-      }),
-    );
-    const cyclesPerSecond = cycles / ((performance.now() - cycleStart) / 1000);
+    // Mailbox cycles with 4 workers, each its own slice of the listed entries; samples of 100.
+    const cycleRates: number[] = [];
+    for (let sample = 0; sample < mailboxSamples; sample++) {
+      let cycles = 0;
+      const listed = (await client.list({ limit: 100 })).items;
+      const cycleStart = performance.now();
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, w) => {
+          for (const item of listed.filter((_, i) => i % 4 === w)) {
+            await client.list({ limit: 10 });
+            const c = await client.claim(item.deliveryAttemptId);
+            await client.readPayload(item.deliveryAttemptId, c.claimToken, async () => undefined);
+            await client.acknowledge(item.deliveryAttemptId, c.claimToken);
+            cycles++;
+          }
+        }),
+      );
+      cycleRates.push(cycles / ((performance.now() - cycleStart) / 1000));
+    }
+    const cyclesPerSecond = median(cycleRates);
+    if (mailboxOnly) {
+      await worker.stop(2000);
+      const each = cycleRates.map((rate) => rate.toFixed(0)).join(", ");
+      process.stdout.write(
+        `\n### ${target.label}: mailbox cycles/s (4 workers) ${cyclesPerSecond.toFixed(1)} (${each})\n`,
+      );
+      await rm(scratch, { recursive: true, force: true });
+      await bare.close();
+      await app.close();
+      await container.close();
+      await target.cleanup();
+      continue;
+    }
     const soaked = [];
     for (const client of soakClients) {
       soaked.push(
@@ -743,6 +757,15 @@ export async function run(): Promise<void> {
       );
     }
     await worker.stop(2000);
+
+    const baseline = medianBy(samples.baseline, (r) => r.rps);
+    const uploads = medianBy(samples.uploads, (r) => r.rps);
+    const bareUpload = median(samples.bareUpload);
+    const bigUpload = median(samples.bigUpload);
+    const bareDownload = median(samples.bareDownload);
+    const download = median(samples.download);
+    const bareStatement = median(samples.bareStatement);
+    const acceptStatement = median(samples.acceptStatement);
 
     const pct = (a: number, b: number) => `${Math.round((a / b) * 100)} %`;
     process.stdout.write(`\n### ${target.label} (medians of ${rounds} interleaved rounds)\n\n`);
