@@ -59,7 +59,7 @@ const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 30);
 const soakOnly = process.env.BENCH_EXCHANGE_ONLY === "soak";
 /** `BENCH_EXCHANGE_ONLY=mailbox`: the end-to-end uploads and the mailbox cycles only. */
 const mailboxOnly = process.env.BENCH_EXCHANGE_ONLY === "mailbox";
-/** Mailbox cycle samples of 100 cycles each (the median counts); each needs 50 e2e uploads. */
+/** Mailbox cycle samples of 100 cycles each (the median counts); each takes 100 e2e uploads' entries. */
 const mailboxSamples = Number(process.env.BENCH_MAILBOX_SAMPLES ?? 1);
 /**
  * The soak's clients (issue 35 item 3): `flood` ignores Retry-After and sends again at once (the
@@ -476,6 +476,13 @@ export async function run(): Promise<void> {
     // Its control reference is replaced per upload by the load generator (refPlaceholder).
     const small = orders(10 * 1024, smallRef);
     const scratch = await mkdtemp(join(tmpdir(), "hanse-bench-"));
+    const closeTarget = async () => {
+      await rm(scratch, { recursive: true, force: true });
+      await bare.close();
+      await app.close();
+      await container.close();
+      await target.cleanup();
+    };
     const post = async (url: string, body: Buffer, extra: Record<string, string> = {}) => {
       const r = await request(url, {
         method: "POST",
@@ -514,11 +521,7 @@ export async function run(): Promise<void> {
       }
       if (children) await children.stop();
       else await worker.stop(2000);
-      await rm(scratch, { recursive: true, force: true });
-      await bare.close();
-      await app.close();
-      await container.close();
-      await target.cleanup();
+      await closeTarget();
       continue;
     }
     // Every figure is measured in rounds that interleave baseline and subject; the median round
@@ -715,6 +718,8 @@ export async function run(): Promise<void> {
     for (let sample = 0; sample < mailboxSamples; sample++) {
       let cycles = 0;
       const listed = (await client.list({ limit: 100 })).items;
+      if (listed.length < 100)
+        throw new Error(`mailbox sample ${sample + 1}: ${listed.length} entries listed, not 100`);
       const cycleStart = performance.now();
       await Promise.all(
         Array.from({ length: 4 }, async (_, w) => {
@@ -736,11 +741,7 @@ export async function run(): Promise<void> {
       process.stdout.write(
         `\n### ${target.label}: mailbox cycles/s (4 workers) ${cyclesPerSecond.toFixed(1)} (${each})\n`,
       );
-      await rm(scratch, { recursive: true, force: true });
-      await bare.close();
-      await app.close();
-      await container.close();
-      await target.cleanup();
+      await closeTarget();
       continue;
     }
     const soaked = [];
@@ -816,11 +817,7 @@ export async function run(): Promise<void> {
     if (uploads.failures > 0) process.stdout.write(`(${uploads.failures} upload requests were not 2xx)\n`);
     if (concurrent.failures > 0)
       process.stdout.write(`(${concurrent.failures} of the 8 concurrent 16 MiB uploads were not 2xx)\n`);
-    await rm(scratch, { recursive: true, force: true });
-    await bare.close();
-    await app.close();
-    await container.close();
-    await target.cleanup();
+    await closeTarget();
   }
   await dispatcher.close();
 }
