@@ -260,6 +260,46 @@ describe(
       expect(ok(await hanse(["deliveries", "get", id]))).toMatch(/Status:\s+acknowledged/);
     });
 
+    it("--partner narrows the connections, API keys, uploads and deliveries to one partner; a bad id is refused", async () => {
+      const other = /created partner ([0-9a-f-]{36})/.exec(
+        ok(await hanse(["partners", "create", "--name", "Other GmbH"])),
+      )?.[1];
+      const otherConnection = json<{ id: string }>(
+        await hanse([
+          "connections",
+          "create",
+          "--partner",
+          other ?? "",
+          "--their-id",
+          "5400000000001:14",
+          "--our-id",
+          "4012345500004:14",
+          "--json",
+        ]),
+      ).id;
+      ok(await hanse(["api-keys", "create", "--partner", other ?? "", "--connections", otherConnection]));
+      const ids = async (list: string, partner: string) =>
+        json<{ items: { id: string; partnerId?: string }[] }>(
+          await hanse([list, "list", "--partner", partner, "--all", "--json"]),
+        ).items;
+      expect((await ids("connections", partnerId)).map((c) => c.id)).toEqual([connectionId]);
+      expect((await ids("connections", other ?? "")).map((c) => c.id)).toEqual([otherConnection]);
+      expect((await ids("api-keys", partnerId)).map((k) => k.id)).toEqual([keyId]);
+      expect((await ids("api-keys", other ?? "")).map((k) => k.partnerId)).toEqual([other]);
+      expect((await ids("uploads", partnerId)).length).toBeGreaterThan(0);
+      expect(await ids("uploads", other ?? "")).toEqual([]);
+      const deliveries = await ids("deliveries", partnerId);
+      expect(deliveries.length).toBeGreaterThan(1);
+      expect(await ids("deliveries", other ?? "")).toEqual([]);
+      // The table shows the filter's page only, and the next-page hint repeats it.
+      expect(ok(await hanse(["connections", "list", "--partner", partnerId]))).not.toContain(otherConnection);
+      const paged = ok(await hanse(["deliveries", "list", "--partner", partnerId, "--limit", "1"]));
+      expect(paged).toContain(`--partner ${partnerId}`);
+      const bad = await hanse(["connections", "list", "--partner", "not-a-uuid"]);
+      expect(bad.exitCode).toBe(1);
+      expect(bad.err).toContain("/query/partnerId");
+    });
+
     it("a new profile revision is created from the active one and activated", async () => {
       const created = json<{
         revision: number;

@@ -17,6 +17,13 @@ export interface Filter {
   query: string;
 }
 
+/** `--partner <partner-id>`: the lists of the exchange that the routes narrow by `partnerId`. */
+export const partnerFilter = (what: string): Filter => ({
+  flags: "--partner <partner-id>",
+  description: `only the ${what} of this partner`,
+  query: "partnerId",
+});
+
 export interface ListSpec<T> {
   description: string;
   /** What the list shows when there is nothing: "No partners." */

@@ -5,6 +5,7 @@ import {
   commaList,
   jsonOption,
   orDash,
+  partnerFilter,
   registerGet,
   registerItemAction,
   registerList,
@@ -53,6 +54,7 @@ export function registerKeysCommands(program: Command, rt: Runtime): void {
   registerList<ApiKey>(rt, keys, {
     description: "List the tenant's partner API keys (never a secret)",
     empty: "No API keys.",
+    filters: [partnerFilter("keys")],
     columns: [
       ["ID", (k) => k.id],
       ["PARTNER", (k) => k.partnerId],

@@ -8,6 +8,7 @@ import {
   jsonOption,
   type Filter,
   orDash,
+  partnerFilter,
   registerGet,
   registerItemAction,
   registerList,
@@ -183,11 +184,7 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     empty: "No uploads.",
     filters: [
       ...listFilters("received, processing, processed, rejected or failed"),
-      {
-        flags: "--partner <partner-id>",
-        description: "only the uploads of this partner",
-        query: "partnerId",
-      },
+      partnerFilter("uploads"),
       {
         flags: "--interchange-reference <reference>",
         description: "only the interchange with this control reference (UNB 0020)",
@@ -228,6 +225,7 @@ export function registerOperationsCommands(program: Command, rt: Runtime): void 
     empty: "No deliveries.",
     filters: [
       ...listFilters("ready, claimed, acknowledged or failed"),
+      partnerFilter("deliveries"),
       { flags: "--upload <upload-id>", description: "only what this upload produced", query: "uploadId" },
       {
         flags: "--type <type>",

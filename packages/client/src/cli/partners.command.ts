@@ -1,6 +1,13 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Connection, Partner, ProfileInput, ProfileRevision } from "../sdk/admin-collections.js";
-import { jsonOption, registerGet, registerItemAction, registerList, renderFields } from "./collection.js";
+import {
+  jsonOption,
+  partnerFilter,
+  registerGet,
+  registerItemAction,
+  registerList,
+  renderFields,
+} from "./collection.js";
 import { collectionDeadlineBody, parseCollectionDeadline, parseWhole } from "./options.js";
 import type { Runtime } from "./runtime.js";
 
@@ -178,6 +185,7 @@ export function registerPartnersCommands(program: Command, rt: Runtime): void {
   registerList<Connection>(rt, connections, {
     description: "List the tenant's connections",
     empty: "No connections.",
+    filters: [partnerFilter("connections")],
     columns: [
       ["ID", (c) => c.id],
       ["NAME", (c) => c.name],
