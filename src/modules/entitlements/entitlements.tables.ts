@@ -54,8 +54,11 @@ export interface EntitlementChangesTable {
   occurred_at: Date;
   /** The principal that made the change (null: recorded before principals were). */
   changed_by: string | null;
-  /** The change as the feed sends it: JSON text in the documented key order (change-feed-json.ts). */
-  feed_json: string;
+  /**
+   * The change as the feed sends it: JSON text in the documented key order (change-feed-json.ts);
+   * null when a version before 2026-11-29T1200 recorded it during a rolling upgrade.
+   */
+  feed_json: string | null;
 }
 
 /** A committed entitlement change, as its webhook deliveries need it (rules/interface C rule 5: no rights). */

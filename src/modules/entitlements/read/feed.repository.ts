@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Entitlement } from "@hanse/client/protocol";
 import type { Database } from "../../../platform/db/database.js";
+import { changeFeedJsonExpression } from "../../../platform/db/migrations/2026-11-29T1200-entitlement-change-feed-json.js";
 import type { EntitlementTables } from "../entitlements.tables.js";
 
 /*
@@ -62,7 +63,9 @@ export interface ChangesPageJson {
 /**
  * One feed page with the stream's state, in one statement (so both come from one snapshot). Each
  * change's JSON text was written with the change (`feed_json`, ../change-feed-json.ts); the page
- * joins them in sequence order. Undefined when the stream does not exist.
+ * joins them in sequence order. A change recorded without it (by the version before, during a
+ * rolling upgrade) gets the same text from the migration's expression. Undefined when the stream
+ * does not exist.
  */
 export async function changesPageJson(
   database: Database<EntitlementTables>,
@@ -83,8 +86,8 @@ export async function changesPageJson(
     FROM entitlement_streams AS s
     CROSS JOIN LATERAL (
       SELECT min(c.sequence) AS first, max(c.sequence) AS last,
-        string_agg(c.feed_json, ',' ORDER BY c.sequence) AS items
-      FROM (SELECT sequence, feed_json FROM entitlement_changes
+        string_agg(coalesce(c.feed_json, ${changeFeedJsonExpression}), ',' ORDER BY c.sequence) AS items
+      FROM (SELECT * FROM entitlement_changes
         WHERE tenant_id = s.tenant_id AND app_id = s.app_id AND sequence > $3
         ORDER BY sequence LIMIT $4) AS c
     ) AS p

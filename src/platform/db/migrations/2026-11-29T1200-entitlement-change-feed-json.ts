@@ -6,10 +6,11 @@ import { runStatements } from "./run-statements.js";
 // changes' texts joined. Changes recorded before this migration get the same text from the
 // expression below: keys in the documented order, no spaces, strings escaped by to_json (which
 // escapes exactly what JSON.stringify does); test/e2e/entitlements-feed.test.ts checks it
-// byte for byte against the Node writer.
-/** Writes `feed_json` of every change from its columns (what the migration gives existing changes). */
-export const changeFeedJsonFromColumns = `
-    UPDATE entitlement_changes c SET feed_json =
+// byte for byte against the Node writer. The column stays nullable: during a rolling upgrade the
+// previous version still records changes without it, and the feed's page statement writes those
+// with the same expression (docs/operations.md "Upgrades").
+/** The feed text of change `c` from its columns (what the migration gives existing changes). */
+export const changeFeedJsonExpression = `
       '{"sequence":' || c.sequence || ',"eventId":"' || c.event_id || '","type":' || to_json(c.type)::text
       || ',"actorId":' || to_json(c.actor_id)::text || ',"entitlement":'
       || CASE WHEN c.entitlement IS NULL OR jsonb_typeof(c.entitlement) = 'null' THEN 'null' ELSE
@@ -25,13 +26,15 @@ export const changeFeedJsonFromColumns = `
         || ',"updatedAt":' || to_json(c.entitlement->>'updatedAt')::text || '}' END
       || ',"occurredAt":"' || to_char(c.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}'`;
 
+/** Writes `feed_json` of every change from its columns. */
+export const changeFeedJsonFromColumns = `UPDATE entitlement_changes c SET feed_json = ${changeFeedJsonExpression}`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runStatements(
     db,
     `
     ALTER TABLE entitlement_changes ADD COLUMN feed_json text;
     ${changeFeedJsonFromColumns};
-    ALTER TABLE entitlement_changes ALTER COLUMN feed_json SET NOT NULL;
   `,
   );
 }
