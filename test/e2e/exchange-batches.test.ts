@@ -127,6 +127,31 @@ describe("processing a backlog in batches (issue 35 item 2)", () => {
     expect(types).not.toContain("upload.processed");
   });
 
+  it("uploads without outbound messages are processed in a batch; one repeating an earlier upload is its duplicate, answered with its CONTRL", async () => {
+    const quiet = {
+      profile: { ...defaultProfile, responses: { ...defaultProfile.responses, ordrsp: "never" } },
+    };
+    const p = await setupPartner(app.t, app.tenant.token, quiet);
+    const earlier = await accept(p, validOrders("BQUIET"));
+    await app.t.drainJobs();
+    // Nothing to reserve: the batch locks the connection for its duplicate check only.
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push(await accept(p, validOrders(`BQUIET${String(i)}`)));
+    await app.t.drainJobs();
+    for (const id of [earlier, ...ids]) expect((await operatorView(id)).status).toBe("processed");
+    expect(await completionTimes(ids)).toBe(1);
+    const repeat = await accept(p, validOrders("BQUIET"));
+    const later = await accept(p, validOrders("BQUIET9"));
+    await app.t.drainJobs();
+    expect(await operatorView(repeat)).toMatchObject({ status: "rejected", duplicateOf: earlier });
+    expect((await operatorView(later)).status).toBe("processed");
+    const mailbox = await listMailbox(app.t, p);
+    expect(mailbox.items.map((item) => [item.uploadId, item.messageType])).toEqual([[repeat, "CONTRL"]]);
+    const positions = await sql<{ position: number }>`
+      SELECT position FROM exchange_deliveries WHERE connection_id = ${p.connectionId}`.execute(db());
+    expect(positions.rows.map((row) => row.position)).toEqual([1]);
+  });
+
   it("an upload whose processing fails (its stored bytes damaged) retries alone; the others of its batch are processed", async () => {
     const p = await setupPartner(app.t, app.tenant.token, both);
     const ids = [];

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -7,6 +8,7 @@ import { createTestApp, type TestApp } from "../support/test-app.js";
 import { inProcessOnly, ownDatabaseOnly, remote } from "../support/remote-app.js";
 import { uploadAndProcess, type OutboundMessage } from "../support/exchange-app.js";
 import { absent, corpusDir, hasCorpus } from "../support/shared-data.js";
+import { defaultChunkBytes } from "../../src/platform/blobs/index.js";
 import {
   listMailbox,
   partlyBrokenOrders,
@@ -337,6 +339,24 @@ describe("order handling", () => {
     expect(r.types).toEqual(["ORDRSP", "ORDRSP"]);
     expect(r.outbound[0]?.text).toContain("RFF+ON:PO-O5'");
     expect(r.outbound[1]?.text).toContain("RFF+ON:PO-SECOND'");
+  });
+
+  it("an ORDRSP larger than one blob chunk is stored whole: every line answered, its size and SHA-256 in the mailbox entry", async () => {
+    const p = await setupPartner(t, tenant.token);
+    const lines = Array.from({ length: 30_000 }, () => "4000862141404");
+    const r = await process(p, validOrders("O6", { lines }));
+    expect(r.status).toBe("processed");
+    expect(r.types).toEqual(["ORDRSP"]);
+    const bytes = Buffer.from(r.outbound[0]?.text ?? "", "latin1");
+    expect(bytes.length).toBeGreaterThan(defaultChunkBytes);
+    expect(bytes.toString("latin1").match(/'LIN\+/g)).toHaveLength(lines.length);
+    expect(bytes.toString("latin1")).toMatch(/UNZ\+1\+\d+'$/);
+    const [entry] = (await listMailbox(t, p)).items;
+    expect(entry).toMatchObject({
+      uploadId: r.uploadId,
+      payloadSize: bytes.length,
+      payloadSha256: createHash("sha256").update(bytes).digest("hex"),
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/support/test-database.js";
 import { systemClock } from "../clock/clock.js";
-import { readBlob, readBlobBytes, writeBlobStream } from "./blob-store.js";
+import { readBlob, readBlobBytes, readBlobsBytes, writeBlobStream } from "./blob-store.js";
 
 /** Reading stored blobs back (binary COPY, in batches), on the database the suite runs against. */
 describe("blob store reads", () => {
@@ -56,6 +56,19 @@ describe("blob store reads", () => {
     }
   });
 
+  it("reads several whole blobs in one statement, each byte-exact; an unknown one as no bytes", async () => {
+    const [one, two] = [pattern(1000), pattern(50).reverse()];
+    const ids = [await store(one, 100), await store(two, 100), randomUUID()];
+    const read = await readBlobsBytes(
+      test.database,
+      ids.map((id) => ({ tenantId, id })),
+    );
+    expect([...read.keys()]).toEqual(ids);
+    expect(read.get(ids[0] ?? "")?.equals(one)).toBe(true);
+    expect(read.get(ids[1] ?? "")?.equals(two)).toBe(true);
+    expect(read.get(ids[2] ?? "")?.length).toBe(0);
+  });
+
   it("reads nothing of an unknown blob, and another tenant's blob is unknown", async () => {
     const id = await store(pattern(300), 100);
     expect(await chunksOf(randomUUID(), 4)).toEqual([]);
@@ -70,6 +83,13 @@ describe("blob store reads", () => {
       test.database.db,
     );
     await expect(chunksOf(id, 4)).rejects.toThrow("blob chunk missing");
+    const whole = await store(pattern(300), 100);
+    await expect(
+      readBlobsBytes(
+        test.database,
+        [id, whole].map((blob) => ({ tenantId, id: blob })),
+      ),
+    ).rejects.toThrow("blob chunk missing");
   });
 
   it("refuses ids that are not UUIDs before any statement (COPY takes no parameters)", async () => {

@@ -153,6 +153,19 @@ function maintain(round: () => Promise<TableChore[]>, options: DatabaseOptions) 
   return scheduleMaintenance(round, intervalMs, options.onMaintenance ?? (() => undefined));
 }
 
+/** PGlite start parameters that set PostgreSQL settings (`-c name=value` each). */
+const startParams = (settings: readonly (readonly [string, string])[]): readonly string[] =>
+  settings.flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+
+/**
+ * The WAL bounds of an embedded database, as PGlite start parameters (part of `pgliteSettings`;
+ * the maintenance rounds checkpoint once the WAL grows past max_wal_size).
+ */
+export const pgliteWalSettings = startParams([
+  ["min_wal_size", "32MB"],
+  ["max_wal_size", "64MB"],
+]);
+
 /**
  * PostgreSQL's defaults are sized for a server of its own; PGlite runs it inside this process,
  * where its memory is ours and never shrinks. Idle RSS of `hanse serve` after a restart: 406 MiB
@@ -162,11 +175,12 @@ function maintain(round: () => Promise<TableChore[]>, options: DatabaseOptions) 
  * by default) through the maintenance rounds, as single-user mode never checkpoints by itself.
  */
 const pgliteSettings = [
-  ["shared_buffers", "16MB"],
-  ["maintenance_work_mem", "16MB"],
-  ["min_wal_size", "32MB"],
-  ["max_wal_size", "64MB"],
-].flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+  ...startParams([
+    ["shared_buffers", "16MB"],
+    ["maintenance_work_mem", "16MB"],
+  ]),
+  ...pgliteWalSettings,
+];
 
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   let dataDir: string | undefined;

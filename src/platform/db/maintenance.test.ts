@@ -4,7 +4,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDatabase, onPostgres } from "../../../test/support/test-database.js";
 import { waitUntil } from "../../../test/support/wait-until.js";
-import { openDatabase, type Database } from "./database.js";
+import { openDatabase, pgliteWalSettings, type Database } from "./database.js";
 import {
   walPastLimitSql,
   choreFor,
@@ -134,10 +134,8 @@ describe("embedded database maintenance on PGlite", () => {
     async () => {
       // The round itself (its schedule is the next test's): the WAL is past its bound after the
       // writes, and one round brings it back.
-      // The WAL bounds embedded databases open with (database.ts).
-      pglite = await PGlite.create({
-        startParams: [...PGlite.defaultStartParams, "-c", "min_wal_size=32MB", "-c", "max_wal_size=64MB"],
-      });
+      // The WAL bounds embedded databases open with.
+      pglite = await PGlite.create({ startParams: [...PGlite.defaultStartParams, ...pgliteWalSettings] });
       const db = pglite;
       const walPastLimit = async () =>
         (await db.query<{ due: boolean }>(walPastLimitSql)).rows[0]?.due === true;

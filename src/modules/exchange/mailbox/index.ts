@@ -5,7 +5,6 @@ export {
   countUploadDeliveries,
   findDelivery,
   insertDeliveries,
-  insertDelivery,
   listUploadDeliveries,
 } from "./mailbox.repository.js";
 export { createOverdueSweepJob, overdueSweepJobName, sweepOverdueDeliveries } from "./overdue-sweep.job.js";

@@ -26,24 +26,6 @@ export async function startProcessing(db: Db, tenantId: string, id: string, at: 
   return upload;
 }
 
-/**
- * Stores the document numbers (BGM 1004) of a processed or rejected upload for the operator's
- * search (rules/contract §8); a re-run of the same upload adds nothing twice.
- */
-export async function insertUploadDocuments(
-  trx: Trx,
-  tenantId: string,
-  uploadId: string,
-  numbers: readonly string[],
-) {
-  if (numbers.length === 0) return;
-  await trx
-    .insertInto("exchange_upload_documents")
-    .values(numbers.map((n) => ({ tenant_id: tenantId, document_number: n, upload_id: uploadId })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-}
-
 export async function setUploadStatus(
   db: Db,
   tenantId: string,
@@ -244,17 +226,18 @@ export function batchDuplicateLookup(
     .limit(1);
 }
 
-/** Whether any of the uploads repeats a processed upload of its connection (`batchDuplicateLookup`). */
-export async function anyProcessedDuplicate(
-  ...args: Parameters<typeof batchDuplicateLookup>
-): Promise<boolean> {
+/** A processed upload of its connection that one of the uploads repeats (`batchDuplicateLookup`). */
+export async function findBatchDuplicate(...args: Parameters<typeof batchDuplicateLookup>) {
   const [, checks] = args;
-  if (checks.length === 0) return false;
-  return (await batchDuplicateLookup(...args).executeTakeFirst()) !== undefined;
+  if (checks.length === 0) return undefined;
+  return batchDuplicateLookup(...args).executeTakeFirst();
 }
 
-/** `insertUploadDocuments` for several uploads in one statement. */
-export async function insertManyUploadDocuments(
+/**
+ * Stores the document numbers (BGM 1004) of processed or rejected uploads for the operator's
+ * search (rules/contract §8), in one statement; a re-run of the same upload adds nothing twice.
+ */
+export async function insertUploadDocuments(
   trx: Trx,
   rows: readonly { tenantId: string; uploadId: string; number: string }[],
 ) {
