@@ -6,7 +6,7 @@ import type {
   PartyId,
   Segment,
 } from "../envelope/interchange.types.js";
-import { encodeText, isSyntaxIdentifier, type SyntaxIdentifier } from "../syntax/charset.js";
+import { encodeText, isSyntaxIdentifier, repertoireBytes, type SyntaxIdentifier } from "../syntax/charset.js";
 import { defaultSeparators, needsUna, type Separators } from "../syntax/separators.js";
 import { ByteSink } from "./byte-sink.js";
 
@@ -29,6 +29,29 @@ function trim<T>(items: readonly T[], empty: (item: T) => boolean): T[] {
   return items.slice(0, end);
 }
 
+/**
+ * Per repertoire and separators: 1 for a UTF-16 code unit that is written as it is (the
+ * repertoire carries it and it is no service character), so that most values need neither an
+ * encoding check nor escaping (`Writer.value`). Built once per combination.
+ */
+const plainTables = new Map<string, Uint8Array>();
+
+function plainTable(id: SyntaxIdentifier, special: ReadonlySet<string>): Uint8Array {
+  const key = `${id}${[...special].join("")}`;
+  let plain = plainTables.get(key);
+  if (plain) return plain;
+  plain = new Uint8Array(0x10000);
+  if (id === "UNOW" || id === "UNOY") {
+    for (let c = 0x20; c < 0x10000; c++) plain[c] = c === 0x7f ? 0 : 1;
+  } else {
+    const bytes = repertoireBytes(id);
+    for (let c = 0; c < 0x10000; c++) plain[c] = (bytes[c] as number) >= 0 ? 1 : 0;
+  }
+  for (const ch of special) plain[ch.charCodeAt(0)] = 0;
+  plainTables.set(key, plain);
+  return plain;
+}
+
 function transliterate(id: SyntaxIdentifier, text: string): string {
   let out = text.normalize("NFD").replace(/[\u0300-\u036f]/g, "");
   if (id === "UNOA") out = out.toUpperCase();
@@ -43,6 +66,7 @@ function transliterate(id: SyntaxIdentifier, text: string): string {
  */
 class Writer {
   private readonly special: Set<string>;
+  private readonly plain: Uint8Array;
   readonly sink: ByteSink;
   private readonly suffix: string;
 
@@ -56,9 +80,19 @@ class Writer {
     this.special = new Set([sep.component, sep.element, sep.terminator]);
     if (sep.release !== " ") this.special.add(sep.release);
     if (sep.repetition !== " ") this.special.add(sep.repetition);
+    this.plain = plainTable(id, this.special);
   }
 
+  /** A value as written: as it is when every character is plain, else checked and escaped. */
   private value(text: string): string {
+    const plain = this.plain;
+    let i = 0;
+    while (i < text.length && plain[text.charCodeAt(i)] === 1) i++;
+    return i === text.length ? text : this.escaped(text);
+  }
+
+  /** Transliterates (or refuses) what the repertoire lacks and releases service characters. */
+  private escaped(text: string): string {
     let v = text;
     if (!encodeText(this.id, v).ok) {
       if (this.options.unrepresentable === "throw") {

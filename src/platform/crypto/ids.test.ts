@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { isUuid, uuidFromDigest, uuidv7 } from "./ids.js";
+import { isUuid, randomIdentifierHex, uuidFromDigest, uuidv7 } from "./ids.js";
 
 describe("uuidv7", () => {
   it("is a version 7, variant 10 UUID carrying the millisecond time", () => {
@@ -16,6 +16,26 @@ describe("uuidv7", () => {
     const ids = Array.from({ length: 5000 }, (_, i) => uuidv7(1_800_000_000_000 + i));
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual(ids);
+  });
+});
+
+describe("randomIdentifierHex", () => {
+  it("gives the asked number of random bytes as hex, never the same bytes twice, across blocks and beside uuidv7", () => {
+    const drawn = Array.from({ length: 3000 }, (_, i) =>
+      i % 3 === 0 ? randomIdentifierHex(16) : i % 3 === 1 ? randomIdentifierHex(8) : uuidv7(),
+    );
+    const hex = drawn.filter((_, i) => i % 3 !== 2);
+    expect(hex.every((h, i) => new RegExp(`^[0-9a-f]{${i % 2 === 0 ? 32 : 16}}$`).test(h))).toBe(true);
+    expect(new Set(hex).size).toBe(hex.length);
+    // Random bytes, not a counter: about half the bits of the 16-byte draws are set.
+    const ones = hex
+      .filter((_, i) => i % 2 === 0)
+      .join("")
+      .split("")
+      .reduce((n, digit) => n + (parseInt(digit, 16).toString(2).match(/1/g)?.length ?? 0), 0);
+    const bits = hex.filter((_, i) => i % 2 === 0).length * 128;
+    expect(ones / bits).toBeGreaterThan(0.45);
+    expect(ones / bits).toBeLessThan(0.55);
   });
 });
 

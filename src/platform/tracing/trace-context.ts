@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { randomBytes } from "node:crypto";
+import { randomIdentifierHex } from "../crypto/ids.js";
 
 /**
  * W3C Trace Context (https://www.w3.org/TR/trace-context/): the trace a request or job belongs to.
@@ -41,13 +41,13 @@ const maxTracestateMembers = 32;
 
 const newSpanId = (): string => {
   for (;;) {
-    const id = randomBytes(8).toString("hex");
+    const id = randomIdentifierHex(8);
     if (!zeros.test(id)) return id;
   }
 };
 const newTraceId = (): string => {
   for (;;) {
-    const id = randomBytes(16).toString("hex");
+    const id = randomIdentifierHex(16);
     if (!zeros.test(id)) return id;
   }
 };
