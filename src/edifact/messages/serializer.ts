@@ -32,9 +32,11 @@ function trim<T>(items: readonly T[], empty: (item: T) => boolean): T[] {
 /**
  * Per repertoire and separators: 1 for a UTF-16 code unit that is written as it is (the
  * repertoire carries it and it is no service character), so that most values need neither an
- * encoding check nor escaping (`Writer.value`). Built once per combination.
+ * encoding check nor escaping (`Writer.value`). Built once per combination; separators can come
+ * from a partner's UNA, so at most `maxPlainTables` (64 KiB each) are kept.
  */
 const plainTables = new Map<string, Uint8Array>();
+const maxPlainTables = 32;
 
 function plainTable(id: SyntaxIdentifier, special: ReadonlySet<string>): Uint8Array {
   const key = `${id}${[...special].join("")}`;
@@ -48,6 +50,7 @@ function plainTable(id: SyntaxIdentifier, special: ReadonlySet<string>): Uint8Ar
     for (let c = 0; c < 0x10000; c++) plain[c] = (bytes[c] as number) >= 0 ? 1 : 0;
   }
   for (const ch of special) plain[ch.charCodeAt(0)] = 0;
+  if (plainTables.size >= maxPlainTables) plainTables.clear();
   plainTables.set(key, plain);
   return plain;
 }
