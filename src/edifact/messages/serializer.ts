@@ -22,11 +22,11 @@ export class EdifactSerializeError extends Error {
   override readonly name = "EdifactSerializeError";
 }
 
-/** Trailing empty components and elements are omitted, as ISO 9735 requires. */
-function trim<T>(items: readonly T[], empty: (item: T) => boolean): T[] {
+/** How many of `items` are left when trailing empty ones are omitted, as ISO 9735 requires. */
+function withoutTrailingEmpty(items: readonly string[]): number {
   let end = items.length;
-  while (end > 0 && empty(items[end - 1] as T)) end--;
-  return items.slice(0, end);
+  while (end > 0 && items[end - 1] === "") end--;
+  return end;
 }
 
 /**
@@ -119,9 +119,13 @@ class Writer {
   }
 
   private element(components: readonly string[]): string {
-    return trim(components, (c) => c === "")
-      .map((c) => this.value(c))
-      .join(this.sep.component);
+    const end = withoutTrailingEmpty(components);
+    let out = "";
+    for (let i = 0; i < end; i++) {
+      if (i > 0) out += this.sep.component;
+      out += this.value(components[i] as string);
+    }
+    return out;
   }
 
   segment(segment: Segment): void {
@@ -138,8 +142,10 @@ class Writer {
       }
       return [first, ...more.map((r) => this.element(r))].join(this.sep.repetition);
     });
-    const elements = trim(written, (e) => e === "");
-    this.line([this.value(segment.tag), ...elements].join(this.sep.element) + this.sep.terminator);
+    const end = withoutTrailingEmpty(written);
+    let text = this.value(segment.tag);
+    for (let i = 0; i < end; i++) text += this.sep.element + (written[i] as string);
+    this.line(text + this.sep.terminator);
   }
 
   /**
