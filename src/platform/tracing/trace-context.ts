@@ -39,18 +39,15 @@ const tracestateMember =
   /^(?:[a-z][a-z0-9_\-*/]{0,255}|[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13})=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
 const maxTracestateMembers = 32;
 
-const newSpanId = (): string => {
+/** A random id of `bytes` bytes as hex; all zeros is invalid in Trace Context, so never that. */
+const newId = (bytes: number): string => {
   for (;;) {
-    const id = randomIdentifierHex(8);
+    const id = randomIdentifierHex(bytes);
     if (!zeros.test(id)) return id;
   }
 };
-const newTraceId = (): string => {
-  for (;;) {
-    const id = randomIdentifierHex(16);
-    if (!zeros.test(id)) return id;
-  }
-};
+const newSpanId = (): string => newId(8);
+const newTraceId = (): string => newId(16);
 
 /**
  * The trace id, parent id and flags of a `traceparent` header, or undefined when it is not valid
